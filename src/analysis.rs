@@ -1,0 +1,188 @@
+//! Time analysis of a problem: the sections (maximal time intervals with a constant live set),
+//! LOAD (the largest live total), and the independent partitions (groups of buffers that no
+//! time cut separates).
+
+use crate::problem::Problem;
+use std::ops::Range;
+
+/// The timeline of a problem, cut into sections.
+///
+/// Section `k` covers the time interval `[starts[k], ends[k])`; only intervals where some buffer
+/// is live are sections, so every buffer covers a contiguous range of section indices.
+#[derive(Clone, Debug)]
+pub struct Timeline {
+    /// First time step of each section.
+    pub starts: Vec<u64>,
+    /// One past the last time step of each section.
+    pub ends: Vec<u64>,
+    /// The total size of the buffers live in each section.
+    pub totals: Vec<u64>,
+    /// For each buffer, the range of section indices it is live in.
+    pub buffer_sections: Vec<Range<usize>>,
+    /// `spanning[k]` = how many buffers are live in both section `k` and `k + 1`
+    /// (0 means the timeline can be cut between them).
+    pub spanning: Vec<u32>,
+}
+
+/// A group of buffers that no time cut separates from each other.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Partition {
+    /// Indices of the buffers in the group, in problem order.
+    pub buffers: Vec<usize>,
+    /// The contiguous range of sections the group covers.
+    pub sections: Range<usize>,
+}
+
+impl Timeline {
+    /// Builds the timeline in `O(n log n + sections)`.
+    pub fn new(problem: &Problem) -> Timeline {
+        let buffers = &problem.buffers;
+        let mut points: Vec<u64> = buffers.iter().flat_map(|b| [b.lower, b.upper]).collect();
+        points.sort_unstable();
+        points.dedup();
+        // Live count and total per elementary interval [points[k], points[k+1]) via differences.
+        let intervals = points.len().saturating_sub(1);
+        let mut count_delta = vec![0i64; intervals + 1];
+        let mut total_delta = vec![0i128; intervals + 1];
+        let index_of = |t: u64| points.binary_search(&t).expect("point recorded");
+        for b in buffers {
+            let (lo, hi) = (index_of(b.lower), index_of(b.upper));
+            count_delta[lo] += 1;
+            count_delta[hi] -= 1;
+            total_delta[lo] += b.size as i128;
+            total_delta[hi] -= b.size as i128;
+        }
+        // Keep the non-empty intervals as sections; map interval index -> section index.
+        let mut section_of_interval = vec![usize::MAX; intervals];
+        let (mut starts, mut ends, mut totals) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut count, mut total) = (0i64, 0i128);
+        for k in 0..intervals {
+            count += count_delta[k];
+            total += total_delta[k];
+            if count > 0 {
+                section_of_interval[k] = starts.len();
+                starts.push(points[k]);
+                ends.push(points[k + 1]);
+                totals.push(total as u64);
+            }
+        }
+        let buffer_sections: Vec<Range<usize>> = buffers
+            .iter()
+            .map(|b| {
+                let first = section_of_interval[index_of(b.lower)];
+                let last = section_of_interval[index_of(b.upper) - 1];
+                first..last + 1
+            })
+            .collect();
+        let mut spanning_delta = vec![0i64; starts.len() + 1];
+        for r in &buffer_sections {
+            // The buffer spans the boundaries r.start..r.end-1 (between k and k+1).
+            if r.len() > 1 {
+                spanning_delta[r.start] += 1;
+                spanning_delta[r.end - 1] -= 1;
+            }
+        }
+        let mut spanning = Vec::with_capacity(starts.len().saturating_sub(1));
+        let mut running = 0i64;
+        for delta in spanning_delta.iter().take(starts.len().saturating_sub(1)) {
+            running += delta;
+            spanning.push(running as u32);
+        }
+        Timeline {
+            starts,
+            ends,
+            totals,
+            buffer_sections,
+            spanning,
+        }
+    }
+
+    /// Number of sections.
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Whether there are no sections (no buffers).
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+
+    /// LOAD: the largest total size live at any time (0 for no buffers).
+    pub fn load(&self) -> u64 {
+        self.totals.iter().copied().max().unwrap_or(0)
+    }
+
+    /// The independent partitions, in time order: maximal runs of sections with no cut inside.
+    pub fn partitions(&self) -> Vec<Partition> {
+        let mut ranges = Vec::new();
+        let mut start = 0;
+        for k in 0..self.len() {
+            if k + 1 == self.len() || self.spanning[k] == 0 {
+                ranges.push(start..k + 1);
+                start = k + 1;
+            }
+        }
+        let mut groups: Vec<Vec<usize>> = vec![Vec::new(); ranges.len()];
+        for (i, r) in self.buffer_sections.iter().enumerate() {
+            let g = ranges.partition_point(|p| p.end <= r.start);
+            groups[g].push(i);
+        }
+        ranges
+            .into_iter()
+            .zip(groups)
+            .map(|(sections, buffers)| Partition { buffers, sections })
+            .collect()
+    }
+}
+
+/// LOAD of a problem: the largest total size of the buffers live at one time.
+pub fn load(problem: &Problem) -> u64 {
+    Timeline::new(problem).load()
+}
+
+/// Summary statistics of a problem, as `telamalloc stats` prints them.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Stats {
+    /// Number of buffers.
+    pub buffers: usize,
+    /// The largest `upper` (time steps).
+    pub horizon: u64,
+    /// LOAD: the largest live total.
+    pub load: u64,
+    /// The capacity, if the problem has one.
+    pub capacity: Option<u64>,
+    /// LOAD / capacity, if there is a capacity.
+    pub load_over_capacity: Option<f64>,
+    /// Number of sections.
+    pub sections: usize,
+    /// Number of independent partitions.
+    pub partitions: usize,
+    /// The largest buffer size.
+    pub largest_buffer: u64,
+    /// The largest buffer size / LOAD.
+    pub largest_over_load: f64,
+}
+
+impl Stats {
+    /// Computes the statistics of `problem`.
+    pub fn of(problem: &Problem) -> Stats {
+        let timeline = Timeline::new(problem);
+        let load = timeline.load();
+        let largest_buffer = problem.buffers.iter().map(|b| b.size).max().unwrap_or(0);
+        Stats {
+            buffers: problem.len(),
+            horizon: problem.horizon(),
+            load,
+            capacity: problem.capacity,
+            load_over_capacity: problem.capacity.map(|c| load as f64 / c as f64),
+            sections: timeline.len(),
+            partitions: timeline.partitions().len(),
+            largest_buffer,
+            largest_over_load: if load == 0 {
+                0.0
+            } else {
+                largest_buffer as f64 / load as f64
+            },
+        }
+    }
+}

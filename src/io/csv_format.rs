@@ -1,0 +1,312 @@
+//! CSV in the MiniMalloc interchange format: header `id,lower,upper,size`, optional
+//! `alignment` and `offset` columns, columns in any order.
+
+use super::check::{check_problem, BufferPlaces};
+use crate::error::InputError;
+use crate::problem::{Buffer, Problem, Solution};
+use std::collections::HashMap;
+
+const REQUIRED: [&str; 4] = ["id", "lower", "upper", "size"];
+const OPTIONAL: [&str; 2] = ["alignment", "offset"];
+
+/// Column positions found in a header line.
+struct Columns {
+    index: HashMap<&'static str, usize>,
+}
+
+impl Columns {
+    fn parse(
+        header: &csv::StringRecord,
+        file: &str,
+        required: &[&'static str],
+        allow_unknown: bool,
+    ) -> Result<Self, InputError> {
+        let mut index = HashMap::new();
+        for (position, name) in header.iter().enumerate() {
+            let name = name.trim();
+            let known = REQUIRED.iter().chain(OPTIONAL.iter()).find(|&&k| k == name);
+            match known {
+                Some(&k) => {
+                    if index.insert(k, position).is_some() {
+                        return Err(InputError::at_line(
+                            file,
+                            Some(1),
+                            Some(k),
+                            format!("column '{k}' appears twice in the header"),
+                        ));
+                    }
+                }
+                None if allow_unknown => {}
+                None => {
+                    return Err(InputError::at_line(
+                        file,
+                        Some(1),
+                        Some(name),
+                        format!(
+                            "unknown column '{name}' (expected id, lower, upper, size, and optionally alignment, offset)"
+                        ),
+                    ))
+                }
+            }
+        }
+        for &name in required {
+            if !index.contains_key(name) {
+                return Err(InputError::at_line(
+                    file,
+                    Some(1),
+                    Some(name),
+                    format!("missing column '{name}' in the header"),
+                ));
+            }
+        }
+        Ok(Columns { index })
+    }
+
+    fn get<'r>(&self, record: &'r csv::StringRecord, name: &str) -> Option<&'r str> {
+        self.index
+            .get(name)
+            .and_then(|&i| record.get(i))
+            .map(str::trim)
+    }
+}
+
+/// Parses an unsigned integer field, saying precisely why it is not one.
+pub(crate) fn parse_number(
+    text: &str,
+    file: &str,
+    line: usize,
+    field: &str,
+) -> Result<u64, InputError> {
+    let err = |m: String| InputError::at_line(file, Some(line), Some(field), m);
+    if text.is_empty() {
+        return Err(err("missing value".into()));
+    }
+    if text.starts_with('-') {
+        return Err(err(format!("'{text}' is negative")));
+    }
+    let digits = text.strip_prefix('+').unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(err(format!("'{text}' is not an integer")));
+    }
+    digits
+        .parse::<u64>()
+        .map_err(|_| err(format!("'{text}' is too large (overflows 64 bits)")))
+}
+
+fn reader(text: &str) -> csv::Reader<&[u8]> {
+    csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(false)
+        .trim(csv::Trim::All)
+        .comment(Some(b'#'))
+        .from_reader(text.as_bytes())
+}
+
+fn csv_error(e: csv::Error, file: &str) -> InputError {
+    let line = e.position().map(|p| p.line() as usize);
+    let message = match e.kind() {
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => format!("expected {expected_len} fields, found {len}"),
+        _ => format!("malformed CSV: {e}"),
+    };
+    InputError::at_line(file, line, None, message)
+}
+
+fn header(rdr: &mut csv::Reader<&[u8]>, file: &str) -> Result<csv::StringRecord, InputError> {
+    let header = rdr.headers().map_err(|e| csv_error(e, file))?.clone();
+    if header.is_empty() || (header.len() == 1 && header[0].trim().is_empty()) {
+        return Err(InputError::at_line(
+            file,
+            Some(1),
+            None,
+            "the file is empty (expected a header line: id,lower,upper,size)",
+        ));
+    }
+    Ok(header)
+}
+
+/// Parses and checks a problem from CSV text. `file` names the source in errors.
+pub fn parse_csv_problem(
+    text: &str,
+    file: &str,
+    capacity: Option<u64>,
+) -> Result<Problem, InputError> {
+    let mut rdr = reader(text);
+    let header = header(&mut rdr, file)?;
+    let columns = Columns::parse(&header, file, &REQUIRED, false)?;
+    let mut buffers = Vec::new();
+    let mut lines = Vec::new();
+    for record in rdr.records() {
+        let record = record.map_err(|e| csv_error(e, file))?;
+        let line = record.position().map(|p| p.line() as usize).unwrap_or(0);
+        let number = |name: &str| -> Result<u64, InputError> {
+            parse_number(columns.get(&record, name).unwrap_or(""), file, line, name)
+        };
+        let optional = |name: &str| -> Result<Option<u64>, InputError> {
+            match columns.get(&record, name) {
+                None | Some("") => Ok(None),
+                Some(text) => parse_number(text, file, line, name).map(Some),
+            }
+        };
+        let id = columns.get(&record, "id").unwrap_or("");
+        if id.is_empty() {
+            return Err(InputError::at_line(
+                file,
+                Some(line),
+                Some("id"),
+                "missing value",
+            ));
+        }
+        buffers.push(Buffer {
+            id: id.to_string(),
+            lower: number("lower")?,
+            upper: number("upper")?,
+            size: number("size")?,
+            alignment: optional("alignment")?.unwrap_or(1),
+            offset: optional("offset")?,
+        });
+        lines.push(line);
+    }
+    let problem = Problem { buffers, capacity };
+    check_problem(&problem, file, &BufferPlaces::Lines(&lines))?;
+    Ok(problem)
+}
+
+/// Parses a solution (columns `id` and `offset`; other known columns are ignored) for `problem`.
+/// Every buffer of the problem must appear exactly once.
+pub fn parse_csv_solution(
+    text: &str,
+    file: &str,
+    problem: &Problem,
+) -> Result<Solution, InputError> {
+    let mut rdr = reader(text);
+    let header = header(&mut rdr, file)?;
+    let columns = Columns::parse(&header, file, &["id", "offset"], true)?;
+    let index: HashMap<&str, usize> = problem
+        .buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.id.as_str(), i))
+        .collect();
+    let mut offsets: Vec<Option<u64>> = vec![None; problem.buffers.len()];
+    for record in rdr.records() {
+        let record = record.map_err(|e| csv_error(e, file))?;
+        let line = record.position().map(|p| p.line() as usize).unwrap_or(0);
+        let id = columns.get(&record, "id").unwrap_or("");
+        let &i = index.get(id).ok_or_else(|| {
+            InputError::at_line(
+                file,
+                Some(line),
+                Some("id"),
+                format!("id '{id}' is not a buffer of the problem"),
+            )
+        })?;
+        let offset = parse_number(
+            columns.get(&record, "offset").unwrap_or(""),
+            file,
+            line,
+            "offset",
+        )?;
+        if offsets[i].replace(offset).is_some() {
+            return Err(InputError::at_line(
+                file,
+                Some(line),
+                Some("id"),
+                format!("id '{id}' appears twice"),
+            ));
+        }
+    }
+    collect_offsets(offsets, problem, file)
+}
+
+/// Turns per-buffer optional offsets into a solution, naming the first buffer without one.
+pub(crate) fn collect_offsets(
+    offsets: Vec<Option<u64>>,
+    problem: &Problem,
+    file: &str,
+) -> Result<Solution, InputError> {
+    let mut result = Vec::with_capacity(offsets.len());
+    for (i, offset) in offsets.into_iter().enumerate() {
+        match offset {
+            Some(o) => result.push(o),
+            None => {
+                return Err(InputError::at_line(
+                    file,
+                    None,
+                    Some("offset"),
+                    format!("no offset for buffer '{}'", problem.buffers[i].id),
+                ))
+            }
+        }
+    }
+    Ok(Solution { offsets: result })
+}
+
+/// Writes a solution as CSV: `id,lower,upper,size`, `alignment` if any buffer has one, `offset`.
+pub fn write_csv_solution(problem: &Problem, solution: &Solution) -> String {
+    let with_alignment = problem.buffers.iter().any(|b| b.alignment != 1);
+    let mut out = String::from(if with_alignment {
+        "id,lower,upper,size,alignment,offset\n"
+    } else {
+        "id,lower,upper,size,offset\n"
+    });
+    for (b, offset) in problem.buffers.iter().zip(&solution.offsets) {
+        let id = quote(&b.id);
+        if with_alignment {
+            out.push_str(&format!(
+                "{id},{},{},{},{},{offset}\n",
+                b.lower, b.upper, b.size, b.alignment
+            ));
+        } else {
+            out.push_str(&format!(
+                "{id},{},{},{},{offset}\n",
+                b.lower, b.upper, b.size
+            ));
+        }
+    }
+    out
+}
+
+/// Quotes an id if it holds a comma, quote or line break.
+fn quote(id: &str) -> String {
+    if id.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", id.replace('"', "\"\""))
+    } else {
+        id.to_string()
+    }
+}
+
+/// Writes a problem as CSV (with `alignment` and `offset` columns only where needed).
+pub fn write_csv_problem(problem: &Problem) -> String {
+    let with_alignment = problem.buffers.iter().any(|b| b.alignment != 1);
+    let with_offset = problem.buffers.iter().any(|b| b.offset.is_some());
+    let mut out = String::from("id,lower,upper,size");
+    if with_alignment {
+        out.push_str(",alignment");
+    }
+    if with_offset {
+        out.push_str(",offset");
+    }
+    out.push('\n');
+    for b in &problem.buffers {
+        out.push_str(&format!(
+            "{},{},{},{}",
+            quote(&b.id),
+            b.lower,
+            b.upper,
+            b.size
+        ));
+        if with_alignment {
+            out.push_str(&format!(",{}", b.alignment));
+        }
+        if with_offset {
+            match b.offset {
+                Some(o) => out.push_str(&format!(",{o}")),
+                None => out.push(','),
+            }
+        }
+        out.push('\n');
+    }
+    out
+}

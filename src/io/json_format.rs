@@ -1,0 +1,110 @@
+//! JSON problems and solutions through serde: `{"capacity": N, "buffers": [...]}`.
+
+use super::check::{check_problem, BufferPlaces};
+use super::csv_format::collect_offsets;
+use crate::error::InputError;
+use crate::problem::{Buffer, Problem, Solution};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+fn json_error(e: serde_json::Error, file: &str) -> InputError {
+    let line = (e.line() > 0).then_some(e.line());
+    InputError::at_line(file, line, None, format!("malformed JSON: {e}"))
+}
+
+/// Parses and checks a problem from JSON text. `capacity`, if given, overrides the file's.
+pub fn parse_json_problem(
+    text: &str,
+    file: &str,
+    capacity: Option<u64>,
+) -> Result<Problem, InputError> {
+    if text.trim().is_empty() {
+        return Err(InputError::at_line(file, None, None, "the file is empty"));
+    }
+    let mut problem: Problem = serde_json::from_str(text).map_err(|e| json_error(e, file))?;
+    if capacity.is_some() {
+        problem.capacity = capacity;
+    }
+    check_problem(&problem, file, &BufferPlaces::Elements)?;
+    Ok(problem)
+}
+
+#[derive(Serialize)]
+struct SolutionFile {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    capacity: Option<u64>,
+    peak: u64,
+    buffers: Vec<Buffer>,
+}
+
+#[derive(Deserialize)]
+struct OffsetOnly {
+    id: String,
+    offset: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct OffsetsFile {
+    buffers: Vec<OffsetOnly>,
+}
+
+/// Parses a solution (`buffers[].id` and `buffers[].offset`) for `problem`.
+pub fn parse_json_solution(
+    text: &str,
+    file: &str,
+    problem: &Problem,
+) -> Result<Solution, InputError> {
+    if text.trim().is_empty() {
+        return Err(InputError::at_line(file, None, None, "the file is empty"));
+    }
+    let parsed: OffsetsFile = serde_json::from_str(text).map_err(|e| json_error(e, file))?;
+    let index: HashMap<&str, usize> = problem
+        .buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.id.as_str(), i))
+        .collect();
+    let mut offsets: Vec<Option<u64>> = vec![None; problem.buffers.len()];
+    for (element, entry) in parsed.buffers.into_iter().enumerate() {
+        let &i = index.get(entry.id.as_str()).ok_or_else(|| {
+            InputError::at_element(
+                file,
+                element,
+                Some("id"),
+                format!("id '{}' is not a buffer of the problem", entry.id),
+            )
+        })?;
+        let offset = entry.offset.ok_or_else(|| {
+            InputError::at_element(file, element, Some("offset"), "missing offset")
+        })?;
+        if offsets[i].replace(offset).is_some() {
+            return Err(InputError::at_element(
+                file,
+                element,
+                Some("id"),
+                format!("id '{}' appears twice", entry.id),
+            ));
+        }
+    }
+    collect_offsets(offsets, problem, file)
+}
+
+/// Writes a solution as JSON: the problem's fields, every buffer with its `offset`, and `peak`.
+pub fn write_json_solution(problem: &Problem, solution: &Solution) -> String {
+    let file = SolutionFile {
+        capacity: problem.capacity,
+        peak: solution.peak(problem),
+        buffers: problem
+            .buffers
+            .iter()
+            .zip(&solution.offsets)
+            .map(|(b, &o)| Buffer {
+                offset: Some(o),
+                ..b.clone()
+            })
+            .collect(),
+    };
+    let mut text = serde_json::to_string_pretty(&file).expect("plain data serialises");
+    text.push('\n');
+    text
+}

@@ -1,0 +1,95 @@
+//! Reading and writing problems and solutions (CSV compatible with MiniMalloc, and JSON).
+//!
+//! Every reader checks the problem with [`check_problem`], so what it returns is well formed:
+//! `lower < upper`, `size > 0`, alignments are powers of two, ids are unique, fixed offsets are
+//! aligned and fit, and no sum of sizes can overflow.
+
+mod check;
+mod csv_format;
+mod json_format;
+
+pub use check::{check_problem, BufferPlaces};
+pub use csv_format::{
+    parse_csv_problem, parse_csv_solution, write_csv_problem, write_csv_solution,
+};
+pub use json_format::{parse_json_problem, parse_json_solution, write_json_solution};
+
+use crate::error::InputError;
+use crate::problem::{Problem, Solution};
+use std::path::Path;
+
+/// The on-disk format of a problem or solution file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Comma-separated values with a header line (`id,lower,upper,size[,alignment][,offset]`).
+    Csv,
+    /// JSON: `{"capacity": N, "buffers": [{"id": .., "lower": .., ...}]}`.
+    Json,
+}
+
+impl Format {
+    /// `Json` for a `.json` file name, `Csv` for anything else.
+    pub fn from_path(path: &Path) -> Format {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(e) if e.eq_ignore_ascii_case("json") => Format::Json,
+            _ => Format::Csv,
+        }
+    }
+}
+
+/// The capacity named in a MiniMalloc-style file name `NAME.CAPACITY.csv` (e.g. `A.1048576.csv`).
+pub fn capacity_from_file_name(path: &Path) -> Option<u64> {
+    let stem = path.file_stem()?.to_str()?;
+    let (_, last) = stem.rsplit_once('.')?;
+    if last.is_empty() || !last.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    last.parse().ok().filter(|&c| c > 0)
+}
+
+fn read_text(path: &Path) -> Result<String, InputError> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path)
+        .map_err(|e| InputError::at_line(&name, None, None, format!("cannot read file: {e}")))?;
+    String::from_utf8(bytes)
+        .map_err(|_| InputError::at_line(&name, None, None, "file is not valid UTF-8 text"))
+}
+
+/// Reads and checks a problem file (format from the extension).
+///
+/// The capacity is, in order of preference: `capacity` if given, the file's own (`"capacity"`
+/// in JSON), or the MiniMalloc file-name convention `NAME.CAPACITY.csv`.
+pub fn read_problem(path: &Path, capacity: Option<u64>) -> Result<Problem, InputError> {
+    let name = path.display().to_string();
+    let text = read_text(path)?;
+    let mut problem = match Format::from_path(path) {
+        Format::Csv => parse_csv_problem(&text, &name, capacity)?,
+        Format::Json => parse_json_problem(&text, &name, capacity)?,
+    };
+    if problem.capacity.is_none() {
+        if let Some(c) = capacity_from_file_name(path) {
+            problem.capacity = Some(c);
+            // Re-check the capacity-dependent rules with the inferred capacity.
+            check_problem(&problem, &name, &BufferPlaces::None)?;
+        }
+    }
+    Ok(problem)
+}
+
+/// Reads a solution file for `problem` (format from the extension): every buffer's offset by id.
+pub fn read_solution(path: &Path, problem: &Problem) -> Result<Solution, InputError> {
+    let name = path.display().to_string();
+    let text = read_text(path)?;
+    match Format::from_path(path) {
+        Format::Csv => parse_csv_solution(&text, &name, problem),
+        Format::Json => parse_json_solution(&text, &name, problem),
+    }
+}
+
+/// Renders a solution in `format` (the problem's columns plus `offset`).
+pub fn render_solution(problem: &Problem, solution: &Solution, format: Format) -> String {
+    match format {
+        Format::Csv => write_csv_solution(problem, solution),
+        Format::Json => write_json_solution(problem, solution),
+    }
+}

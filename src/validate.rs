@@ -1,0 +1,223 @@
+//! The independent validator: checks any solution against the problem, sharing nothing with the
+//! allocators but the problem model, so that an allocator bug cannot hide in it.
+
+use crate::problem::{Problem, Solution};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// One way in which a solution breaks the problem's rules.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Violation {
+    /// The solution has `found` offsets for `expected` buffers.
+    WrongLength {
+        /// Buffers in the problem.
+        expected: usize,
+        /// Offsets in the solution.
+        found: usize,
+    },
+    /// The buffer's offset is not a multiple of its alignment.
+    Misaligned {
+        /// Buffer id.
+        id: String,
+        /// Its offset.
+        offset: u64,
+        /// Its alignment.
+        alignment: u64,
+    },
+    /// The buffer has a fixed offset and the solution moved it.
+    MovedFixed {
+        /// Buffer id.
+        id: String,
+        /// The fixed offset.
+        fixed: u64,
+        /// The offset in the solution.
+        offset: u64,
+    },
+    /// `offset + size` exceeds the capacity (or 64 bits).
+    OverCapacity {
+        /// Buffer id.
+        id: String,
+        /// Its offset.
+        offset: u64,
+        /// Its size.
+        size: u64,
+        /// The capacity.
+        capacity: u64,
+    },
+    /// Two buffers live at the same time share addresses.
+    Overlap {
+        /// First buffer id.
+        first: String,
+        /// Second buffer id.
+        second: String,
+        /// A time step at which both are live.
+        time: u64,
+    },
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Violation::WrongLength { expected, found } => {
+                write!(f, "the solution has {found} offsets for {expected} buffers")
+            }
+            Violation::Misaligned {
+                id,
+                offset,
+                alignment,
+            } => write!(
+                f,
+                "buffer '{id}' at offset {offset} breaks its alignment {alignment}"
+            ),
+            Violation::MovedFixed { id, fixed, offset } => write!(
+                f,
+                "buffer '{id}' has fixed offset {fixed} but was placed at {offset}"
+            ),
+            Violation::OverCapacity {
+                id,
+                offset,
+                size,
+                capacity,
+            } => write!(
+                f,
+                "buffer '{id}' at offset {offset} with size {size} ends above the capacity {capacity}"
+            ),
+            Violation::Overlap {
+                first,
+                second,
+                time,
+            } => write!(
+                f,
+                "buffers '{first}' and '{second}' are both live at time {time} and share addresses"
+            ),
+        }
+    }
+}
+
+/// The result of validating a solution: empty when valid.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// The first violations found (at most [`MAX_VIOLATIONS`]).
+    pub violations: Vec<Violation>,
+}
+
+/// How many violations a report keeps.
+pub const MAX_VIOLATIONS: usize = 20;
+
+impl Report {
+    /// Whether the solution is valid.
+    pub fn is_valid(&self) -> bool {
+        self.violations.is_empty()
+    }
+
+    fn push(&mut self, v: Violation) -> bool {
+        self.violations.push(v);
+        self.violations.len() < MAX_VIOLATIONS
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_valid() {
+            return write!(f, "valid");
+        }
+        for (i, v) in self.violations.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{v}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Checks `solution` against `problem` (with `capacity` overriding the problem's, if given):
+/// every buffer has an offset, alignments, fixed offsets, the capacity, and that no two buffers
+/// live at the same time share an address. Runs in `O(n log n)`.
+pub fn validate(problem: &Problem, solution: &Solution, capacity: Option<u64>) -> Report {
+    let mut report = Report::default();
+    let n = problem.buffers.len();
+    if solution.offsets.len() != n {
+        report.push(Violation::WrongLength {
+            expected: n,
+            found: solution.offsets.len(),
+        });
+        return report;
+    }
+    let capacity = capacity.or(problem.capacity).unwrap_or(u64::MAX);
+    for (b, &offset) in problem.buffers.iter().zip(&solution.offsets) {
+        let alignment = b.alignment.max(1);
+        if offset % alignment != 0
+            && !report.push(Violation::Misaligned {
+                id: b.id.clone(),
+                offset,
+                alignment,
+            })
+        {
+            return report;
+        }
+        if let Some(fixed) = b.offset {
+            if fixed != offset
+                && !report.push(Violation::MovedFixed {
+                    id: b.id.clone(),
+                    fixed,
+                    offset,
+                })
+            {
+                return report;
+            }
+        }
+        let fits = offset
+            .checked_add(b.size)
+            .is_some_and(|top| top <= capacity);
+        if !fits
+            && !report.push(Violation::OverCapacity {
+                id: b.id.clone(),
+                offset,
+                size: b.size,
+                capacity,
+            })
+        {
+            return report;
+        }
+    }
+    check_overlaps(problem, solution, &mut report);
+    report
+}
+
+/// Sweeps time; the buffers live at the current step are kept ordered by offset, so a new
+/// buffer can only collide with its neighbours in that order while the live set is disjoint.
+fn check_overlaps(problem: &Problem, solution: &Solution, report: &mut Report) {
+    // Events: (time, kind, index) with kind 0 = end, 1 = start, so ends come first at a tie.
+    let mut events: Vec<(u64, u8, usize)> = Vec::with_capacity(2 * problem.buffers.len());
+    for (i, b) in problem.buffers.iter().enumerate() {
+        events.push((b.lower, 1, i));
+        events.push((b.upper, 0, i));
+    }
+    events.sort_unstable();
+    let mut live: BTreeMap<(u64, usize), u64> = BTreeMap::new(); // (offset, index) -> end
+    for (time, kind, i) in events {
+        let offset = solution.offsets[i];
+        let end = offset.saturating_add(problem.buffers[i].size);
+        if kind == 0 {
+            live.remove(&(offset, i));
+            continue;
+        }
+        let below = live.range(..(offset, i)).next_back();
+        let above = live.range((offset, i)..).next();
+        for (&(_, j), &other_end) in below.into_iter().chain(above) {
+            let other_offset = solution.offsets[j];
+            if other_offset < end && offset < other_end {
+                let ok = report.push(Violation::Overlap {
+                    first: problem.buffers[j].id.clone(),
+                    second: problem.buffers[i].id.clone(),
+                    time,
+                });
+                if !ok {
+                    return;
+                }
+            }
+        }
+        live.insert((offset, i), end);
+    }
+}
