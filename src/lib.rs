@@ -7,7 +7,10 @@
 //! validator ([`validate()`]), one placement core ([`placement`]) and several allocators built on
 //! them: the production baselines ([`baselines`]) and the TelaMalloc hybrid search.
 
+pub mod allocate;
 pub mod analysis;
+pub mod baselines;
+pub mod bench;
 pub mod error;
 pub mod io;
 pub mod placement;

@@ -1,1 +1,7 @@
-fn main() {}
+//! The `telamalloc` command-line tool: a thin layer over the library.
+
+mod cli;
+
+fn main() {
+    std::process::exit(cli::run());
+}

@@ -1,0 +1,186 @@
+//! The production heuristics every result is compared against (REFERENCE.md s.2), each an order
+//! of the buffers plus a [`Fit`] rule over the shared placement core. None backtracks.
+
+mod hill_climb;
+
+use crate::analysis::Timeline;
+use crate::placement::{Fit, Placer};
+use crate::problem::{Problem, Solution};
+use std::cmp::Reverse;
+
+/// A baseline allocator, named as on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Baseline {
+    /// TFLite arena planner: whole-run buffers first, then size descending (ties: earlier
+    /// first use), best-fit.
+    Tflite,
+    /// TFLite Micro: size descending (stable), first-fit.
+    TfliteMicro,
+    /// XLA heap simulator: best-fit counting the space up to the heap top as a gap; ordered by
+    /// size then lifetime, and by lifetime then size; the smaller peak is kept.
+    Xla,
+    /// TVM USMP greedy_by_size: size descending, each buffer on top of its highest neighbour.
+    TvmGreedySize,
+    /// TVM USMP greedy_by_conflicts: most time-overlapping buffers first, on top of the highest.
+    TvmGreedyConflicts,
+    /// TVM USMP hill_climb: up to 500 seeded random swaps of the greedy-by-size order, placed
+    /// first-fit, accepting some worse orders (simulated annealing).
+    TvmHillClimb,
+    /// First-fit in start-time order (the BFC-like baseline of the TelaMalloc paper).
+    StartOrder,
+    /// TelaMalloc's own heuristic: buffers at the time of highest contention first, each at the
+    /// lowest address free over its whole lifetime.
+    Contention,
+}
+
+impl Baseline {
+    /// Every baseline, in the order the CLI lists them.
+    pub const ALL: [Baseline; 8] = [
+        Baseline::Tflite,
+        Baseline::TfliteMicro,
+        Baseline::Xla,
+        Baseline::TvmGreedySize,
+        Baseline::TvmGreedyConflicts,
+        Baseline::TvmHillClimb,
+        Baseline::StartOrder,
+        Baseline::Contention,
+    ];
+
+    /// The command-line name (`tflite`, `tflite-micro`, `xla`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Baseline::Tflite => "tflite",
+            Baseline::TfliteMicro => "tflite-micro",
+            Baseline::Xla => "xla",
+            Baseline::TvmGreedySize => "tvm-greedy-size",
+            Baseline::TvmGreedyConflicts => "tvm-greedy-conflicts",
+            Baseline::TvmHillClimb => "tvm-hill-climb",
+            Baseline::StartOrder => "start-order",
+            Baseline::Contention => "contention",
+        }
+    }
+
+    /// The baseline with this command-line name.
+    pub fn from_name(name: &str) -> Option<Baseline> {
+        Baseline::ALL.into_iter().find(|b| b.name() == name)
+    }
+
+    /// Places every buffer; the result always has a valid layout (its peak may exceed the
+    /// problem's capacity, which the caller compares). `seed` matters only for hill climbing.
+    pub fn allocate(self, problem: &Problem, seed: u64) -> Solution {
+        let n = problem.buffers.len();
+        let by = |key: &dyn Fn(usize) -> (Reverse<u128>, Reverse<u128>, u64)| {
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_by_key(|&i| key(i));
+            order
+        };
+        let b = &problem.buffers;
+        let size = |i: usize| b[i].size as u128;
+        let life = |i: usize| b[i].lifetime() as u128;
+        match self {
+            Baseline::Tflite => {
+                let (first, last) = time_span(problem);
+                let whole_run = |i: usize| b[i].lower == first && b[i].upper == last;
+                let mut order: Vec<usize> = (0..n).collect();
+                order.sort_by_key(|&i| (!whole_run(i), Reverse(b[i].size), b[i].lower));
+                place_in_order(problem, &order, Fit::Best)
+            }
+            Baseline::TfliteMicro => {
+                let order = by(&|i| (Reverse(size(i)), Reverse(0), 0));
+                place_in_order(problem, &order, Fit::First)
+            }
+            Baseline::Xla => {
+                let by_size = by(&|i| (Reverse(size(i)), Reverse(life(i)), 0));
+                let by_life = by(&|i| (Reverse(life(i)), Reverse(size(i)), 0));
+                let a = place_in_order(problem, &by_size, Fit::BestWithHeapTop);
+                let c = place_in_order(problem, &by_life, Fit::BestWithHeapTop);
+                if c.peak(problem) < a.peak(problem) {
+                    c
+                } else {
+                    a
+                }
+            }
+            Baseline::TvmGreedySize => {
+                let order = by(&|i| (Reverse(size(i)), Reverse(life(i)), 0));
+                place_in_order(problem, &order, Fit::Stack)
+            }
+            Baseline::TvmGreedyConflicts => {
+                let conflicts = conflict_counts(problem);
+                let order = by(&|i| (Reverse(conflicts[i] as u128), Reverse(size(i)), 0));
+                place_in_order(problem, &order, Fit::Stack)
+            }
+            Baseline::TvmHillClimb => {
+                let order = by(&|i| (Reverse(size(i)), Reverse(life(i)), 0));
+                hill_climb::improve(problem, order, seed)
+            }
+            Baseline::StartOrder => {
+                let mut order: Vec<usize> = (0..n).collect();
+                order.sort_by_key(|&i| (b[i].lower, Reverse(b[i].size)));
+                place_in_order(problem, &order, Fit::First)
+            }
+            Baseline::Contention => {
+                let contention = contention(problem);
+                let order = by(&|i| (Reverse(contention[i] as u128), Reverse(size(i)), 0));
+                place_in_order(problem, &order, Fit::First)
+            }
+        }
+    }
+}
+
+/// The earliest `lower` and latest `upper` of the problem.
+fn time_span(problem: &Problem) -> (u64, u64) {
+    let first = problem.buffers.iter().map(|b| b.lower).min().unwrap_or(0);
+    (first, problem.horizon())
+}
+
+/// Places the fixed buffers at their offsets, then the others in `order` by `fit`.
+pub fn place_in_order(problem: &Problem, order: &[usize], fit: Fit) -> Solution {
+    let mut placer = Placer::new(problem);
+    for (i, b) in problem.buffers.iter().enumerate() {
+        if let Some(offset) = b.offset {
+            placer.place(i, offset);
+        }
+    }
+    for &i in order {
+        if placer.offset(i).is_none() {
+            let offset = placer.position(i, fit);
+            placer.place(i, offset);
+        }
+    }
+    Solution {
+        offsets: placer.offsets().expect("every buffer placed"),
+    }
+}
+
+/// For each buffer, how many other buffers overlap it in time (`O(n log n)`).
+pub fn conflict_counts(problem: &Problem) -> Vec<usize> {
+    let mut lowers: Vec<u64> = problem.buffers.iter().map(|b| b.lower).collect();
+    let mut uppers: Vec<u64> = problem.buffers.iter().map(|b| b.upper).collect();
+    lowers.sort_unstable();
+    uppers.sort_unstable();
+    problem
+        .buffers
+        .iter()
+        .map(|b| {
+            let started_before_end = lowers.partition_point(|&l| l < b.upper);
+            let ended_before_start = uppers.partition_point(|&u| u <= b.lower);
+            started_before_end - ended_before_start - 1
+        })
+        .collect()
+}
+
+/// For each buffer, the largest live total over the sections of its lifetime.
+pub fn contention(problem: &Problem) -> Vec<u64> {
+    let timeline = Timeline::new(problem);
+    timeline
+        .buffer_sections
+        .iter()
+        .map(|r| {
+            timeline.totals[r.clone()]
+                .iter()
+                .copied()
+                .max()
+                .unwrap_or(0)
+        })
+        .collect()
+}

@@ -1,0 +1,67 @@
+//! `telamalloc bench`: a table per problem and algorithm (status, peak/LOAD, peak/capacity, time).
+
+use super::solve::timeout;
+use super::{write_file, CliError, EXIT_SOLVED};
+use clap::Args;
+use std::path::PathBuf;
+use telamalloc::allocate::{Algorithm, Limits};
+use telamalloc::bench;
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// Problem files or folders (their .csv and .json files).
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Comma-separated algorithms.
+    #[arg(long, value_delimiter = ',', required = true, value_parser = super::solve::algorithm_names())]
+    algo: Vec<String>,
+    /// Capacity in bytes (default: each file's own).
+    #[arg(long, conflicts_with = "minimize")]
+    capacity: Option<u64>,
+    /// Find the smallest peak instead of fitting the capacity.
+    #[arg(long)]
+    minimize: bool,
+    /// Wall-clock limit per run, in seconds.
+    #[arg(long)]
+    timeout: Option<f64>,
+    /// Seed for the randomised parts.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Also write the rows as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+pub fn run(args: BenchArgs) -> Result<i32, CliError> {
+    if args.capacity == Some(0) {
+        return Err(CliError::Usage("--capacity must be greater than 0".into()));
+    }
+    let files = bench::problem_files(&args.paths)?;
+    if files.is_empty() {
+        return Err(CliError::Usage("no problem files found".into()));
+    }
+    let algorithms: Vec<Algorithm> = args
+        .algo
+        .iter()
+        .map(|name| Algorithm::from_name(name).expect("clap checked the name"))
+        .collect();
+    let limits = Limits {
+        timeout: timeout(args.timeout)?,
+        nodes: None,
+    };
+    println!("{}", bench::table_header());
+    let rows = bench::run(
+        &files,
+        &algorithms,
+        args.capacity,
+        args.minimize,
+        limits,
+        args.seed,
+        |row| println!("{}", bench::table_line(row)),
+    )?;
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&rows).expect("plain data");
+        write_file(path, &text)?;
+    }
+    Ok(EXIT_SOLVED)
+}

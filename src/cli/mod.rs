@@ -1,0 +1,104 @@
+//! Command-line parsing and dispatch. Exit codes: 0 solved, 1 not solved, 2 bad input or usage.
+
+mod bench;
+mod solve;
+mod stats;
+mod validate_cmd;
+
+use clap::{Parser, Subcommand};
+use telamalloc::InputError;
+
+/// Exit code: solved / valid.
+pub const EXIT_SOLVED: i32 = 0;
+/// Exit code: not solved (limit reached, infeasible) / invalid solution.
+pub const EXIT_NOT_SOLVED: i32 = 1;
+/// Exit code: bad input or usage.
+pub const EXIT_BAD_INPUT: i32 = 2;
+
+#[derive(Parser)]
+#[command(
+    name = "telamalloc",
+    version,
+    about = "Assigns memory offsets to the buffers of a compiled ML model (TelaMalloc hybrid search)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Solve a problem: print (or write) a validated solution, or say why there is none.
+    Solve(solve::SolveArgs),
+    /// Check a solution against a problem.
+    Validate(validate_cmd::ValidateArgs),
+    /// Print statistics of problems: buffers, horizon, LOAD, sections, partitions.
+    Stats(stats::StatsArgs),
+    /// Run algorithms over problems and print a comparison table.
+    Bench(bench::BenchArgs),
+}
+
+/// Parses the arguments, runs the command and returns the exit code.
+pub fn run() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_BAD_INPUT } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let result = match cli.command {
+        Command::Solve(args) => solve::run(args),
+        Command::Validate(args) => validate_cmd::run(args),
+        Command::Stats(args) => stats::run(args),
+        Command::Bench(args) => bench::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            EXIT_BAD_INPUT
+        }
+    }
+}
+
+/// Reads a problem, turning errors into the CLI's error type.
+pub fn read_problem(
+    path: &std::path::Path,
+    capacity: Option<u64>,
+) -> Result<telamalloc::Problem, CliError> {
+    Ok(telamalloc::io::read_problem(path, capacity)?)
+}
+
+/// An error that ends a command with exit code 2.
+#[derive(Debug)]
+pub enum CliError {
+    /// Bad input file.
+    Input(InputError),
+    /// Bad usage or an I/O failure, in words.
+    Usage(String),
+}
+
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CliError::Input(e) => write!(f, "{e}"),
+            CliError::Usage(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl From<InputError> for CliError {
+    fn from(e: InputError) -> Self {
+        CliError::Input(e)
+    }
+}
+
+/// Writes `text` to `path` atomically enough for a CLI: to a temporary file, then renamed.
+pub fn write_file(path: &std::path::Path, text: &str) -> Result<(), CliError> {
+    let tmp = path.with_extension("tmp-telamalloc");
+    std::fs::write(&tmp, text)
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", path.display())))
+}

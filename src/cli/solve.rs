@@ -1,0 +1,114 @@
+//! `telamalloc solve`: solve one problem and print or write the validated solution.
+
+use super::{read_problem, write_file, CliError, EXIT_NOT_SOLVED, EXIT_SOLVED};
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Duration;
+use telamalloc::allocate::{allocate, Algorithm, Goal, Limits, Status};
+use telamalloc::io::{render_solution, Format};
+
+#[derive(Args)]
+pub struct SolveArgs {
+    /// Problem file (CSV or .json).
+    input: PathBuf,
+    /// Capacity in bytes (default: the file's own, or NAME.CAPACITY.csv in the file name).
+    #[arg(long, conflicts_with = "minimize")]
+    capacity: Option<u64>,
+    /// Find the smallest peak instead of fitting a capacity.
+    #[arg(long)]
+    minimize: bool,
+    /// Algorithm.
+    #[arg(long, default_value = "tflite", value_parser = algorithm_names())]
+    algo: String,
+    /// Wall-clock limit in seconds.
+    #[arg(long)]
+    timeout: Option<f64>,
+    /// Seed for the randomised parts (the same seed gives the same answer).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Write the solution here instead of standard output (.json writes JSON).
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+    /// Print the solution as JSON instead of CSV.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The names `--algo` accepts.
+pub fn algorithm_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(telamalloc::allocate::algorithm_names())
+}
+
+/// Turns `--timeout SECONDS` into a duration, rejecting negative or non-finite values.
+pub fn timeout(seconds: Option<f64>) -> Result<Option<Duration>, CliError> {
+    match seconds {
+        None => Ok(None),
+        Some(s) if s.is_finite() && s > 0.0 => Ok(Some(Duration::from_secs_f64(s))),
+        Some(s) => Err(CliError::Usage(format!(
+            "--timeout must be a positive number of seconds, not {s}"
+        ))),
+    }
+}
+
+/// The goal from `--capacity` / `--minimize` and the problem's own capacity.
+pub fn goal(
+    minimize: bool,
+    capacity: Option<u64>,
+    input: &std::path::Path,
+) -> Result<Goal, CliError> {
+    if minimize {
+        return Ok(Goal::Minimize);
+    }
+    match capacity {
+        Some(0) => Err(CliError::Usage("--capacity must be greater than 0".into())),
+        Some(c) => Ok(Goal::Fit(c)),
+        None => Err(CliError::Usage(format!(
+            "{}: no capacity: give --capacity N or --minimize (or name the file NAME.CAPACITY.csv)",
+            input.display()
+        ))),
+    }
+}
+
+pub fn run(args: SolveArgs) -> Result<i32, CliError> {
+    if args.capacity == Some(0) {
+        return Err(CliError::Usage("--capacity must be greater than 0".into()));
+    }
+    let problem = read_problem(&args.input, args.capacity)?;
+    let goal = goal(args.minimize, problem.capacity, &args.input)?;
+    let algorithm = Algorithm::from_name(&args.algo).expect("clap checked the name");
+    let limits = Limits {
+        timeout: timeout(args.timeout)?,
+        nodes: None,
+    };
+    let result = allocate(&problem, &algorithm, goal, limits, args.seed);
+    let seconds = result.elapsed.as_secs_f64();
+    match (&result.status, &result.solution) {
+        (Status::Solved, Some(solution)) => {
+            let format = match &args.output {
+                Some(path) if !args.json => Format::from_path(path),
+                _ if args.json => Format::Json,
+                _ => Format::Csv,
+            };
+            let text = render_solution(&problem, solution, format);
+            match &args.output {
+                Some(path) => write_file(path, &text)?,
+                None => print!("{text}"),
+            }
+            let peak = solution.peak(&problem);
+            let capacity = match goal {
+                Goal::Fit(c) => format!(", capacity {c}"),
+                Goal::Minimize => String::new(),
+            };
+            eprintln!(
+                "solved by {}: peak {peak} (LOAD {}{capacity}) in {seconds:.3} s",
+                algorithm.name(),
+                result.load
+            );
+            Ok(EXIT_SOLVED)
+        }
+        (status, _) => {
+            eprintln!("{}: {status} after {seconds:.3} s", algorithm.name());
+            Ok(EXIT_NOT_SOLVED)
+        }
+    }
+}
