@@ -9,6 +9,7 @@
 
 pub mod analysis;
 pub mod error;
+pub mod generate;
 pub mod io;
 pub mod placement;
 pub mod problem;
