@@ -12,6 +12,7 @@ pub mod analysis;
 pub mod baselines;
 pub mod bench;
 pub mod error;
+pub mod generate;
 pub mod io;
 pub mod placement;
 pub mod problem;
