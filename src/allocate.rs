@@ -3,6 +3,7 @@
 use crate::analysis::Timeline;
 use crate::baselines::Baseline;
 use crate::problem::{Problem, Solution};
+use crate::search::{self, SearchOptions, SearchStats};
 use crate::validate::validate;
 use std::time::{Duration, Instant};
 
@@ -11,16 +12,32 @@ use std::time::{Duration, Instant};
 pub enum Algorithm {
     /// A production heuristic (no search).
     Baseline(Baseline),
+    /// The hybrid search with its options and an optional policy name (`fixed`, `WAT`, ...;
+    /// `None` runs the default portfolio).
+    Search {
+        /// The technique switches.
+        options: SearchOptions,
+        /// The policy to run, or `None` for the default portfolio.
+        policy: Option<String>,
+    },
 }
 
 /// Every name [`Algorithm::from_name`] accepts.
 pub fn algorithm_names() -> Vec<&'static str> {
-    Baseline::ALL.iter().map(|b| b.name()).collect()
+    let mut names = vec!["search"];
+    names.extend(Baseline::ALL.iter().map(|b| b.name()));
+    names
 }
 
 impl Algorithm {
     /// The algorithm with this command-line name.
     pub fn from_name(name: &str) -> Option<Algorithm> {
+        if name == "search" {
+            return Some(Algorithm::Search {
+                options: SearchOptions::default(),
+                policy: None,
+            });
+        }
         Baseline::from_name(name).map(Algorithm::Baseline)
     }
 
@@ -28,6 +45,7 @@ impl Algorithm {
     pub fn name(&self) -> String {
         match self {
             Algorithm::Baseline(b) => b.name().to_string(),
+            Algorithm::Search { .. } => "search".to_string(),
         }
     }
 }
@@ -118,6 +136,8 @@ pub struct Allocation {
     pub load: u64,
     /// Wall-clock time spent.
     pub elapsed: Duration,
+    /// Search counters, when the algorithm searched.
+    pub search: Option<SearchStats>,
 }
 
 /// Runs `algorithm` on `problem` for `goal`. A returned solution has passed [`validate`]; an
@@ -138,7 +158,7 @@ pub fn allocate(
     problem: &Problem,
     algorithm: &Algorithm,
     goal: Goal,
-    _limits: Limits,
+    limits: Limits,
     seed: u64,
 ) -> Allocation {
     let start = Instant::now();
@@ -155,11 +175,23 @@ pub fn allocate(
                 peak: None,
                 load,
                 elapsed: start.elapsed(),
+                search: None,
             };
         }
     }
     let layout = match algorithm {
         Algorithm::Baseline(b) => b.allocate(problem, seed),
+        Algorithm::Search { options, policy } => {
+            return run_search(
+                problem,
+                options,
+                policy.as_deref(),
+                goal,
+                limits,
+                load,
+                start,
+            )
+        }
     };
     // Check the layout itself (capacity aside); the capacity is compared through the peak.
     let report = validate(problem, &layout, Some(u64::MAX));
@@ -179,6 +211,51 @@ pub fn allocate(
         peak: Some(peak),
         load,
         elapsed: start.elapsed(),
+        search: None,
+    }
+}
+
+fn run_search(
+    problem: &Problem,
+    options: &SearchOptions,
+    policy: Option<&str>,
+    goal: Goal,
+    limits: Limits,
+    load: u64,
+    start: Instant,
+) -> Allocation {
+    let policies = policy.map(|name| {
+        vec![search::policy_by_name(name, problem.len(), options)
+            .unwrap_or_else(|| panic!("unknown policy '{name}'"))]
+    });
+    match goal {
+        Goal::Fit(capacity) => {
+            let result = search::search(problem, capacity, options, policies, limits);
+            let status = result.outcome.status();
+            let solution = match result.outcome {
+                search::Outcome::Solved(s) => Some(s),
+                _ => None,
+            };
+            Allocation {
+                status,
+                peak: solution.as_ref().map(|s| s.peak(problem)),
+                solution,
+                load,
+                elapsed: start.elapsed(),
+                search: Some(result.stats),
+            }
+        }
+        Goal::Minimize => {
+            let result = search::minimize::minimize(problem, options, policy, limits);
+            Allocation {
+                status: Status::Solved,
+                peak: Some(result.solution.peak(problem)),
+                solution: Some(result.solution),
+                load,
+                elapsed: start.elapsed(),
+                search: Some(result.stats),
+            }
+        }
     }
 }
 

@@ -115,7 +115,9 @@ pub fn run(
                     Goal::Minimize => problem.capacity,
                 },
                 seconds: result.elapsed.as_secs_f64(),
-                search: None,
+                search: result
+                    .search
+                    .map(|s| serde_json::to_value(s).expect("plain data")),
             };
             on_row(&row);
             rows.push(row);

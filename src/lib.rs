@@ -16,6 +16,7 @@ pub mod generate;
 pub mod io;
 pub mod placement;
 pub mod problem;
+pub mod search;
 pub mod validate;
 
 pub use error::InputError;

@@ -27,6 +27,8 @@ pub struct BenchArgs {
     /// Seed for the randomised parts.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    #[command(flatten)]
+    search: super::search_args::SearchArgs,
     /// Also write the rows as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -43,8 +45,8 @@ pub fn run(args: BenchArgs) -> Result<i32, CliError> {
     let algorithms: Vec<Algorithm> = args
         .algo
         .iter()
-        .map(|name| Algorithm::from_name(name).expect("clap checked the name"))
-        .collect();
+        .map(|name| args.search.algorithm(name))
+        .collect::<Result<_, _>>()?;
     let limits = Limits {
         timeout: timeout(args.timeout)?,
         nodes: None,

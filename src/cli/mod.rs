@@ -1,6 +1,7 @@
 //! Command-line parsing and dispatch. Exit codes: 0 solved, 1 not solved, 2 bad input or usage.
 
 mod bench;
+mod search_args;
 mod solve;
 mod stats;
 mod validate_cmd;

@@ -4,7 +4,7 @@ use super::{read_problem, write_file, CliError, EXIT_NOT_SOLVED, EXIT_SOLVED};
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
-use telamalloc::allocate::{allocate, Algorithm, Goal, Limits, Status};
+use telamalloc::allocate::{allocate, Goal, Limits, Status};
 use telamalloc::io::{render_solution, Format};
 
 #[derive(Args)]
@@ -17,9 +17,14 @@ pub struct SolveArgs {
     /// Find the smallest peak instead of fitting a capacity.
     #[arg(long)]
     minimize: bool,
-    /// Algorithm.
-    #[arg(long, default_value = "tflite", value_parser = algorithm_names())]
+    /// Algorithm: `search` (the hybrid search) or a baseline.
+    #[arg(long, default_value = "search", value_parser = algorithm_names())]
     algo: String,
+    #[command(flatten)]
+    search: super::search_args::SearchArgs,
+    /// Print the search statistics (nodes, backtracks, restarts, time) on standard error.
+    #[arg(long)]
+    stats: bool,
     /// Wall-clock limit in seconds.
     #[arg(long)]
     timeout: Option<f64>,
@@ -75,13 +80,21 @@ pub fn run(args: SolveArgs) -> Result<i32, CliError> {
     }
     let problem = read_problem(&args.input, args.capacity)?;
     let goal = goal(args.minimize, problem.capacity, &args.input)?;
-    let algorithm = Algorithm::from_name(&args.algo).expect("clap checked the name");
+    let algorithm = args.search.algorithm(&args.algo)?;
     let limits = Limits {
         timeout: timeout(args.timeout)?,
         nodes: None,
     };
     let result = allocate(&problem, &algorithm, goal, limits, args.seed);
     let seconds = result.elapsed.as_secs_f64();
+    if args.stats {
+        if let Some(stats) = &result.search {
+            eprintln!(
+                "stats: {}",
+                serde_json::to_string(stats).expect("plain data")
+            );
+        }
+    }
     match (&result.status, &result.solution) {
         (Status::Solved, Some(solution)) => {
             let format = match &args.output {

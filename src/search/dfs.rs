@@ -1,0 +1,420 @@
+//! The depth-first search: choose a candidate, place it at its lowest feasible offset, propagate;
+//! minor backtracks try the next candidate, major backtracks jump back to the placements behind
+//! the last conflict and re-explore from there with the new priorities.
+
+use super::model::Model;
+use super::options::SearchOptions;
+use super::policy::{Candidate, NodeView, Policy};
+use super::state::State;
+use super::SearchStats;
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// Why a run stopped before finishing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The run's node budget is spent (a restart may follow).
+    Budget,
+    /// The deadline passed.
+    Timeout,
+    /// Someone cancelled the search.
+    Cancelled,
+}
+
+/// How a subtree ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// A solution was found (its offsets are in `State::solution`).
+    Found,
+    /// The subtree holds no solution.
+    Failed,
+    /// The run must stop.
+    Stop(Stop),
+    /// A major backtrack: unwind to the frame at this depth and re-explore it.
+    Unwind(u32),
+}
+
+/// The limits of one run.
+pub struct RunLimits<'a> {
+    /// Nodes this run may expand.
+    pub nodes: u64,
+    /// Wall-clock deadline.
+    pub deadline: Option<Instant>,
+    /// Cancellation flag.
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+/// One run of the search with one policy.
+pub struct Searcher<'a> {
+    model: &'a Model,
+    state: &'a mut State,
+    options: &'a SearchOptions,
+    policy: &'a mut dyn Policy,
+    /// Static rank of each buffer in its current (sub)problem.
+    ranks: Vec<u32>,
+    /// Statistics of the run.
+    pub stats: SearchStats,
+    nodes_left: u64,
+    deadline: Option<Instant>,
+    cancel: Option<&'a AtomicBool>,
+    failures_since_major: u64,
+    major_budget: u64,
+    /// Depth of the earliest placement involved in the last conflict.
+    last_conflict_depth: u32,
+    pool: Vec<Vec<Candidate>>,
+    involved: Vec<u32>,
+}
+
+impl<'a> Searcher<'a> {
+    /// A run over `state` (left as it was found when the run returns).
+    pub fn new(
+        model: &'a Model,
+        state: &'a mut State,
+        options: &'a SearchOptions,
+        policy: &'a mut dyn Policy,
+        limits: RunLimits<'a>,
+    ) -> Searcher<'a> {
+        let n = model.sizes.len();
+        Searcher {
+            model,
+            state,
+            options,
+            policy,
+            ranks: vec![0; n],
+            stats: SearchStats::default(),
+            nodes_left: limits.nodes,
+            deadline: limits.deadline,
+            cancel: limits.cancel,
+            failures_since_major: 0,
+            major_budget: (model.free.len() as u64).max(32),
+            last_conflict_depth: 0,
+            pool: Vec::new(),
+            involved: Vec::new(),
+        }
+    }
+
+    /// Solves every independent partition of the free buffers in turn.
+    pub fn run(&mut self) -> Flow {
+        for (buffers, sections) in
+            self.partitions(&self.model.free_u32(), 0..self.state.floors.len())
+        {
+            loop {
+                match self.sub_solve(buffers.clone(), sections.clone(), 0) {
+                    Flow::Found => break,
+                    Flow::Unwind(_) => continue, // Re-explore the partition from its root.
+                    other => return other,
+                }
+            }
+        }
+        Flow::Found
+    }
+
+    /// Splits `sections` at the boundaries no unplaced buffer crosses; returns the unplaced
+    /// buffers and the section range of each part (parts without unplaced buffers omitted).
+    fn partitions(&self, buffers: &[u32], sections: Range<usize>) -> Vec<(Vec<u32>, Range<usize>)> {
+        let mut parts = Vec::new();
+        let mut start = sections.start;
+        for k in sections.clone() {
+            if k + 1 == sections.end || self.state.spanning[k] == 0 {
+                parts.push(start..k + 1);
+                start = k + 1;
+            }
+        }
+        self.group(buffers, parts)
+    }
+
+    fn group(&self, buffers: &[u32], parts: Vec<Range<usize>>) -> Vec<(Vec<u32>, Range<usize>)> {
+        let mut groups: Vec<Vec<u32>> = vec![Vec::new(); parts.len()];
+        for &b in buffers {
+            if self.state.is_placed(b as usize) {
+                continue;
+            }
+            let first = self.model.sections[b as usize].start;
+            let g = parts.partition_point(|p| p.end <= first);
+            groups[g].push(b);
+        }
+        parts
+            .into_iter()
+            .zip(groups)
+            .filter(|(_, g)| !g.is_empty())
+            .map(|(p, g)| (g, p))
+            .collect()
+    }
+
+    /// Solves one independent (sub)problem: ranks its buffers by the policy, then searches.
+    fn sub_solve(&mut self, mut buffers: Vec<u32>, sections: Range<usize>, depth: u32) -> Flow {
+        let view = NodeView {
+            model: self.model,
+            state: self.state,
+            depth,
+            unplaced: buffers.len(),
+        };
+        self.policy.preorder(&view, &mut buffers);
+        let saved: Vec<u32> = buffers.iter().map(|&b| self.ranks[b as usize]).collect();
+        for (rank, &b) in buffers.iter().enumerate() {
+            self.ranks[b as usize] = rank as u32;
+        }
+        let flow = self.search(&buffers, sections, 0, 0, depth);
+        for (&b, &rank) in buffers.iter().zip(&saved) {
+            self.ranks[b as usize] = rank;
+        }
+        flow
+    }
+
+    /// Counts a node; stops on the budget, the deadline or cancellation.
+    fn tick(&mut self) -> Option<Stop> {
+        self.stats.nodes += 1;
+        if self.nodes_left == 0 {
+            return Some(Stop::Budget);
+        }
+        self.nodes_left -= 1;
+        if self.stats.nodes % 256 == 0 {
+            if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                return Some(Stop::Cancelled);
+            }
+            if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                return Some(Stop::Timeout);
+            }
+        }
+        None
+    }
+
+    /// Records a conflict in section `s`: the policy hears about its unplaced buffers, and the
+    /// earliest placement behind it becomes the target of the next major backtrack.
+    fn conflict_in_section(&mut self, s: usize) {
+        self.involved.clear();
+        let mut earliest = u32::MAX;
+        for &b in &self.model.members[s] {
+            let b_idx = b as usize;
+            if self.state.is_placed(b_idx) {
+                earliest = earliest.min(self.state.levels[b_idx]);
+            } else {
+                self.involved.push(b);
+            }
+        }
+        self.last_conflict_depth = if earliest == u32::MAX { 0 } else { earliest };
+        self.policy.on_conflict(&self.involved);
+    }
+
+    /// Records a conflict for an unplaced buffer that no longer fits under the capacity.
+    fn conflict_for_buffer(&mut self, b: usize) {
+        let mut earliest = u32::MAX;
+        for &u in &self.model.neighbours[b] {
+            if self.state.is_placed(u as usize) {
+                earliest = earliest.min(self.state.levels[u as usize]);
+            }
+        }
+        self.last_conflict_depth = if earliest == u32::MAX { 0 } else { earliest };
+        self.policy.on_conflict(&[b as u32]);
+    }
+
+    /// Counts a failure; returns a major-backtrack target when the failure budget is spent.
+    fn after_failure(&mut self) -> Option<u32> {
+        self.stats.minor_backtracks += 1;
+        if !self.options.major_backtrack {
+            return None;
+        }
+        self.failures_since_major += 1;
+        if self.failures_since_major < self.major_budget {
+            return None;
+        }
+        self.failures_since_major = 0;
+        self.major_budget = self.major_budget.saturating_mul(2);
+        self.stats.major_backtracks += 1;
+        Some(self.last_conflict_depth)
+    }
+
+    /// The search below a node at `depth`, whose last placement was at `bound` with `bound_rank`.
+    fn search(
+        &mut self,
+        buffers: &[u32],
+        sections: Range<usize>,
+        bound: u64,
+        bound_rank: u32,
+        depth: u32,
+    ) -> Flow {
+        if let Some(stop) = self.tick() {
+            return Flow::Stop(stop);
+        }
+        let model = self.model;
+        let canonical = self.options.canonical;
+        // Forced placements of buffers no unplaced buffer overlaps, undone on return.
+        let mut forced: Vec<(usize, usize)> = Vec::new();
+        let mut min_height = u64::MAX;
+        let mut unplaced = 0usize;
+        let mut verdict = None;
+        for &b in buffers {
+            let b = b as usize;
+            if self.state.is_placed(b) {
+                continue;
+            }
+            let offset = self.state.min_offsets[b];
+            let end = offset.saturating_add(model.sizes[b]);
+            if end > model.capacity {
+                self.conflict_for_buffer(b);
+                verdict = Some(Flow::Failed);
+                break;
+            }
+            if self.options.forced_isolated && self.state.unplaced_neighbours[b] == 0 {
+                if canonical && offset < bound {
+                    // Its normal position lies below the canonical bound: no canonical,
+                    // normalised solution extends this node.
+                    verdict = Some(Flow::Failed);
+                    break;
+                }
+                let mark = self.state.mark();
+                self.state
+                    .place(model, b, offset, depth, self.options.unplaced_floor);
+                forced.push((b, mark));
+                continue;
+            }
+            unplaced += 1;
+            min_height = min_height.min(end);
+        }
+        let flow = match verdict {
+            Some(flow) => flow,
+            None if unplaced == 0 => Flow::Found,
+            None => self.branch(
+                buffers, sections, bound, bound_rank, depth, min_height, unplaced,
+            ),
+        };
+        for &(b, mark) in forced.iter().rev() {
+            self.state.undo(model, b, mark);
+        }
+        if flow == Flow::Failed {
+            if let Some(target) = self.after_failure() {
+                return Flow::Unwind(target);
+            }
+        }
+        flow
+    }
+
+    /// Tries the candidates of a node in the policy's order.
+    #[allow(clippy::too_many_arguments)]
+    fn branch(
+        &mut self,
+        buffers: &[u32],
+        sections: Range<usize>,
+        bound: u64,
+        bound_rank: u32,
+        depth: u32,
+        min_height: u64,
+        unplaced: usize,
+    ) -> Flow {
+        let model = self.model;
+        let mut candidates = self.pool.pop().unwrap_or_default();
+        candidates.clear();
+        for &b in buffers {
+            let b_idx = b as usize;
+            if self.state.is_placed(b_idx) {
+                continue;
+            }
+            let offset = self.state.min_offsets[b_idx];
+            let rank = self.ranks[b_idx];
+            if self.options.canonical && (offset < bound || (offset == bound && rank < bound_rank))
+            {
+                continue;
+            }
+            if self.options.dominance && offset >= min_height {
+                continue;
+            }
+            candidates.push(Candidate {
+                buffer: b,
+                offset,
+                rank,
+            });
+        }
+        candidates.sort_unstable_by_key(|c| (c.offset, c.rank));
+        self.order(depth, unplaced, &mut candidates);
+        let mut flow = Flow::Failed;
+        let mut next = 0;
+        while next < candidates.len() {
+            let c = candidates[next];
+            let b = c.buffer as usize;
+            let mark = self.state.mark();
+            self.state
+                .place(model, b, c.offset, depth + 1, self.options.unplaced_floor);
+            let check_bound = if self.options.canonical { c.offset } else { 0 };
+            let child = match self.state.failing_section(
+                model,
+                sections.clone(),
+                check_bound,
+                self.options.section_inference,
+            ) {
+                Some(s) => {
+                    self.conflict_in_section(s);
+                    match self.after_failure() {
+                        Some(target) => Flow::Unwind(target),
+                        None => Flow::Failed,
+                    }
+                }
+                None if self.options.decomposition => {
+                    self.decompose(buffers, sections.clone(), b, c.offset, c.rank, depth)
+                }
+                None => self.search(buffers, sections.clone(), c.offset, c.rank, depth + 1),
+            };
+            self.state.undo(model, b, mark);
+            match child {
+                Flow::Failed => next += 1,
+                Flow::Unwind(target) if target >= depth => {
+                    // This node is the target: re-order what is left (the interrupted
+                    // candidate included) by the new priorities and go on.
+                    let rest = &mut candidates[next..];
+                    rest.sort_unstable_by_key(|c| (c.offset, c.rank));
+                    let mut rest_vec = rest.to_vec();
+                    self.order(depth, unplaced, &mut rest_vec);
+                    candidates[next..].copy_from_slice(&rest_vec);
+                }
+                other => {
+                    flow = other;
+                    break;
+                }
+            }
+        }
+        self.pool.push(candidates);
+        flow
+    }
+
+    fn order(&mut self, depth: u32, unplaced: usize, candidates: &mut [Candidate]) {
+        let view = NodeView {
+            model: self.model,
+            state: self.state,
+            depth,
+            unplaced,
+        };
+        self.policy.order_candidates(&view, candidates);
+    }
+
+    /// After placing `b`: if the placement cut the timeline, solve the parts independently.
+    fn decompose(
+        &mut self,
+        buffers: &[u32],
+        sections: Range<usize>,
+        b: usize,
+        bound: u64,
+        bound_rank: u32,
+        depth: u32,
+    ) -> Flow {
+        let span = self.model.sections[b].clone();
+        let cut = (span.start..span.end - 1).any(|k| self.state.spanning[k] == 0);
+        if !cut {
+            return self.search(buffers, sections, bound, bound_rank, depth + 1);
+        }
+        self.stats.decompositions += 1;
+        for (part, range) in self.partitions(buffers, sections) {
+            match self.sub_solve(part, range, depth + 1) {
+                Flow::Found => {}
+                other => return other,
+            }
+        }
+        Flow::Found
+    }
+}
+
+impl Model {
+    /// The free buffers as `u32` indices.
+    pub fn free_u32(&self) -> Vec<u32> {
+        self.free.iter().map(|&b| b as u32).collect()
+    }
+}

@@ -1,0 +1,196 @@
+//! The TelaMalloc hybrid search: a policy picks which buffer to place next, the buffer goes to
+//! its lowest feasible offset, propagation narrows what is left, and the search backtracks
+//! (minor: the next candidate; major: back to the placements behind a conflict, with the
+//! buffers involved prioritised), restarting over a portfolio of policies with growing budgets.
+//!
+//! ```
+//! use telamalloc::{Buffer, Problem};
+//! use telamalloc::search::{search, SearchOptions, Outcome};
+//! let problem = Problem::new(vec![
+//!     Buffer::new("a", 0, 3, 4), Buffer::new("b", 3, 9, 4), Buffer::new("c", 0, 9, 4),
+//!     Buffer::new("d", 9, 21, 4), Buffer::new("e", 0, 21, 4)], None);
+//! let result = search(&problem, 12, &SearchOptions::default(), None, Default::default());
+//! assert!(matches!(result.outcome, Outcome::Solved(_)));
+//! ```
+
+mod dfs;
+pub mod minimize;
+mod model;
+pub mod options;
+pub mod policy;
+mod portfolio;
+pub mod schedule;
+mod state;
+
+pub use model::Model;
+pub use options::{Schedule, SearchOptions};
+pub use policy::{Candidate, FixedPolicy, NodeView, OrderKey, Policy, StaticOrder};
+pub use state::State;
+
+use crate::allocate::{trivially_infeasible, Infeasibility, Limits, Status};
+use crate::analysis::Timeline;
+use crate::baselines::Baseline;
+use crate::problem::{Problem, Solution};
+use crate::validate::validate;
+use serde::Serialize;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+/// Counters of a search.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SearchStats {
+    /// Search nodes expanded.
+    pub nodes: u64,
+    /// Minor backtracks: candidates that failed at once or whose subtree failed.
+    pub minor_backtracks: u64,
+    /// Major backtracks: jumps back to the placements behind a conflict.
+    pub major_backtracks: u64,
+    /// Restarts (runs after the first).
+    pub restarts: u64,
+    /// Times a placement cut the timeline into independent parts.
+    pub decompositions: u64,
+    /// The policy that produced the answer, if the search ran.
+    pub policy: Option<String>,
+    /// Whether a baseline already fitted (no search ran).
+    pub heuristic: Option<String>,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+impl SearchStats {
+    fn add(&mut self, other: &SearchStats) {
+        self.nodes += other.nodes;
+        self.minor_backtracks += other.minor_backtracks;
+        self.major_backtracks += other.major_backtracks;
+        self.decompositions += other.decompositions;
+    }
+}
+
+/// How a search ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// A validated solution under the capacity.
+    Solved(Solution),
+    /// Proven: no solution exists.
+    Infeasible(Infeasibility),
+    /// The time or node limit came first.
+    LimitReached,
+}
+
+impl Outcome {
+    /// The matching [`Status`].
+    pub fn status(&self) -> Status {
+        match self {
+            Outcome::Solved(_) => Status::Solved,
+            Outcome::Infeasible(why) => Status::Infeasible(why.clone()),
+            Outcome::LimitReached => Status::LimitReached,
+        }
+    }
+}
+
+/// The result of [`search`].
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Counters.
+    pub stats: SearchStats,
+}
+
+/// The policies of the default portfolio, in round-robin order.
+pub fn default_policies(buffers: usize, options: &SearchOptions) -> Vec<Box<dyn Policy>> {
+    let mut policies: Vec<Box<dyn Policy>> =
+        vec![Box::new(FixedPolicy::new(buffers, options.conflict_boost))];
+    for word in ["WAT", "TAW", "TWA"] {
+        policies.push(Box::new(StaticOrder::new(word).expect("valid word")));
+    }
+    policies
+}
+
+/// A policy by name: `fixed`, or an order word over `W`, `A`, `T`, `Z` such as `WAT`.
+pub fn policy_by_name(
+    name: &str,
+    buffers: usize,
+    options: &SearchOptions,
+) -> Option<Box<dyn Policy>> {
+    if name.eq_ignore_ascii_case("fixed") {
+        return Some(Box::new(FixedPolicy::new(buffers, options.conflict_boost)));
+    }
+    StaticOrder::new(name).map(|p| Box::new(p) as Box<dyn Policy>)
+}
+
+/// Fits `problem` under `capacity`, or proves it cannot, within `limits`.
+///
+/// `policies` is the portfolio to run (round robin with growing budgets); `None` uses
+/// [`default_policies`]. A `Solved` outcome has passed the validator.
+pub fn search(
+    problem: &Problem,
+    capacity: u64,
+    options: &SearchOptions,
+    policies: Option<Vec<Box<dyn Policy>>>,
+    limits: Limits,
+) -> SearchResult {
+    search_with_cancel(problem, capacity, options, policies, limits, None)
+}
+
+/// [`search`] that also stops when `cancel` becomes true.
+pub fn search_with_cancel(
+    problem: &Problem,
+    capacity: u64,
+    options: &SearchOptions,
+    policies: Option<Vec<Box<dyn Policy>>>,
+    limits: Limits,
+    cancel: Option<&AtomicBool>,
+) -> SearchResult {
+    let start = Instant::now();
+    let mut stats = SearchStats::default();
+    let load = Timeline::new(problem).load();
+    let finish = |outcome: Outcome, mut stats: SearchStats| {
+        stats.seconds = start.elapsed().as_secs_f64();
+        SearchResult { outcome, stats }
+    };
+    if let Some(Status::Infeasible(why)) = trivially_infeasible(problem, capacity, load) {
+        return finish(Outcome::Infeasible(why), stats);
+    }
+    if options.heuristic_first {
+        for baseline in [
+            Baseline::TfliteMicro,
+            Baseline::Tflite,
+            Baseline::StartOrder,
+        ] {
+            let layout = baseline.allocate(problem, 0);
+            if layout.peak(problem) <= capacity {
+                stats.heuristic = Some(baseline.name().to_string());
+                return finish(checked(problem, capacity, layout), stats);
+            }
+        }
+    }
+    let model = Model::new(problem, capacity);
+    let policies = policies.unwrap_or_else(|| default_policies(problem.len(), options));
+    let deadline = limits.timeout.map(|t| start + t);
+    let outcome = portfolio::run(
+        &model,
+        options,
+        policies,
+        deadline,
+        limits.nodes,
+        cancel,
+        &mut stats,
+    );
+    let outcome = match outcome {
+        portfolio::Verdict::Found(offsets) => checked(problem, capacity, Solution { offsets }),
+        portfolio::Verdict::Exhausted => Outcome::Infeasible(Infeasibility::Exhausted),
+        portfolio::Verdict::Limit => Outcome::LimitReached,
+    };
+    finish(outcome, stats)
+}
+
+/// Validates a layout before it leaves the search; an invalid one is a bug and panics.
+fn checked(problem: &Problem, capacity: u64, solution: Solution) -> Outcome {
+    let report = validate(problem, &solution, Some(capacity));
+    assert!(
+        report.is_valid(),
+        "internal error: the search produced an invalid solution:\n{report}"
+    );
+    Outcome::Solved(solution)
+}

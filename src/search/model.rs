@@ -1,0 +1,155 @@
+//! The immutable search model of a problem: buffers, sections, time-overlap lists, fixed obstacles.
+
+use crate::analysis::Timeline;
+use crate::problem::{align_up, Problem};
+use std::ops::Range;
+
+/// Everything the search needs to know about a problem that does not change while searching.
+pub struct Model {
+    /// Capacity the search must fit.
+    pub capacity: u64,
+    /// Buffer sizes.
+    pub sizes: Vec<u64>,
+    /// Buffer alignments (powers of two).
+    pub alignments: Vec<u64>,
+    /// Buffer lifetimes `upper - lower`.
+    pub lifetimes: Vec<u64>,
+    /// Whether the buffer has a fixed offset (fixed buffers are obstacles, never searched).
+    pub fixed: Vec<bool>,
+    /// The fixed offsets (0 for free buffers).
+    pub fixed_offsets: Vec<u64>,
+    /// For each buffer, its range of sections.
+    pub sections: Vec<Range<usize>>,
+    /// For each section, the free buffers live in it.
+    pub members: Vec<Vec<u32>>,
+    /// For each free buffer, the free buffers overlapping it in time.
+    pub neighbours: Vec<Vec<u32>>,
+    /// For each free buffer, the address ranges of the fixed buffers overlapping it in time,
+    /// sorted by offset.
+    pub obstacles: Vec<Vec<(u64, u64)>>,
+    /// For each section, the address ranges of the fixed buffers live in it.
+    pub section_obstacles: Vec<Vec<(u64, u64)>>,
+    /// Total free size per section at the start.
+    pub totals: Vec<u64>,
+    /// Free buffers crossing each boundary between section k and k + 1.
+    pub spanning: Vec<u32>,
+    /// Indices of the free buffers.
+    pub free: Vec<usize>,
+    /// Time-section boundaries, for features: section start times.
+    pub section_starts: Vec<u64>,
+    /// The problem's largest `upper`.
+    pub horizon: u64,
+}
+
+impl Model {
+    /// Builds the model of `problem` for `capacity`.
+    pub fn new(problem: &Problem, capacity: u64) -> Model {
+        let timeline = Timeline::new(problem);
+        let n = problem.buffers.len();
+        let fixed: Vec<bool> = problem.buffers.iter().map(|b| b.offset.is_some()).collect();
+        let mut members = vec![Vec::new(); timeline.len()];
+        let mut section_obstacles = vec![Vec::new(); timeline.len()];
+        let mut totals = vec![0u64; timeline.len()];
+        let mut spanning = vec![0u32; timeline.len().saturating_sub(1)];
+        for (i, b) in problem.buffers.iter().enumerate() {
+            let range = timeline.buffer_sections[i].clone();
+            for s in range.clone() {
+                match b.offset {
+                    Some(o) => section_obstacles[s].push((o, o + b.size)),
+                    None => {
+                        members[s].push(i as u32);
+                        totals[s] += b.size;
+                    }
+                }
+            }
+            if b.offset.is_none() {
+                for k in range.start..range.end.saturating_sub(1) {
+                    spanning[k] += 1;
+                }
+            }
+        }
+        // Time-overlap lists by a sweep over start times.
+        let mut neighbours = vec![Vec::new(); n];
+        let mut obstacles = vec![Vec::new(); n];
+        let mut by_start: Vec<usize> = (0..n).collect();
+        by_start.sort_by_key(|&i| problem.buffers[i].lower);
+        let mut active: Vec<usize> = Vec::new();
+        for &i in &by_start {
+            let b = &problem.buffers[i];
+            active.retain(|&j| problem.buffers[j].upper > b.lower);
+            for &j in &active {
+                match (fixed[i], fixed[j]) {
+                    (false, false) => {
+                        neighbours[i].push(j as u32);
+                        neighbours[j].push(i as u32);
+                    }
+                    (false, true) => {
+                        let o = problem.buffers[j].offset.unwrap_or(0);
+                        obstacles[i].push((o, o + problem.buffers[j].size));
+                    }
+                    (true, false) => {
+                        let o = b.offset.unwrap_or(0);
+                        obstacles[j].push((o, o + b.size));
+                    }
+                    (true, true) => {}
+                }
+            }
+            active.push(i);
+        }
+        for list in &mut neighbours {
+            list.sort_unstable();
+        }
+        for list in &mut obstacles {
+            list.sort_unstable();
+        }
+        Model {
+            capacity,
+            sizes: problem.buffers.iter().map(|b| b.size).collect(),
+            alignments: problem.buffers.iter().map(|b| b.alignment).collect(),
+            lifetimes: problem.buffers.iter().map(|b| b.lifetime()).collect(),
+            fixed_offsets: problem
+                .buffers
+                .iter()
+                .map(|b| b.offset.unwrap_or(0))
+                .collect(),
+            fixed,
+            sections: timeline.buffer_sections.clone(),
+            members,
+            neighbours,
+            obstacles,
+            section_obstacles,
+            totals,
+            spanning,
+            free: (0..n)
+                .filter(|&i| problem.buffers[i].offset.is_none())
+                .collect(),
+            section_starts: timeline.starts.clone(),
+            horizon: problem.horizon(),
+        }
+    }
+
+    /// The lowest aligned offset at or above `base` where `buffer` avoids its fixed obstacles.
+    /// Saturates at `u64::MAX` (which never fits).
+    pub fn lowest_fit(&self, buffer: usize, base: u64) -> u64 {
+        let (size, alignment) = (self.sizes[buffer], self.alignments[buffer]);
+        let mut offset = align_up(base, alignment).unwrap_or(u64::MAX);
+        for &(low, high) in &self.obstacles[buffer] {
+            let Some(end) = offset.checked_add(size) else {
+                return u64::MAX;
+            };
+            if high <= offset || end <= low {
+                continue; // Obstacle entirely below or above the candidate range.
+            }
+            offset = align_up(high, alignment).unwrap_or(u64::MAX);
+        }
+        offset
+    }
+
+    /// Bytes of the fixed obstacles of section `s` lying at or above `floor`.
+    pub fn obstacle_bytes_above(&self, s: usize, floor: u64) -> u64 {
+        self.section_obstacles[s]
+            .iter()
+            .map(|&(low, high)| high.saturating_sub(low.max(floor)))
+            .sum()
+    }
+}

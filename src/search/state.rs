@@ -1,0 +1,243 @@
+//! Search state with incremental propagation and trail-based undo: an undo costs what the
+//! placement changed, never a copy of the whole state.
+
+use super::model::Model;
+
+/// Marks a buffer that is not placed.
+pub const UNPLACED: u64 = u64::MAX;
+
+/// A value overwritten by a placement, restored on undo.
+#[derive(Clone, Copy)]
+enum Change {
+    /// A buffer's placed-neighbour base and lowest feasible offset before the placement.
+    MinOffset { buffer: u32, base: u64, min: u64 },
+    /// A section's floor before the placement.
+    Floor { section: u32, floor: u64 },
+}
+
+/// The mutable state of one search.
+pub struct State {
+    /// Offset of each buffer, or [`UNPLACED`].
+    pub offsets: Vec<u64>,
+    /// The decision depth at which each placed buffer was placed.
+    pub levels: Vec<u32>,
+    /// For each buffer, the highest end of its placed free neighbours.
+    pub base: Vec<u64>,
+    /// For each unplaced buffer, its lowest feasible offset (aligned, above its placed
+    /// neighbours, clear of fixed obstacles).
+    pub min_offsets: Vec<u64>,
+    /// For each section, a lower bound on the offset of any unplaced buffer live in it.
+    pub floors: Vec<u64>,
+    /// For each section, the total size of its unplaced buffers.
+    pub totals: Vec<u64>,
+    /// For each boundary, the unplaced buffers crossing it.
+    pub spanning: Vec<u32>,
+    /// For each buffer, how many of its free neighbours are unplaced.
+    pub unplaced_neighbours: Vec<u32>,
+    /// Best solution offsets: written at each placement; complete once the search succeeds.
+    pub solution: Vec<u64>,
+    trail: Vec<Change>,
+    affected: Vec<u32>,
+    stamp: Vec<u32>,
+    epoch: u32,
+}
+
+impl State {
+    /// The initial state: only fixed buffers placed.
+    pub fn new(model: &Model) -> State {
+        let n = model.sizes.len();
+        let mut offsets = vec![UNPLACED; n];
+        let mut solution = vec![0; n];
+        for i in 0..n {
+            if model.fixed[i] {
+                offsets[i] = model.fixed_offsets[i];
+                solution[i] = model.fixed_offsets[i];
+            }
+        }
+        let min_offsets = (0..n)
+            .map(|i| {
+                if model.fixed[i] {
+                    model.fixed_offsets[i]
+                } else {
+                    model.lowest_fit(i, 0)
+                }
+            })
+            .collect();
+        let mut state = State {
+            offsets,
+            levels: vec![0; n],
+            base: vec![0; n],
+            min_offsets,
+            floors: vec![0; model.members.len()],
+            totals: model.totals.clone(),
+            spanning: model.spanning.clone(),
+            unplaced_neighbours: model.neighbours.iter().map(|l| l.len() as u32).collect(),
+            solution,
+            trail: Vec::new(),
+            affected: Vec::new(),
+            stamp: vec![0; model.members.len()],
+            epoch: 0,
+        };
+        for s in 0..model.members.len() {
+            state.floors[s] = state.lowest_unplaced_offset(model, s).unwrap_or(0);
+        }
+        state
+    }
+
+    /// Whether `buffer` is placed.
+    #[inline]
+    pub fn is_placed(&self, buffer: usize) -> bool {
+        self.offsets[buffer] != UNPLACED
+    }
+
+    /// The trail position to pass to [`State::undo`].
+    #[inline]
+    pub fn mark(&self) -> usize {
+        self.trail.len()
+    }
+
+    /// Places free `buffer` at `offset` (its lowest feasible offset) at decision depth `level`
+    /// and propagates: neighbours' lowest offsets, section floors and totals, cut counts.
+    pub fn place(
+        &mut self,
+        model: &Model,
+        buffer: usize,
+        offset: u64,
+        level: u32,
+        unplaced_floor: bool,
+    ) {
+        let end = offset + model.sizes[buffer];
+        self.offsets[buffer] = offset;
+        self.levels[buffer] = level;
+        self.solution[buffer] = offset;
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.stamp.iter_mut().for_each(|s| *s = 0);
+            self.epoch = 1;
+        }
+        self.affected.clear();
+        for &u in &model.neighbours[buffer] {
+            let u = u as usize;
+            if self.offsets[u] != UNPLACED {
+                continue;
+            }
+            self.unplaced_neighbours[u] -= 1;
+            if self.base[u] >= end {
+                continue;
+            }
+            self.trail.push(Change::MinOffset {
+                buffer: u as u32,
+                base: self.base[u],
+                min: self.min_offsets[u],
+            });
+            self.base[u] = end;
+            let min = model.lowest_fit(u, end);
+            if unplaced_floor && min != self.min_offsets[u] {
+                for s in model.sections[u].clone() {
+                    if self.stamp[s] != self.epoch {
+                        self.stamp[s] = self.epoch;
+                        self.affected.push(s as u32);
+                    }
+                }
+            }
+            self.min_offsets[u] = min;
+        }
+        let range = model.sections[buffer].clone();
+        for s in range.clone() {
+            self.totals[s] -= model.sizes[buffer];
+            if self.floors[s] < end {
+                self.trail.push(Change::Floor {
+                    section: s as u32,
+                    floor: self.floors[s],
+                });
+                self.floors[s] = end;
+            }
+        }
+        for k in range.start..range.end - 1 {
+            self.spanning[k] -= 1;
+        }
+        if unplaced_floor {
+            let affected = std::mem::take(&mut self.affected);
+            for &s in &affected {
+                let s = s as usize;
+                if let Some(lowest) = self.lowest_unplaced_offset(model, s) {
+                    if lowest > self.floors[s] {
+                        self.trail.push(Change::Floor {
+                            section: s as u32,
+                            floor: self.floors[s],
+                        });
+                        self.floors[s] = lowest;
+                    }
+                }
+            }
+            self.affected = affected;
+        }
+    }
+
+    /// Undoes the placement of `buffer`, restoring the trail to `mark`.
+    pub fn undo(&mut self, model: &Model, buffer: usize, mark: usize) {
+        while self.trail.len() > mark {
+            match self.trail.pop().expect("trail longer than mark") {
+                Change::MinOffset { buffer, base, min } => {
+                    self.base[buffer as usize] = base;
+                    self.min_offsets[buffer as usize] = min;
+                }
+                Change::Floor { section, floor } => self.floors[section as usize] = floor,
+            }
+        }
+        let range = model.sections[buffer].clone();
+        for s in range.clone() {
+            self.totals[s] += model.sizes[buffer];
+        }
+        for k in range.start..range.end - 1 {
+            self.spanning[k] += 1;
+        }
+        for &u in &model.neighbours[buffer] {
+            if self.offsets[u as usize] == UNPLACED {
+                self.unplaced_neighbours[u as usize] += 1;
+            }
+        }
+        self.offsets[buffer] = UNPLACED;
+    }
+
+    /// The lowest `min_offset` among the unplaced buffers of section `s`.
+    fn lowest_unplaced_offset(&self, model: &Model, s: usize) -> Option<u64> {
+        model.members[s]
+            .iter()
+            .filter(|&&u| self.offsets[u as usize] == UNPLACED)
+            .map(|&u| self.min_offsets[u as usize])
+            .min()
+    }
+
+    /// Section inference over `sections`: the first section whose floor (at least `bound`)
+    /// plus its unplaced total and the fixed bytes above the floor exceeds the capacity.
+    pub fn failing_section(
+        &self,
+        model: &Model,
+        sections: std::ops::Range<usize>,
+        bound: u64,
+        inference: bool,
+    ) -> Option<usize> {
+        for s in sections {
+            let total = self.totals[s];
+            if total == 0 {
+                continue;
+            }
+            let floor = self.floors[s].max(bound);
+            let need = if inference {
+                floor.saturating_add(total)
+            } else {
+                floor
+            };
+            if need > model.capacity {
+                return Some(s);
+            }
+            if !model.section_obstacles[s].is_empty()
+                && need.saturating_add(model.obstacle_bytes_above(s, floor)) > model.capacity
+            {
+                return Some(s);
+            }
+        }
+        None
+    }
+}
