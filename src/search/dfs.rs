@@ -169,7 +169,7 @@ impl<'a> Searcher<'a> {
             return Some(Stop::Budget);
         }
         self.nodes_left -= 1;
-        if self.stats.nodes % 256 == 0 {
+        if self.stats.nodes.is_multiple_of(256) {
             if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                 return Some(Stop::Cancelled);
             }

@@ -63,8 +63,8 @@ impl Model {
                 }
             }
             if b.offset.is_none() {
-                for k in range.start..range.end.saturating_sub(1) {
-                    spanning[k] += 1;
+                for count in &mut spanning[range.start..range.end.saturating_sub(1)] {
+                    *count += 1;
                 }
             }
         }
