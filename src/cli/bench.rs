@@ -24,6 +24,9 @@ pub struct BenchArgs {
     /// Wall-clock limit per run, in seconds.
     #[arg(long)]
     timeout: Option<f64>,
+    /// Limit on search nodes (a machine-independent limit; summed over restarts).
+    #[arg(long)]
+    nodes: Option<u64>,
     /// Seed for the randomised parts.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -49,7 +52,7 @@ pub fn run(args: BenchArgs) -> Result<i32, CliError> {
         .collect::<Result<_, _>>()?;
     let limits = Limits {
         timeout: timeout(args.timeout)?,
-        nodes: None,
+        nodes: args.nodes,
     };
     println!("{}", bench::table_header());
     let rows = bench::run(

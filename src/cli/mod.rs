@@ -1,6 +1,7 @@
 //! Command-line parsing and dispatch. Exit codes: 0 solved, 1 not solved, 2 bad input or usage.
 
 mod bench;
+mod gen;
 mod search_args;
 mod solve;
 mod stats;
@@ -37,6 +38,8 @@ enum Command {
     Stats(stats::StatsArgs),
     /// Run algorithms over problems and print a comparison table.
     Bench(bench::BenchArgs),
+    /// Generate a problem (perfect packing, all-overlapping, random), deterministic from a seed.
+    Gen(gen::GenArgs),
 }
 
 /// Parses the arguments, runs the command and returns the exit code.
@@ -54,6 +57,7 @@ pub fn run() -> i32 {
         Command::Validate(args) => validate_cmd::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Gen(args) => gen::run(args),
     };
     match result {
         Ok(code) => code,

@@ -28,6 +28,9 @@ pub struct SolveArgs {
     /// Wall-clock limit in seconds.
     #[arg(long)]
     timeout: Option<f64>,
+    /// Limit on search nodes (a machine-independent limit; summed over restarts).
+    #[arg(long)]
+    nodes: Option<u64>,
     /// Seed for the randomised parts (the same seed gives the same answer).
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -83,7 +86,7 @@ pub fn run(args: SolveArgs) -> Result<i32, CliError> {
     let algorithm = args.search.algorithm(&args.algo)?;
     let limits = Limits {
         timeout: timeout(args.timeout)?,
-        nodes: None,
+        nodes: args.nodes,
     };
     let result = allocate(&problem, &algorithm, goal, limits, args.seed);
     let seconds = result.elapsed.as_secs_f64();

@@ -96,6 +96,15 @@ impl<'a> Searcher<'a> {
 
     /// Solves every independent partition of the free buffers in turn.
     pub fn run(&mut self) -> Flow {
+        let all = 0..self.state.floors.len();
+        if self.options.section_inference
+            && self
+                .state
+                .failing_section(self.model, all, 0, true)
+                .is_some()
+        {
+            return Flow::Failed;
+        }
         for (buffers, sections) in
             self.partitions(&self.model.free_u32(), 0..self.state.floors.len())
         {
@@ -336,8 +345,9 @@ impl<'a> Searcher<'a> {
             self.state
                 .place(model, b, c.offset, depth + 1, self.options.unplaced_floor);
             let check_bound = if self.options.canonical { c.offset } else { 0 };
-            let child = match self.state.failing_section(
+            let child = match self.state.failing_section_after(
                 model,
+                b,
                 sections.clone(),
                 check_bound,
                 self.options.section_inference,

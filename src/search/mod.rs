@@ -14,6 +14,7 @@
 //! ```
 
 mod dfs;
+mod max_tree;
 pub mod minimize;
 mod model;
 pub mod options;

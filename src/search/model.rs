@@ -29,6 +29,8 @@ pub struct Model {
     pub obstacles: Vec<Vec<(u64, u64)>>,
     /// For each section, the address ranges of the fixed buffers live in it.
     pub section_obstacles: Vec<Vec<(u64, u64)>>,
+    /// The sections that hold fixed buffers.
+    pub obstacle_sections: Vec<u32>,
     /// Total free size per section at the start.
     pub totals: Vec<u64>,
     /// Free buffers crossing each boundary between section k and k + 1.
@@ -102,8 +104,13 @@ impl Model {
         for list in &mut obstacles {
             list.sort_unstable();
         }
+        let obstacle_sections = (0..section_obstacles.len())
+            .filter(|&s| !section_obstacles[s].is_empty())
+            .map(|s| s as u32)
+            .collect();
         Model {
             capacity,
+            obstacle_sections,
             sizes: problem.buffers.iter().map(|b| b.size).collect(),
             alignments: problem.buffers.iter().map(|b| b.alignment).collect(),
             lifetimes: problem.buffers.iter().map(|b| b.lifetime()).collect(),

@@ -1,6 +1,7 @@
 //! Search state with incremental propagation and trail-based undo: an undo costs what the
 //! placement changed, never a copy of the whole state.
 
+use super::max_tree::MaxTree;
 use super::model::Model;
 
 /// Marks a buffer that is not placed.
@@ -36,6 +37,8 @@ pub struct State {
     pub unplaced_neighbours: Vec<u32>,
     /// Best solution offsets: written at each placement; complete once the search succeeds.
     pub solution: Vec<u64>,
+    /// The unplaced totals per section, for range-max queries.
+    total_tree: MaxTree,
     trail: Vec<Change>,
     affected: Vec<u32>,
     stamp: Vec<u32>,
@@ -70,6 +73,7 @@ impl State {
             min_offsets,
             floors: vec![0; model.members.len()],
             totals: model.totals.clone(),
+            total_tree: MaxTree::new(&model.totals.iter().map(|&t| t as i64).collect::<Vec<_>>()),
             spanning: model.spanning.clone(),
             unplaced_neighbours: model.neighbours.iter().map(|l| l.len() as u32).collect(),
             solution,
@@ -132,9 +136,11 @@ impl State {
             });
             self.base[u] = end;
             let min = model.lowest_fit(u, end);
-            if unplaced_floor && min != self.min_offsets[u] {
+            let old = self.min_offsets[u];
+            if unplaced_floor && min != old {
+                // A section's lowest unplaced offset can only rise if `u` was at its floor.
                 for s in model.sections[u].clone() {
-                    if self.stamp[s] != self.epoch {
+                    if self.floors[s] >= old && self.stamp[s] != self.epoch {
                         self.stamp[s] = self.epoch;
                         self.affected.push(s as u32);
                     }
@@ -156,6 +162,7 @@ impl State {
         for k in range.start..range.end - 1 {
             self.spanning[k] -= 1;
         }
+        self.total_tree.add(range, -(model.sizes[buffer] as i64));
         if unplaced_floor {
             let affected = std::mem::take(&mut self.affected);
             for &s in &affected {
@@ -192,6 +199,7 @@ impl State {
         for k in range.start..range.end - 1 {
             self.spanning[k] += 1;
         }
+        self.total_tree.add(range, model.sizes[buffer] as i64);
         for &u in &model.neighbours[buffer] {
             if self.offsets[u as usize] == UNPLACED {
                 self.unplaced_neighbours[u as usize] += 1;
@@ -209,8 +217,26 @@ impl State {
             .min()
     }
 
-    /// Section inference over `sections`: the first section whose floor (at least `bound`)
-    /// plus its unplaced total and the fixed bytes above the floor exceeds the capacity.
+    /// Whether section `s` breaks the capacity with its floor raised to at least `bound`:
+    /// floor plus (with `inference`) its unplaced total plus the fixed bytes above the floor.
+    #[inline]
+    fn section_fails(&self, model: &Model, s: usize, bound: u64, inference: bool) -> bool {
+        let total = self.totals[s];
+        if total == 0 {
+            return false;
+        }
+        let floor = self.floors[s].max(bound);
+        let need = if inference {
+            floor.saturating_add(total)
+        } else {
+            floor
+        };
+        need > model.capacity
+            || (!model.section_obstacles[s].is_empty()
+                && need.saturating_add(model.obstacle_bytes_above(s, floor)) > model.capacity)
+    }
+
+    /// Section inference over every section of `sections` (used at the root of a run).
     pub fn failing_section(
         &self,
         model: &Model,
@@ -218,26 +244,42 @@ impl State {
         bound: u64,
         inference: bool,
     ) -> Option<usize> {
-        for s in sections {
-            let total = self.totals[s];
-            if total == 0 {
-                continue;
-            }
-            let floor = self.floors[s].max(bound);
-            let need = if inference {
-                floor.saturating_add(total)
-            } else {
-                floor
-            };
-            if need > model.capacity {
-                return Some(s);
-            }
-            if !model.section_obstacles[s].is_empty()
-                && need.saturating_add(model.obstacle_bytes_above(s, floor)) > model.capacity
-            {
+        sections
+            .into_iter()
+            .find(|&s| self.section_fails(model, s, bound, inference))
+    }
+
+    /// Section inference after placing `buffer`, given that the state before the placement
+    /// passed it: only the sections whose floor or total changed are rescanned, and the raised
+    /// canonical `bound` is checked against the largest unplaced total of `sections` at once.
+    pub fn failing_section_after(
+        &self,
+        model: &Model,
+        buffer: usize,
+        sections: std::ops::Range<usize>,
+        bound: u64,
+        inference: bool,
+    ) -> Option<usize> {
+        let changed = model.sections[buffer]
+            .clone()
+            .chain(self.affected.iter().map(|&s| s as usize));
+        for s in changed {
+            if self.section_fails(model, s, bound, inference) {
                 return Some(s);
             }
         }
-        None
+        if inference {
+            if let Some((largest, s)) = self.total_tree.max(sections.clone()) {
+                if largest > 0 && bound.saturating_add(largest as u64) > model.capacity {
+                    return Some(s);
+                }
+            }
+        }
+        model
+            .obstacle_sections
+            .iter()
+            .map(|&s| s as usize)
+            .filter(|s| sections.contains(s))
+            .find(|&s| self.section_fails(model, s, bound, inference))
     }
 }

@@ -1,0 +1,109 @@
+//! `telamalloc gen`: deterministic problem generators (same seed, same file, bit for bit).
+
+use super::{write_file, CliError, EXIT_SOLVED};
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+use telamalloc::generate::{self, CutStyle, PerfectOptions, RandomOptions};
+use telamalloc::io::write_csv_problem;
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Kind {
+    /// Cut a capacity x horizon rectangle into rectangles: a packing at LOAD = capacity exists.
+    Perfect,
+    /// Buffers all live at once (the paper's worst case); capacity = their total.
+    Overlap,
+    /// Random lifetimes and sizes; capacity = tightness x LOAD.
+    Random,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Style {
+    Guillotine,
+    NonGuillotine,
+    Mixed,
+}
+
+#[derive(Args)]
+pub struct GenArgs {
+    /// What to generate.
+    #[arg(value_enum)]
+    kind: Kind,
+    /// Seed: the same seed gives the same problem.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Number of buffers.
+    #[arg(long, default_value_t = 100)]
+    buffers: usize,
+    /// Capacity (perfect).
+    #[arg(long, default_value_t = 1 << 20)]
+    capacity: u64,
+    /// Time steps (perfect, random).
+    #[arg(long, default_value_t = 1000)]
+    horizon: u64,
+    /// Cut style (perfect).
+    #[arg(long, value_enum, default_value = "mixed")]
+    style: Style,
+    /// Rectangles to remove after cutting (perfect).
+    #[arg(long, default_value_t = 0)]
+    remove: usize,
+    /// Alignment of every buffer (perfect).
+    #[arg(long, default_value_t = 1)]
+    alignment: u64,
+    /// Smallest size (overlap, random).
+    #[arg(long, default_value_t = 1)]
+    min_size: u64,
+    /// Largest size (overlap, random).
+    #[arg(long, default_value_t = 4096)]
+    max_size: u64,
+    /// Longest lifetime (random).
+    #[arg(long, default_value_t = 100)]
+    max_lifetime: u64,
+    /// Capacity / LOAD (random).
+    #[arg(long, default_value_t = 1.2)]
+    tightness: f64,
+    /// Output CSV file (default: standard output). The capacity is written into the file name
+    /// by the caller's choice of name (NAME.CAPACITY.csv); it is also printed on standard error.
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+}
+
+pub fn run(args: GenArgs) -> Result<i32, CliError> {
+    let problem = match args.kind {
+        Kind::Perfect => {
+            let options = PerfectOptions {
+                capacity: args.capacity,
+                horizon: args.horizon,
+                buffers: args.buffers,
+                style: match args.style {
+                    Style::Guillotine => CutStyle::Guillotine,
+                    Style::NonGuillotine => CutStyle::NonGuillotine,
+                    Style::Mixed => CutStyle::Mixed,
+                },
+                remove: args.remove,
+                alignment: args.alignment,
+            };
+            generate::perfect(&options, args.seed).0
+        }
+        Kind::Overlap => generate::overlap(args.buffers, args.min_size, args.max_size, args.seed),
+        Kind::Random => {
+            let options = RandomOptions {
+                buffers: args.buffers,
+                horizon: args.horizon,
+                max_lifetime: args.max_lifetime,
+                min_size: args.min_size,
+                max_size: args.max_size,
+                tightness: args.tightness,
+            };
+            generate::random(&options, args.seed)
+        }
+    };
+    let text = write_csv_problem(&problem);
+    match &args.output {
+        Some(path) => write_file(path, &text)?,
+        None => print!("{text}"),
+    }
+    if let Some(capacity) = problem.capacity {
+        eprintln!("capacity {capacity}");
+    }
+    Ok(EXIT_SOLVED)
+}
