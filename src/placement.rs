@@ -17,20 +17,29 @@ pub enum Fit {
     BestWithHeapTop,
 }
 
-/// A static segment tree over the problem's time points holding the placed buffers.
-///
-/// A placed buffer is stored in the `covering` list of each node whose time range it covers
-/// (at most `O(log n)` of them) and in the `inside` list of every node it only partly covers.
+/// A placed buffer as the index stores it: its address range and its index.
+#[derive(Clone, Copy, Debug)]
+struct Placed {
+    offset: u64,
+    end: u64,
+    buffer: u32,
+}
+
+/// The placed buffers indexed by time, so that those overlapping a lifetime are found in
+/// `O(log n + k)` without duplicates: a buffer overlapping `[lower, upper)` is either live at
+/// `lower` (a stabbing query over a segment tree that stores each buffer at the `O(log n)` nodes
+/// its lifetime covers, each at most once on a root-to-leaf path) or starts strictly inside it
+/// (a list of placed buffers per start point).
 #[derive(Clone, Debug)]
-struct TimeTree {
+struct TimeIndex {
     points: Vec<u64>,
-    covering: Vec<Vec<u32>>,
-    inside: Vec<Vec<u32>>,
+    covering: Vec<Vec<Placed>>,
+    starting: Vec<Vec<Placed>>,
     leaves: usize,
 }
 
-impl TimeTree {
-    fn new(problem: &Problem) -> TimeTree {
+impl TimeIndex {
+    fn new(problem: &Problem) -> TimeIndex {
         let mut points: Vec<u64> = problem
             .buffers
             .iter()
@@ -39,10 +48,10 @@ impl TimeTree {
         points.sort_unstable();
         points.dedup();
         let leaves = points.len().saturating_sub(1).max(1);
-        TimeTree {
-            points,
+        TimeIndex {
             covering: vec![Vec::new(); 4 * leaves],
-            inside: vec![Vec::new(); 4 * leaves],
+            starting: vec![Vec::new(); points.len().max(1)],
+            points,
             leaves,
         }
     }
@@ -53,12 +62,13 @@ impl TimeTree {
         (lo, hi)
     }
 
-    fn insert(&mut self, buffer: u32, lower: u64, upper: u64) {
+    fn insert(&mut self, placed: Placed, lower: u64, upper: u64) {
         let (lo, hi) = self.interval(lower, upper);
-        self.insert_at(1, 0, self.leaves, lo, hi, buffer);
+        self.starting[lo].push(placed);
+        self.insert_at(1, 0, self.leaves, lo, hi, placed);
     }
 
-    fn insert_at(&mut self, node: usize, l: usize, r: usize, lo: usize, hi: usize, b: u32) {
+    fn insert_at(&mut self, node: usize, l: usize, r: usize, lo: usize, hi: usize, b: Placed) {
         if hi <= l || r <= lo {
             return;
         }
@@ -66,38 +76,34 @@ impl TimeTree {
             self.covering[node].push(b);
             return;
         }
-        self.inside[node].push(b);
         let mid = (l + r) / 2;
         self.insert_at(2 * node, l, mid, lo, hi, b);
         self.insert_at(2 * node + 1, mid, r, lo, hi, b);
     }
 
-    /// Calls `visit` for every stored buffer overlapping `[lower, upper)`, possibly repeatedly.
-    fn query(&self, lower: u64, upper: u64, visit: &mut impl FnMut(u32)) {
+    /// Calls `visit` once for every stored buffer overlapping `[lower, upper)`.
+    fn query(&self, lower: u64, upper: u64, visit: &mut impl FnMut(&Placed)) {
         let (lo, hi) = self.interval(lower, upper);
-        self.query_at(1, 0, self.leaves, lo, hi, visit);
-    }
-
-    fn query_at(
-        &self,
-        node: usize,
-        l: usize,
-        r: usize,
-        lo: usize,
-        hi: usize,
-        visit: &mut impl FnMut(u32),
-    ) {
-        if hi <= l || r <= lo {
-            return;
+        // Live at the first elementary interval `lo`.
+        let (mut node, mut l, mut r) = (1, 0, self.leaves);
+        loop {
+            self.covering[node].iter().for_each(&mut *visit);
+            if r - l == 1 {
+                break;
+            }
+            let mid = (l + r) / 2;
+            if lo < mid {
+                node *= 2;
+                r = mid;
+            } else {
+                node = 2 * node + 1;
+                l = mid;
+            }
         }
-        self.covering[node].iter().for_each(|&b| visit(b));
-        if lo <= l && r <= hi {
-            self.inside[node].iter().for_each(|&b| visit(b));
-            return;
+        // Starting strictly after `lower` and before `upper`.
+        for list in &self.starting[(lo + 1).min(hi)..hi] {
+            list.iter().for_each(&mut *visit);
         }
-        let mid = (l + r) / 2;
-        self.query_at(2 * node, l, mid, lo, hi, visit);
-        self.query_at(2 * node + 1, mid, r, lo, hi, visit);
     }
 }
 
@@ -114,10 +120,8 @@ impl TimeTree {
 #[derive(Clone, Debug)]
 pub struct Placer<'p> {
     problem: &'p Problem,
-    tree: TimeTree,
+    index: TimeIndex,
     offsets: Vec<Option<u64>>,
-    seen: Vec<u32>,
-    stamp: u32,
     peak: u64,
     scratch: Vec<(u64, u64)>,
 }
@@ -127,10 +131,8 @@ impl<'p> Placer<'p> {
     pub fn new(problem: &'p Problem) -> Placer<'p> {
         Placer {
             problem,
-            tree: TimeTree::new(problem),
+            index: TimeIndex::new(problem),
             offsets: vec![None; problem.buffers.len()],
-            seen: vec![0; problem.buffers.len()],
-            stamp: 0,
             peak: 0,
             scratch: Vec::new(),
         }
@@ -142,7 +144,12 @@ impl<'p> Placer<'p> {
         let b = &self.problem.buffers[buffer];
         self.offsets[buffer] = Some(offset);
         self.peak = self.peak.max(offset.saturating_add(b.size));
-        self.tree.insert(buffer as u32, b.lower, b.upper);
+        let placed = Placed {
+            offset,
+            end: offset.saturating_add(b.size),
+            buffer: buffer as u32,
+        };
+        self.index.insert(placed, b.lower, b.upper);
     }
 
     /// The offset of `buffer`, if placed.
@@ -168,22 +175,12 @@ impl<'p> Placer<'p> {
     /// The address ranges `(offset, end)` of the placed buffers overlapping `buffer` in time,
     /// sorted by offset.
     pub fn neighbours(&mut self, buffer: usize) -> &[(u64, u64)] {
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            self.seen.iter_mut().for_each(|s| *s = 0);
-            self.stamp = 1;
-        }
         let b = &self.problem.buffers[buffer];
-        let (stamp, seen, offsets, scratch) =
-            (self.stamp, &mut self.seen, &self.offsets, &mut self.scratch);
+        let scratch = &mut self.scratch;
         scratch.clear();
-        let buffers = &self.problem.buffers;
-        self.tree.query(b.lower, b.upper, &mut |j| {
-            let j = j as usize;
-            if seen[j] != stamp && j != buffer {
-                seen[j] = stamp;
-                let offset = offsets[j].expect("only placed buffers are stored");
-                scratch.push((offset, offset.saturating_add(buffers[j].size)));
+        self.index.query(b.lower, b.upper, &mut |p: &Placed| {
+            if p.buffer as usize != buffer {
+                scratch.push((p.offset, p.end));
             }
         });
         scratch.sort_unstable();

@@ -62,6 +62,8 @@ pub struct Searcher<'a> {
     major_budget: u64,
     /// Depth of the earliest placement involved in the last conflict.
     last_conflict_depth: u32,
+    /// A major backtrack asked for by the last failure, to the frame at this depth.
+    unwind_request: Option<u32>,
     pool: Vec<Vec<Candidate>>,
     involved: Vec<u32>,
 }
@@ -89,6 +91,7 @@ impl<'a> Searcher<'a> {
             failures_since_major: 0,
             major_budget: (model.free.len() as u64).max(32),
             last_conflict_depth: 0,
+            unwind_request: None,
             pool: Vec::new(),
             involved: Vec::new(),
         }
@@ -109,7 +112,9 @@ impl<'a> Searcher<'a> {
             self.partitions(&self.model.free_u32(), 0..self.state.floors.len())
         {
             loop {
-                match self.sub_solve(buffers.clone(), sections.clone(), 0) {
+                let flow = self.sub_solve(buffers.clone(), sections.clone(), 0);
+                self.unwind_request = None;
+                match flow {
                     Flow::Found => break,
                     Flow::Unwind(_) => continue, // Re-explore the partition from its root.
                     other => return other,
@@ -218,20 +223,22 @@ impl<'a> Searcher<'a> {
         self.policy.on_conflict(&[b as u32]);
     }
 
-    /// Counts a failure; returns a major-backtrack target when the failure budget is spent.
-    fn after_failure(&mut self) -> Option<u32> {
+    /// Counts a failure (a minor backtrack); when the failure budget is spent, asks for a major
+    /// backtrack to the earliest placement behind the last conflict. The budget doubles each
+    /// time, so every subtree is eventually explored in full and the search stays complete.
+    fn after_failure(&mut self) {
         self.stats.minor_backtracks += 1;
         if !self.options.major_backtrack {
-            return None;
+            return;
         }
         self.failures_since_major += 1;
         if self.failures_since_major < self.major_budget {
-            return None;
+            return;
         }
         self.failures_since_major = 0;
         self.major_budget = self.major_budget.saturating_mul(2);
         self.stats.major_backtracks += 1;
-        Some(self.last_conflict_depth)
+        self.unwind_request = Some(self.last_conflict_depth);
     }
 
     /// The search below a node at `depth`, whose last placement was at `bound` with `bound_rank`.
@@ -292,9 +299,7 @@ impl<'a> Searcher<'a> {
             self.state.undo(model, b, mark);
         }
         if flow == Flow::Failed {
-            if let Some(target) = self.after_failure() {
-                return Flow::Unwind(target);
-            }
+            self.after_failure();
         }
         flow
     }
@@ -311,7 +316,6 @@ impl<'a> Searcher<'a> {
         min_height: u64,
         unplaced: usize,
     ) -> Flow {
-        let model = self.model;
         let mut candidates = self.pool.pop().unwrap_or_default();
         candidates.clear();
         for &b in buffers {
@@ -340,50 +344,89 @@ impl<'a> Searcher<'a> {
         let mut next = 0;
         while next < candidates.len() {
             let c = candidates[next];
-            let b = c.buffer as usize;
-            let mark = self.state.mark();
-            self.state
-                .place(model, b, c.offset, depth + 1, self.options.unplaced_floor);
-            let check_bound = if self.options.canonical { c.offset } else { 0 };
-            let child = match self.state.failing_section_after(
-                model,
-                b,
-                sections.clone(),
-                check_bound,
-                self.options.section_inference,
-            ) {
-                Some(s) => {
-                    self.conflict_in_section(s);
-                    match self.after_failure() {
-                        Some(target) => Flow::Unwind(target),
-                        None => Flow::Failed,
+            let child = self.try_candidate(buffers, sections.clone(), c, depth);
+            let reorder = match child {
+                Flow::Failed => {
+                    // The candidate is refuted; a pending major backtrack either lands here
+                    // (re-order what is left) or goes on up.
+                    next += 1;
+                    match self.unwind_request {
+                        Some(target) if target >= depth => {
+                            self.unwind_request = None;
+                            true
+                        }
+                        Some(target) => {
+                            self.unwind_request = None;
+                            flow = Flow::Unwind(target);
+                            break;
+                        }
+                        None => false,
                     }
                 }
-                None if self.options.decomposition => {
-                    self.decompose(buffers, sections.clone(), b, c.offset, c.rank, depth)
-                }
-                None => self.search(buffers, sections.clone(), c.offset, c.rank, depth + 1),
-            };
-            self.state.undo(model, b, mark);
-            match child {
-                Flow::Failed => next += 1,
-                Flow::Unwind(target) if target >= depth => {
-                    // This node is the target: re-order what is left (the interrupted
-                    // candidate included) by the new priorities and go on.
-                    let rest = &mut candidates[next..];
-                    rest.sort_unstable_by_key(|c| (c.offset, c.rank));
-                    let mut rest_vec = rest.to_vec();
-                    self.order(depth, unplaced, &mut rest_vec);
-                    candidates[next..].copy_from_slice(&rest_vec);
-                }
+                // Interrupted, not refuted: re-order with it included.
+                Flow::Unwind(target) if target >= depth => true,
                 other => {
                     flow = other;
                     break;
                 }
+            };
+            if reorder {
+                let rest = &mut candidates[next..];
+                rest.sort_unstable_by_key(|c| (c.offset, c.rank));
+                self.order(depth, unplaced, rest);
             }
         }
         self.pool.push(candidates);
         flow
+    }
+
+    /// Places candidate `c` below the node at `depth`, checks it and searches on; undoes it.
+    fn try_candidate(
+        &mut self,
+        buffers: &[u32],
+        sections: Range<usize>,
+        c: Candidate,
+        depth: u32,
+    ) -> Flow {
+        let model = self.model;
+        let b = c.buffer as usize;
+        let (canonical, inference) = (self.options.canonical, self.options.section_inference);
+        // The raised canonical bound alone may already break a section: decide that before
+        // paying for the placement.
+        let early = if canonical && inference {
+            self.state
+                .bound_fails_before(model, b, c.offset, sections.clone())
+        } else {
+            None
+        };
+        let failing = match early {
+            Some(s) => Some(s),
+            None => {
+                let mark = self.state.mark();
+                self.state
+                    .place(model, b, c.offset, depth + 1, self.options.unplaced_floor);
+                let bound = if canonical { c.offset } else { 0 };
+                let failing =
+                    self.state
+                        .failing_section_after(model, b, sections.clone(), bound, inference);
+                let flow = match failing {
+                    Some(_) => Flow::Failed,
+                    None if self.options.decomposition => {
+                        self.decompose(buffers, sections, b, c.offset, c.rank, depth)
+                    }
+                    None => self.search(buffers, sections, c.offset, c.rank, depth + 1),
+                };
+                self.state.undo(model, b, mark);
+                if failing.is_none() {
+                    return flow;
+                }
+                failing
+            }
+        };
+        let s = failing.expect("a failing section");
+        self.conflict_in_section(s);
+        self.after_failure();
+        Flow::Failed
     }
 
     fn order(&mut self, depth: u32, unplaced: usize, candidates: &mut [Candidate]) {

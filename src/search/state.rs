@@ -249,6 +249,35 @@ impl State {
             .find(|&s| self.section_fails(model, s, bound, inference))
     }
 
+    /// Decides before placing `buffer` at `offset` whether the raised canonical bound already
+    /// breaks a section of `sections`: after the placement some section would need
+    /// `offset + unplaced total > capacity` (the buffer's own size leaves its sections). Returns
+    /// the section, or `None` if this test passes (the full check still runs after placing).
+    pub fn bound_fails_before(
+        &self,
+        model: &Model,
+        buffer: usize,
+        offset: u64,
+        sections: std::ops::Range<usize>,
+    ) -> Option<usize> {
+        let span = model.sections[buffer].clone();
+        let size = model.sizes[buffer] as i64;
+        let room = model.capacity.saturating_sub(offset);
+        let over = |value: i64| value > 0 && value as u64 > room;
+        let outside = [sections.start..span.start, span.end..sections.end];
+        for range in outside {
+            if let Some((largest, s)) = self.total_tree.max(range) {
+                if over(largest) {
+                    return Some(s);
+                }
+            }
+        }
+        match self.total_tree.max(span) {
+            Some((largest, s)) if over(largest - size) => Some(s),
+            _ => None,
+        }
+    }
+
     /// Section inference after placing `buffer`, given that the state before the placement
     /// passed it: only the sections whose floor or total changed are rescanned, and the raised
     /// canonical `bound` is checked against the largest unplaced total of `sections` at once.

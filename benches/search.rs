@@ -1,0 +1,64 @@
+//! Criterion benchmarks of the hybrid search on small and medium problems (the search itself:
+//! the baseline shortcut is off).
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use std::hint::black_box;
+use telamalloc::allocate::Limits;
+use telamalloc::generate::{overlap, perfect, CutStyle, PerfectOptions};
+use telamalloc::search::{search, Outcome, SearchOptions};
+
+fn options() -> SearchOptions {
+    SearchOptions {
+        heuristic_first: false,
+        ..SearchOptions::default()
+    }
+}
+
+fn perfect_packings(c: &mut Criterion) {
+    let mut group = c.benchmark_group("search_perfect_at_load");
+    group.sample_size(10);
+    for buffers in [20usize, 60, 120] {
+        let (problem, _) = perfect(
+            &PerfectOptions {
+                capacity: 1 << 16,
+                horizon: 400,
+                buffers,
+                style: CutStyle::Mixed,
+                remove: 0,
+                alignment: 1,
+            },
+            3,
+        );
+        let capacity = problem.capacity.expect("generated with a capacity");
+        group.bench_with_input(BenchmarkId::from_parameter(buffers), &problem, |b, p| {
+            b.iter(|| {
+                let result = search(p, capacity, &options(), None, Limits::default());
+                assert!(matches!(result.outcome, Outcome::Solved(_)));
+                black_box(result)
+            })
+        });
+    }
+    group.finish();
+}
+
+fn all_overlapping(c: &mut Criterion) {
+    let mut group = c.benchmark_group("search_all_overlapping");
+    group.sample_size(10);
+    let problem = overlap(1000, 1, 100_000, 1);
+    let capacity = problem.capacity.expect("generated with a capacity");
+    group.bench_function("1000", |b| {
+        b.iter(|| {
+            black_box(search(
+                &problem,
+                capacity,
+                &options(),
+                None,
+                Limits::default(),
+            ))
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, perfect_packings, all_overlapping);
+criterion_main!(benches);
