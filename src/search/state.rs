@@ -140,7 +140,7 @@ impl State {
             if unplaced_floor && min != old {
                 // A section's lowest unplaced offset can only rise if `u` was at its floor.
                 for s in model.sections[u].clone() {
-                    if self.floors[s] >= old && self.stamp[s] != self.epoch {
+                    if self.stamp[s] != self.epoch {
                         self.stamp[s] = self.epoch;
                         self.affected.push(s as u32);
                     }
