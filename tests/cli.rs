@@ -1,0 +1,484 @@
+//! The `telamalloc` binary: exit codes (0 solved, 1 not solved or invalid, 2 bad input), errors
+//! that name the line and field, and output that the library reads back and validates.
+
+mod common;
+
+use common::Scratch;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use telamalloc::io::{parse_csv_solution, parse_json_solution, read_problem};
+use telamalloc::validate;
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn telamalloc<I, S>(args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let output = Command::new(env!("CARGO_BIN_EXE_telamalloc"))
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    Run {
+        code: output.status.code().expect("exited, not killed"),
+        stdout: String::from_utf8(output.stdout).expect("UTF-8 output"),
+        stderr: String::from_utf8(output.stderr).expect("UTF-8 output"),
+    }
+}
+
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("datasets")
+        .join("examples")
+        .join(name)
+}
+
+/// Runs `solve` on a file holding `text` and checks the bad-input answer: exit code 2, an error
+/// naming the file and every one of `names`, and nothing on standard output.
+fn assert_rejected(file_name: &str, text: &str, extra: &[&str], names: &[&str]) {
+    let scratch = Scratch::new();
+    let path = scratch.file(file_name, text);
+    let mut args: Vec<&OsStr> = vec![OsStr::new("solve"), path.as_os_str()];
+    args.extend(extra.iter().map(OsStr::new));
+    let run = telamalloc(&args);
+    let context = format!("{file_name} {text:?} {extra:?}");
+    assert_eq!(run.code, 2, "{context}: exit code; stderr: {}", run.stderr);
+    assert!(run.stdout.is_empty(), "{context}: stdout {:?}", run.stdout);
+    assert!(
+        run.stderr.contains(&path.display().to_string()),
+        "{context}: {}",
+        run.stderr
+    );
+    for name in names {
+        assert!(
+            run.stderr.contains(name),
+            "{context}: stderr should name {name:?}: {}",
+            run.stderr
+        );
+    }
+    assert!(
+        !run.stderr.contains("panicked"),
+        "{context}: {}",
+        run.stderr
+    );
+}
+
+const HEADER: &str = "id,lower,upper,size";
+const FULL_HEADER: &str = "id,lower,upper,size,alignment,offset";
+
+#[test]
+fn bad_csv_input_exits_2_naming_line_and_field() {
+    let cap = ["--capacity", "64"];
+    let cases: Vec<(String, &[&str], usize, &str, &str)> = vec![
+        (
+            "id,lower,size\na,0,4\n".to_string(),
+            &cap,
+            1,
+            "upper",
+            "missing column",
+        ),
+        (
+            format!("{HEADER},colour\na,0,2,4,red\n"),
+            &cap,
+            1,
+            "colour",
+            "unknown column",
+        ),
+        (
+            format!("{HEADER}\na,0,2,4\nb,0,x,4\n"),
+            &cap,
+            3,
+            "upper",
+            "not an integer",
+        ),
+        (
+            format!("{HEADER}\na,0,2,4\nb,0,2,-4\n"),
+            &cap,
+            3,
+            "size",
+            "negative",
+        ),
+        (
+            format!("{HEADER}\na,0,2,4\nb,99999999999999999999,2,4\n"),
+            &cap,
+            3,
+            "lower",
+            "too large",
+        ),
+        (
+            format!("{HEADER}\na,0,2,4\nb,2,2,4\n"),
+            &cap,
+            3,
+            "upper",
+            "less than",
+        ),
+        (
+            format!("{HEADER}\na,0,2,4\nb,0,2,0\n"),
+            &cap,
+            3,
+            "size",
+            "greater than 0",
+        ),
+        (
+            format!("{FULL_HEADER}\na,0,2,4,1,\nb,0,2,4,0,\n"),
+            &cap,
+            3,
+            "alignment",
+            "power of two",
+        ),
+        (
+            format!("{FULL_HEADER}\na,0,2,4,1,\nb,0,2,4,12,\n"),
+            &cap,
+            3,
+            "alignment",
+            "power of two",
+        ),
+        (
+            format!("{HEADER}\na,0,2,4\na,3,5,4\n"),
+            &cap,
+            3,
+            "id",
+            "duplicate",
+        ),
+        (
+            format!("{FULL_HEADER}\na,0,2,4,1,\nb,0,2,4,8,4\n"),
+            &cap,
+            3,
+            "offset",
+            "multiple",
+        ),
+        (
+            format!("{FULL_HEADER}\na,0,2,4,1,\nb,0,2,4,1,14\n"),
+            &["--capacity", "16"],
+            3,
+            "offset",
+            "exceeds the capacity",
+        ),
+        (
+            format!("{HEADER}\na,0,2,4\nb,0,2,17\n"),
+            &["--capacity", "16"],
+            3,
+            "size",
+            "larger than the capacity",
+        ),
+        (
+            format!("{HEADER}\na,0,2,{0}\nb,4,5,{0}\n", 1u64 << 63),
+            &["--minimize"],
+            3,
+            "size",
+            "overflows",
+        ),
+    ];
+    for (text, extra, line, field, words) in cases {
+        let line = format!("line {line}");
+        let field = format!("field '{field}'");
+        assert_rejected("p.csv", &text, extra, &[&line, &field, words]);
+    }
+}
+
+#[test]
+fn short_row_and_empty_file_exit_2_naming_the_line() {
+    assert_rejected(
+        "p.csv",
+        "id,lower,upper,size\na,0,2,4\nb,0,2\n",
+        &["--capacity", "64"],
+        &["line 3", "expected 4 fields, found 3"],
+    );
+    assert_rejected("p.csv", "", &["--capacity", "64"], &["line 1", "empty"]);
+}
+
+#[test]
+fn bad_json_input_exits_2_naming_element_or_line() {
+    let good = r#"{"id": "a", "lower": 0, "upper": 2, "size": 4}"#;
+    let with = |second: &str| format!("{{\"buffers\": [\n{good},\n{second}\n]}}\n");
+    assert_rejected(
+        "p.json",
+        &with(r#"{"id": "b", "lower": 4, "upper": 3, "size": 4}"#),
+        &["--minimize"],
+        &["buffers[1]", "field 'upper'", "less than"],
+    );
+    assert_rejected(
+        "p.json",
+        &with(r#"{"id": "b", "lower": 0, "upper": 3, "size": 4, "alignment": 6}"#),
+        &["--minimize"],
+        &["buffers[1]", "field 'alignment'", "power of two"],
+    );
+    assert_rejected(
+        "p.json",
+        &with(r#"{"id": "b", "lower": 0, "upper": 3, "size": 4, "colour": 6}"#),
+        &["--minimize"],
+        &["line 3", "unknown field", "colour"],
+    );
+    assert_rejected(
+        "p.json",
+        &with(r#"{"id": "b", "lower": 0 "upper": 3, "size": 4}"#),
+        &["--minimize"],
+        &["line 3", "malformed JSON"],
+    );
+    assert_rejected(
+        "p.json",
+        &with(r#"{"id": "b", "lower": 0, "upper": 3, "size": -4}"#),
+        &["--minimize"],
+        &["line 3", "-4"],
+    );
+    assert_rejected(
+        "p.json",
+        &format!("{{\"capacity\": 0, \"buffers\": [{good}]}}"),
+        &[],
+        &["field 'capacity'", "greater than 0"],
+    );
+}
+
+#[test]
+#[ignore = "bug: src/io/mod.rs read_problem re-checks a capacity taken from the file name with BufferPlaces::None, so the CLI names buffers[1] instead of line 3"]
+fn capacity_from_the_file_name_error_names_the_line() {
+    assert_rejected(
+        "p.16.csv",
+        "id,lower,upper,size\na,0,2,4\nb,0,2,17\n",
+        &[],
+        &["line 3", "field 'size'"],
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let tiny = example("tiny.12.csv");
+    for args in [
+        vec!["solve", tiny.to_str().unwrap(), "--capacity", "0"],
+        vec![
+            "solve",
+            tiny.to_str().unwrap(),
+            "--algo",
+            "no-such-algorithm",
+        ],
+        vec!["solve", "/no/such/file.12.csv"],
+        vec!["frobnicate"],
+        vec!["solve"],
+    ] {
+        let run = telamalloc(&args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stdout.is_empty(), "{args:?}: {}", run.stdout);
+        assert!(!run.stderr.is_empty(), "{args:?}");
+    }
+    // No capacity anywhere.
+    let scratch = Scratch::new();
+    let path = scratch.file("nocap.csv", "id,lower,upper,size\na,0,2,4\n");
+    let run = telamalloc([OsStr::new("solve"), path.as_os_str()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("no capacity"), "{}", run.stderr);
+    // --help is not an error.
+    assert_eq!(telamalloc(["--help"]).code, 0);
+}
+
+#[test]
+fn solve_prints_a_valid_csv_solution() {
+    let path = example("tiny.12.csv");
+    let problem = read_problem(&path, None).unwrap();
+    let mut algorithms = vec![None];
+    algorithms.extend(
+        telamalloc::baselines::Baseline::ALL
+            .iter()
+            .map(|b| Some(b.name())),
+    );
+    for algorithm in algorithms {
+        let mut args = vec!["solve".to_string(), path.display().to_string()];
+        if let Some(name) = algorithm {
+            args.extend(["--algo".to_string(), name.to_string()]);
+        }
+        let run = telamalloc(&args);
+        assert_eq!(run.code, 0, "{algorithm:?}: {}", run.stderr);
+        assert!(
+            run.stdout.starts_with("id,lower,upper,size,offset\n"),
+            "{algorithm:?}: {}",
+            run.stdout
+        );
+        let solution = parse_csv_solution(&run.stdout, "stdout", &problem).unwrap();
+        let report = validate(&problem, &solution, Some(12));
+        assert!(report.is_valid(), "{algorithm:?}: {report}");
+        assert!(run.stderr.contains("solved"), "{}", run.stderr);
+        assert!(run.stderr.contains("LOAD 12"), "{}", run.stderr);
+    }
+}
+
+#[test]
+fn solve_writes_json_and_files() {
+    let path = example("aligned-fixed.48.csv");
+    let problem = read_problem(&path, None).unwrap();
+    let run = telamalloc([
+        OsStr::new("solve"),
+        path.as_os_str(),
+        OsStr::new("--json"),
+        OsStr::new("--algo"),
+        OsStr::new("tflite"),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let solution = parse_json_solution(&run.stdout, "stdout", &problem).unwrap();
+    assert!(validate(&problem, &solution, Some(48)).is_valid());
+    assert_eq!(solution.offsets[0], 0, "the fixed buffer stays");
+
+    let scratch = Scratch::new();
+    for name in ["out.csv", "out.json"] {
+        let out = scratch.path(name);
+        let run = telamalloc([
+            OsStr::new("solve"),
+            path.as_os_str(),
+            OsStr::new("-o"),
+            out.as_os_str(),
+        ]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(run.stdout.is_empty(), "{}", run.stdout);
+        let solution = telamalloc::io::read_solution(&out, &problem).unwrap();
+        assert!(validate(&problem, &solution, Some(48)).is_valid(), "{name}");
+    }
+}
+
+#[test]
+fn solve_below_load_is_infeasible() {
+    let path = example("tiny.12.csv");
+    for algorithm in ["search", "tflite", "xla"] {
+        let run = telamalloc([
+            OsStr::new("solve"),
+            path.as_os_str(),
+            OsStr::new("--capacity"),
+            OsStr::new("11"),
+            OsStr::new("--algo"),
+            OsStr::new(algorithm),
+        ]);
+        assert_eq!(run.code, 1, "{algorithm}: {}", run.stderr);
+        assert!(run.stdout.is_empty(), "{algorithm}: {}", run.stdout);
+        assert!(
+            run.stderr.contains("infeasible"),
+            "{algorithm}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("LOAD 12"),
+            "{algorithm}: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn solve_heuristic_above_capacity_is_not_solved() {
+    let path = example("best-fit-trap.8.csv");
+    let run = telamalloc([
+        OsStr::new("solve"),
+        path.as_os_str(),
+        OsStr::new("--algo"),
+        OsStr::new("tflite"),
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stdout.is_empty());
+    assert!(run.stderr.contains("needs 11 bytes"), "{}", run.stderr);
+    assert!(!run.stderr.contains("infeasible"), "{}", run.stderr);
+}
+
+#[test]
+fn validate_command() {
+    let path = example("tiny.12.csv");
+    let scratch = Scratch::new();
+    let good = scratch.file("good.csv", "id,offset\nb1,0\nb2,0\nb3,4\nb4,0\nb5,8\n");
+    let run = telamalloc([OsStr::new("validate"), path.as_os_str(), good.as_os_str()]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("valid: 5 buffers, peak 12, capacity 12"),
+        "{}",
+        run.stdout
+    );
+
+    // b3 moved onto b1 (both live over 0..3).
+    let bad = scratch.file("bad.csv", "id,offset\nb1,0\nb2,0\nb3,2\nb4,0\nb5,8\n");
+    let run = telamalloc([OsStr::new("validate"), path.as_os_str(), bad.as_os_str()]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("invalid"), "{}", run.stdout);
+    assert!(run.stdout.contains("'b1' and 'b3'"), "{}", run.stdout);
+
+    // Within 12 bytes, but not within a smaller capacity.
+    let run = telamalloc([
+        OsStr::new("validate"),
+        path.as_os_str(),
+        good.as_os_str(),
+        OsStr::new("--capacity"),
+        OsStr::new("11"),
+    ]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("'b5'"), "{}", run.stdout);
+
+    // A solution file that is itself bad input.
+    let broken = scratch.file("broken.csv", "id,offset\nb1,0\nb9,4\n");
+    let run = telamalloc([OsStr::new("validate"), path.as_os_str(), broken.as_os_str()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("line 3"), "{}", run.stderr);
+    assert!(run.stderr.contains("field 'id'"), "{}", run.stderr);
+}
+
+#[test]
+fn stats_prints_load() {
+    let path = example("tiny.12.csv");
+    let run = telamalloc([OsStr::new("stats"), path.as_os_str()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let mut lines = run.stdout.lines();
+    let header: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+    let row: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+    assert_eq!(header.len(), row.len(), "{}", run.stdout);
+    let column = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
+    assert_eq!(column("problem"), "tiny.12.csv");
+    assert_eq!(column("LOAD"), "12");
+    assert_eq!(column("buffers"), "5");
+    assert_eq!(column("capacity"), "12");
+    assert_eq!(column("sections"), "3");
+
+    let run = telamalloc([OsStr::new("stats"), OsStr::new("--json"), path.as_os_str()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let stats: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(stats["load"], 12);
+    assert_eq!(stats["horizon"], 21);
+    assert_eq!(stats["partitions"], 1);
+
+    let scratch = Scratch::new();
+    let bad = scratch.file("bad.csv", "id,lower,upper,size\na,0,2,4\nb,0,2,0\n");
+    let run = telamalloc([OsStr::new("stats"), bad.as_os_str()]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("line 3") && run.stderr.contains("field 'size'"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+#[ignore = "bug: two fixed buffers that overlap pass the input checks (src/io/check.rs) and the solver then panics (src/allocate.rs 'internal error: ... produced an invalid layout', exit 101) instead of exiting 2 or 1"]
+fn conflicting_fixed_offsets_do_not_crash_the_cli() {
+    let scratch = Scratch::new();
+    let path = scratch.file(
+        "fixed.32.csv",
+        "id,lower,upper,size,offset\np,0,4,8,0\nq,2,6,8,4\nr,0,6,4,\n",
+    );
+    for algorithm in ["search", "tflite"] {
+        let run = telamalloc([
+            OsStr::new("solve"),
+            path.as_os_str(),
+            OsStr::new("--algo"),
+            OsStr::new(algorithm),
+        ]);
+        assert!(
+            run.code == 1 || run.code == 2,
+            "{algorithm}: exit {}: {}",
+            run.code,
+            run.stderr
+        );
+        assert!(
+            !run.stderr.contains("panicked"),
+            "{algorithm}: {}",
+            run.stderr
+        );
+    }
+}

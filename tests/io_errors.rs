@@ -1,0 +1,802 @@
+//! Bad input is rejected with an error that names the line (or JSON element), the field and
+//! what is wrong; good input in every accepted form parses; solutions survive a write and read.
+
+mod common;
+
+use common::{problems, Scratch, Shape};
+use proptest::prelude::*;
+use std::path::Path;
+use telamalloc::io::{
+    capacity_from_file_name, parse_csv_problem, parse_csv_solution, parse_json_problem,
+    parse_json_solution, read_problem, read_solution, write_csv_problem, write_csv_solution,
+    write_json_solution,
+};
+use telamalloc::{Buffer, InputError, Problem, Solution};
+
+const HEADER: &str = "id,lower,upper,size";
+
+/// A CSV file whose lines 2 and 3 are good and whose line 4 is `row`.
+fn with_bad_row(header: &str, row: &str) -> String {
+    let good = if header.contains("alignment") {
+        "a,0,2,4,1,\nb,1,3,4,1,\n"
+    } else {
+        "a,0,2,4\nb,1,3,4\n"
+    };
+    format!("{header}\n{good}{row}\n")
+}
+
+fn csv_error(text: &str, capacity: Option<u64>) -> InputError {
+    match parse_csv_problem(text, "in.csv", capacity) {
+        Ok(problem) => panic!("accepted bad input {text:?} as {problem:?}"),
+        Err(e) => e,
+    }
+}
+
+fn json_error(text: &str, capacity: Option<u64>) -> InputError {
+    match parse_json_problem(text, "in.json", capacity) {
+        Ok(problem) => panic!("accepted bad input {text:?} as {problem:?}"),
+        Err(e) => e,
+    }
+}
+
+/// The error is at `line` and `field` of `in.csv`, and its message contains every word.
+fn assert_at_line(err: &InputError, line: usize, field: &str, words: &[&str]) {
+    assert_eq!(err.location.file, "in.csv", "{err}");
+    assert_eq!(err.location.line, Some(line), "wrong line in: {err}");
+    assert_eq!(
+        err.location.field.as_deref(),
+        Some(field),
+        "wrong field in: {err}"
+    );
+    assert_eq!(err.location.element, None, "{err}");
+    for word in words {
+        assert!(
+            err.message.contains(word),
+            "the message {:?} should say {word:?}",
+            err.message
+        );
+    }
+    let shown = err.to_string();
+    assert!(
+        shown.contains(&format!("line {line}")) && shown.contains(&format!("field '{field}'")),
+        "the displayed error should name the line and field: {shown}"
+    );
+}
+
+/// The error is about `buffers[element]` and `field` of `in.json`, with every word.
+fn assert_at_element(err: &InputError, element: usize, field: &str, words: &[&str]) {
+    assert_eq!(err.location.file, "in.json", "{err}");
+    assert_eq!(
+        err.location.element,
+        Some(element),
+        "wrong element in: {err}"
+    );
+    assert_eq!(
+        err.location.field.as_deref(),
+        Some(field),
+        "wrong field in: {err}"
+    );
+    for word in words {
+        assert!(
+            err.message.contains(word),
+            "the message {:?} should say {word:?}",
+            err.message
+        );
+    }
+    let shown = err.to_string();
+    assert!(
+        shown.contains(&format!("buffers[{element}]"))
+            && shown.contains(&format!("field '{field}'")),
+        "the displayed error should name the element and field: {shown}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// CSV header
+
+#[test]
+fn csv_missing_header_column() {
+    for missing in ["id", "lower", "upper", "size"] {
+        let header: Vec<&str> = ["id", "lower", "upper", "size"]
+            .into_iter()
+            .filter(|c| *c != missing)
+            .collect();
+        let text = format!("{}\nx,0,1\n", header.join(","));
+        let err = csv_error(&text, None);
+        assert_at_line(&err, 1, missing, &["missing column", missing]);
+    }
+}
+
+#[test]
+fn csv_unknown_header_column() {
+    let err = csv_error("id,lower,upper,size,colour\na,0,1,4,red\n", None);
+    assert_at_line(&err, 1, "colour", &["unknown column 'colour'"]);
+}
+
+#[test]
+fn csv_repeated_header_column() {
+    let err = csv_error("id,lower,upper,size,lower\na,0,1,4,0\n", None);
+    assert_at_line(&err, 1, "lower", &["twice"]);
+}
+
+#[test]
+fn csv_empty_file() {
+    for text in ["", "\n", "   \n"] {
+        let err = csv_error(text, None);
+        assert_eq!(err.location.line, Some(1), "{text:?}: {err}");
+        assert!(err.message.contains("empty"), "{text:?}: {err}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// CSV rows: syntax
+
+#[test]
+fn csv_short_row_names_the_line() {
+    let err = csv_error(&with_bad_row(HEADER, "c,0,3"), None);
+    assert_eq!(err.location.line, Some(4), "{err}");
+    assert!(
+        err.message.contains("expected 4 fields, found 3"),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+#[ignore = "bug: a short CSV row is reported without a field (src/io/csv_format.rs csv_error passes field None for UnequalLengths); it should name the first missing column"]
+fn csv_short_row_names_the_missing_field() {
+    let err = csv_error(&with_bad_row(HEADER, "c,0,3"), None);
+    assert_at_line(&err, 4, "size", &[]);
+}
+
+#[test]
+fn csv_empty_value() {
+    let err = csv_error(&with_bad_row(HEADER, "c,0,,4"), None);
+    assert_at_line(&err, 4, "upper", &["missing value"]);
+    let err = csv_error(&with_bad_row(HEADER, ",0,3,4"), None);
+    assert_at_line(&err, 4, "id", &["missing value"]);
+}
+
+#[test]
+fn csv_non_integer() {
+    for (row, field, shown) in [
+        ("c,zero,3,4", "lower", "'zero'"),
+        ("c,0,3.5,4", "upper", "'3.5'"),
+        ("c,0,3,4k", "size", "'4k'"),
+        ("c,0,3,0x10", "size", "'0x10'"),
+        ("c,0,3,1e3", "size", "'1e3'"),
+        ("c,0,3,+", "size", "'+'"),
+    ] {
+        let err = csv_error(&with_bad_row(HEADER, row), None);
+        assert_at_line(&err, 4, field, &["is not an integer", shown]);
+    }
+    let header = "id,lower,upper,size,alignment,offset";
+    let err = csv_error(&with_bad_row(header, "c,0,3,4,8,high"), None);
+    assert_at_line(&err, 4, "offset", &["is not an integer"]);
+    let err = csv_error(&with_bad_row(header, "c,0,3,4,two,"), None);
+    assert_at_line(&err, 4, "alignment", &["is not an integer"]);
+}
+
+#[test]
+fn csv_negative_number() {
+    let err = csv_error(&with_bad_row(HEADER, "c,-1,3,4"), None);
+    assert_at_line(&err, 4, "lower", &["'-1' is negative"]);
+    let err = csv_error(&with_bad_row(HEADER, "c,0,3,-4"), None);
+    assert_at_line(&err, 4, "size", &["negative"]);
+    let header = "id,lower,upper,size,alignment,offset";
+    let err = csv_error(&with_bad_row(header, "c,0,3,4,1,-8"), None);
+    assert_at_line(&err, 4, "offset", &["negative"]);
+}
+
+#[test]
+fn csv_number_overflowing_u64() {
+    let err = csv_error(&with_bad_row(HEADER, "c,0,18446744073709551616,4"), None);
+    assert_at_line(&err, 4, "upper", &["too large", "64 bits"]);
+    let err = csv_error(
+        &with_bad_row(HEADER, "c,0,3,99999999999999999999999999"),
+        None,
+    );
+    assert_at_line(&err, 4, "size", &["too large"]);
+    // The largest u64 itself is a number.
+    let problem = parse_csv_problem(
+        &with_bad_row(HEADER, "c,0,18446744073709551615,4"),
+        "in.csv",
+        None,
+    )
+    .expect("u64::MAX is accepted");
+    assert_eq!(problem.buffers[2].upper, u64::MAX);
+}
+
+// ---------------------------------------------------------------------------------------------
+// CSV rows: meaning
+
+#[test]
+fn csv_lower_not_below_upper() {
+    let err = csv_error(&with_bad_row(HEADER, "c,3,3,4"), None);
+    assert_at_line(&err, 4, "upper", &["lower (3) must be less than upper (3)"]);
+    let err = csv_error(&with_bad_row(HEADER, "c,7,2,4"), None);
+    assert_at_line(&err, 4, "upper", &["lower (7) must be less than upper (2)"]);
+}
+
+#[test]
+fn csv_size_zero() {
+    let err = csv_error(&with_bad_row(HEADER, "c,0,3,0"), None);
+    assert_at_line(&err, 4, "size", &["size must be greater than 0"]);
+}
+
+#[test]
+fn csv_alignment_zero_or_not_a_power_of_two() {
+    let header = "id,lower,upper,size,alignment,offset";
+    for alignment in [0u64, 3, 6, 12, 100] {
+        let err = csv_error(
+            &with_bad_row(header, &format!("c,0,3,4,{alignment},")),
+            None,
+        );
+        assert_at_line(
+            &err,
+            4,
+            "alignment",
+            &[&format!("alignment {alignment} is not a power of two")],
+        );
+    }
+}
+
+#[test]
+fn csv_duplicate_id() {
+    let err = csv_error(&with_bad_row(HEADER, "a,5,6,4"), None);
+    assert_at_line(&err, 4, "id", &["duplicate id 'a'", "line 2"]);
+}
+
+#[test]
+fn csv_fixed_offset_breaking_alignment() {
+    let header = "id,lower,upper,size,alignment,offset";
+    let err = csv_error(&with_bad_row(header, "c,0,3,4,8,12"), None);
+    assert_at_line(
+        &err,
+        4,
+        "offset",
+        &["fixed offset 12 is not a multiple of the alignment 8"],
+    );
+}
+
+#[test]
+fn csv_fixed_offset_over_capacity() {
+    let header = "id,lower,upper,size,alignment,offset";
+    let err = csv_error(&with_bad_row(header, "c,0,3,16,1,40"), Some(48));
+    assert_at_line(
+        &err,
+        4,
+        "offset",
+        &["fixed offset 40 + size 16 exceeds the capacity 48"],
+    );
+    // Exactly at the capacity is fine.
+    parse_csv_problem(&with_bad_row(header, "c,0,3,16,1,32"), "in.csv", Some(48))
+        .expect("offset + size == capacity is accepted");
+}
+
+#[test]
+fn csv_fixed_offset_overflowing_u64() {
+    let header = "id,lower,upper,size,alignment,offset";
+    let err = csv_error(
+        &with_bad_row(header, "c,0,3,16,1,18446744073709551610"),
+        None,
+    );
+    assert_at_line(&err, 4, "offset", &["overflows"]);
+}
+
+#[test]
+fn csv_buffer_larger_than_capacity() {
+    let err = csv_error(&with_bad_row(HEADER, "c,0,3,33"), Some(32));
+    assert_at_line(
+        &err,
+        4,
+        "size",
+        &["buffer 'c' of size 33 is larger than the capacity 32"],
+    );
+    parse_csv_problem(&with_bad_row(HEADER, "c,0,3,32"), "in.csv", Some(32))
+        .expect("a buffer as large as the capacity is accepted");
+}
+
+#[test]
+fn csv_capacity_zero() {
+    let err = csv_error(&with_bad_row(HEADER, "c,0,3,4"), Some(0));
+    assert_eq!(err.location.field.as_deref(), Some("capacity"), "{err}");
+    assert!(err.message.contains("greater than 0"), "{err}");
+}
+
+#[test]
+fn csv_total_size_overflowing_u64() {
+    let half = 1u64 << 63;
+    let text = format!("{HEADER}\na,0,2,{half}\nb,5,6,4\nc,7,8,{half}\n");
+    let err = csv_error(&text, None);
+    assert_at_line(&err, 4, "size", &["total size", "overflows 64 bits"]);
+    // One less fits.
+    let text = format!("{HEADER}\na,0,2,{}\nb,5,6,{half}\n", half - 1);
+    parse_csv_problem(&text, "in.csv", None).expect("a total of u64::MAX is accepted");
+}
+
+#[test]
+fn csv_lines_count_leading_comments() {
+    let text = "id,lower,upper,size\n# a comment\n# another\na,0,2,4\nb,4,1,4\n";
+    let err = csv_error(text, None);
+    assert_at_line(&err, 5, "upper", &["must be less than"]);
+}
+
+#[test]
+#[ignore = "bug: src/io/csv_format.rs takes the line from csv::Position::line(), which is one short per CRLF line ending, blank line, or comment line after the first record"]
+fn csv_lines_count_crlf_blank_and_comment_lines() {
+    let cases = [
+        ("id,lower,upper,size\r\na,0,2,4\r\nb,4,1,4\r\n", 3),
+        ("id,lower,upper,size\na,0,2,4\n\n\nb,4,1,4\n", 5),
+        ("id,lower,upper,size\na,0,2,4\n# a comment\nb,4,1,4\n", 4),
+    ];
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter_map(|&(text, line)| {
+            let err = csv_error(text, None);
+            (err.location.line != Some(line))
+                .then(|| format!("{text:?}: expected line {line}: {err}"))
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+#[test]
+fn csv_first_bad_row_is_reported() {
+    let text = format!("{HEADER}\na,0,2,4\nb,0,2,0\nc,5,1,4\n");
+    let err = csv_error(&text, None);
+    assert_at_line(&err, 3, "size", &[]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// CSV: good input
+
+#[test]
+fn csv_columns_in_any_order() {
+    let text = "size,upper,id,lower\n4,3,a,0\n8,9,b,2\n";
+    let problem = parse_csv_problem(text, "in.csv", Some(64)).expect("valid");
+    assert_eq!(
+        problem,
+        Problem::new(
+            vec![Buffer::new("a", 0, 3, 4), Buffer::new("b", 2, 9, 8)],
+            Some(64)
+        )
+    );
+    let text = "offset , alignment, lower ,upper,size,id\n16,8,0,3,4,a\n,4,2,9,8,b\n";
+    let problem = parse_csv_problem(text, "in.csv", None).expect("valid");
+    assert_eq!(problem.buffers[0].offset, Some(16));
+    assert_eq!(problem.buffers[0].alignment, 8);
+    assert_eq!(problem.buffers[1].offset, None);
+    assert_eq!(problem.buffers[1].alignment, 4);
+    assert_eq!((problem.buffers[1].lower, problem.buffers[1].upper), (2, 9));
+}
+
+#[test]
+fn csv_optional_columns() {
+    let text = "id,lower,upper,size,alignment,offset\n\
+                a,0,3,4,1,\n\
+                b,1,4,8,16,32\n\
+                c,2,5,4,,\n";
+    let problem = parse_csv_problem(text, "in.csv", Some(64)).expect("valid");
+    let got: Vec<(u64, Option<u64>)> = problem
+        .buffers
+        .iter()
+        .map(|b| (b.alignment, b.offset))
+        .collect();
+    assert_eq!(got, vec![(1, None), (16, Some(32)), (1, None)]);
+    let text = "id,lower,upper,size,offset\na,0,3,4,\nb,1,4,8,7\n";
+    let problem = parse_csv_problem(text, "in.csv", None).expect("valid");
+    assert_eq!(problem.buffers[1].offset, Some(7));
+    assert_eq!(problem.buffers[1].alignment, 1);
+}
+
+#[test]
+fn csv_quoted_ids_and_a_header_only_file() {
+    let text = "id,lower,upper,size\n\"conv,1\",0,3,4\n\"say \"\"hi\"\"\",1,2,4\n";
+    let problem = parse_csv_problem(text, "in.csv", None).expect("valid");
+    assert_eq!(problem.buffers[0].id, "conv,1");
+    assert_eq!(problem.buffers[1].id, "say \"hi\"");
+    let problem = parse_csv_problem("id,lower,upper,size\n", "in.csv", None).expect("valid");
+    assert!(problem.is_empty());
+}
+
+#[test]
+fn capacity_from_file_names() {
+    assert_eq!(
+        capacity_from_file_name(Path::new("A.1048576.csv")),
+        Some(1048576)
+    );
+    assert_eq!(
+        capacity_from_file_name(Path::new("some/dir/input.12.csv")),
+        Some(12)
+    );
+    assert_eq!(capacity_from_file_name(Path::new("B.64.json")), Some(64));
+    assert_eq!(capacity_from_file_name(Path::new("A.csv")), None);
+    assert_eq!(capacity_from_file_name(Path::new("A.0.csv")), None);
+    assert_eq!(capacity_from_file_name(Path::new("A.12k.csv")), None);
+    assert_eq!(capacity_from_file_name(Path::new("A..csv")), None);
+    assert_eq!(
+        capacity_from_file_name(Path::new("A.99999999999999999999.csv")),
+        None
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON
+
+const JSON_GOOD: &str = r#"{
+  "capacity": 64,
+  "buffers": [
+    {"id": "a", "lower": 0, "upper": 2, "size": 4},
+    {"id": "b", "lower": 1, "upper": 3, "size": 8, "alignment": 8, "offset": 16}
+  ]
+}
+"#;
+
+#[test]
+fn json_good_problem() {
+    let problem = parse_json_problem(JSON_GOOD, "in.json", None).expect("valid");
+    assert_eq!(problem.capacity, Some(64));
+    assert_eq!(problem.buffers[0], Buffer::new("a", 0, 2, 4));
+    assert_eq!(problem.buffers[1].alignment, 8);
+    assert_eq!(problem.buffers[1].offset, Some(16));
+    // A capacity given by the caller overrides the file's.
+    let problem = parse_json_problem(JSON_GOOD, "in.json", Some(100)).expect("valid");
+    assert_eq!(problem.capacity, Some(100));
+}
+
+/// JSON_GOOD with the second buffer replaced by `buffer` (on line 5).
+fn json_with_second(buffer: &str) -> String {
+    JSON_GOOD.replace(
+        r#"{"id": "b", "lower": 1, "upper": 3, "size": 8, "alignment": 8, "offset": 16}"#,
+        buffer,
+    )
+}
+
+#[test]
+fn json_malformed_names_the_line() {
+    // A missing comma between the two buffers: the second one, on line 5, is unexpected.
+    let text = JSON_GOOD.replace("\"size\": 4},", "\"size\": 4}");
+    let err = json_error(&text, None);
+    assert_eq!(err.location.line, Some(5), "{err}");
+    assert!(err.message.contains("malformed JSON"), "{err}");
+    // Cut short.
+    let err = json_error(&JSON_GOOD[..JSON_GOOD.len() - 6], None);
+    assert!(err.location.line.is_some(), "{err}");
+    assert!(err.message.contains("malformed JSON"), "{err}");
+    // Not JSON at all.
+    let err = json_error("id,lower,upper,size\n", None);
+    assert_eq!(err.location.line, Some(1), "{err}");
+}
+
+#[test]
+fn json_empty_file() {
+    for text in ["", "  \n\n"] {
+        let err = json_error(text, None);
+        assert!(err.message.contains("empty"), "{err}");
+    }
+}
+
+#[test]
+fn json_unknown_field_rejected() {
+    let err = json_error(
+        &json_with_second(r#"{"id": "b", "lower": 1, "upper": 3, "size": 8, "colour": 1}"#),
+        None,
+    );
+    assert_eq!(err.location.line, Some(5), "{err}");
+    assert!(
+        err.message.contains("unknown field") && err.message.contains("colour"),
+        "{err}"
+    );
+    let err = json_error(&JSON_GOOD.replace("\"capacity\"", "\"capacty\""), None);
+    assert_eq!(err.location.line, Some(2), "{err}");
+    assert!(err.message.contains("capacty"), "{err}");
+}
+
+#[test]
+fn json_bad_numbers_name_the_line_and_value() {
+    for (buffer, shown) in [
+        (r#"{"id": "b", "lower": 1, "upper": 3, "size": -8}"#, "-8"),
+        (r#"{"id": "b", "lower": 1, "upper": 3.5, "size": 8}"#, "3.5"),
+        (
+            r#"{"id": "b", "lower": 1, "upper": "3", "size": 8}"#,
+            "string",
+        ),
+        (
+            r#"{"id": "b", "lower": 1, "upper": 3, "size": 18446744073709551616}"#,
+            "floating point",
+        ),
+    ] {
+        let err = json_error(&json_with_second(buffer), None);
+        assert_eq!(err.location.line, Some(5), "{buffer}: {err}");
+        assert!(err.message.contains(shown), "{buffer}: {err}");
+        assert!(err.message.contains("u64"), "{buffer}: {err}");
+    }
+}
+
+#[test]
+fn json_missing_field() {
+    let err = json_error(
+        &json_with_second(r#"{"id": "b", "lower": 1, "upper": 3}"#),
+        None,
+    );
+    assert_eq!(err.location.line, Some(5), "{err}");
+    assert!(err.message.contains("missing field `size`"), "{err}");
+}
+
+#[test]
+fn json_semantic_errors_name_the_element_and_field() {
+    let cases: [(&str, &str, &[&str]); 7] = [
+        (
+            r#"{"id": "b", "lower": 3, "upper": 3, "size": 8}"#,
+            "upper",
+            &["lower (3) must be less than upper (3)"],
+        ),
+        (
+            r#"{"id": "b", "lower": 1, "upper": 3, "size": 0}"#,
+            "size",
+            &["greater than 0"],
+        ),
+        (
+            r#"{"id": "b", "lower": 1, "upper": 3, "size": 8, "alignment": 0}"#,
+            "alignment",
+            &["alignment 0 is not a power of two"],
+        ),
+        (
+            r#"{"id": "b", "lower": 1, "upper": 3, "size": 8, "alignment": 24}"#,
+            "alignment",
+            &["alignment 24 is not a power of two"],
+        ),
+        (
+            r#"{"id": "a", "lower": 1, "upper": 3, "size": 8}"#,
+            "id",
+            &["duplicate id 'a'", "buffers[0]"],
+        ),
+        (
+            r#"{"id": "b", "lower": 1, "upper": 3, "size": 8, "alignment": 16, "offset": 8}"#,
+            "offset",
+            &["not a multiple of the alignment 16"],
+        ),
+        (
+            r#"{"id": "b", "lower": 1, "upper": 3, "size": 8, "offset": 60}"#,
+            "offset",
+            &["exceeds the capacity 64"],
+        ),
+    ];
+    for (buffer, field, words) in cases {
+        let err = json_error(&json_with_second(buffer), None);
+        assert_at_element(&err, 1, field, words);
+    }
+    let err = json_error(
+        &json_with_second(r#"{"id": "b", "lower": 1, "upper": 3, "size": 65}"#),
+        None,
+    );
+    assert_at_element(&err, 1, "size", &["larger than the capacity 64"]);
+    let err = json_error(
+        &json_with_second(r#"{"id": "", "lower": 1, "upper": 3, "size": 8}"#),
+        None,
+    );
+    assert_at_element(&err, 1, "id", &["empty"]);
+}
+
+#[test]
+fn json_capacity_zero() {
+    let err = json_error(
+        &JSON_GOOD.replace("\"capacity\": 64", "\"capacity\": 0"),
+        None,
+    );
+    assert_eq!(err.location.field.as_deref(), Some("capacity"), "{err}");
+    assert!(
+        err.message.contains("capacity must be greater than 0"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("field 'capacity'"), "{err}");
+}
+
+#[test]
+fn json_total_size_overflowing_u64() {
+    let half = 1u64 << 63;
+    let text = format!(
+        r#"{{"buffers": [
+            {{"id": "a", "lower": 0, "upper": 2, "size": {half}}},
+            {{"id": "b", "lower": 5, "upper": 6, "size": {half}}}
+        ]}}"#
+    );
+    let err = json_error(&text, None);
+    assert_at_element(&err, 1, "size", &["overflows 64 bits"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files
+
+#[test]
+fn read_problem_takes_the_capacity_from_the_file_name_unless_given() {
+    let scratch = Scratch::new();
+    let path = scratch.file("net.48.csv", "id,lower,upper,size\na,0,2,4\n");
+    assert_eq!(read_problem(&path, None).unwrap().capacity, Some(48));
+    assert_eq!(read_problem(&path, Some(8)).unwrap().capacity, Some(8));
+    let path = scratch.file("net.csv", "id,lower,upper,size\na,0,2,4\n");
+    assert_eq!(read_problem(&path, None).unwrap().capacity, None);
+    let path = scratch.file("net.json", JSON_GOOD);
+    assert_eq!(read_problem(&path, None).unwrap().capacity, Some(64));
+}
+
+#[test]
+fn read_problem_errors_name_the_file() {
+    let scratch = Scratch::new();
+    let path = scratch.file("bad.csv", "id,lower,upper,size\na,0,2,-4\n");
+    let err = read_problem(&path, None).unwrap_err();
+    assert_eq!(err.location.file, path.display().to_string());
+    assert_eq!(err.location.line, Some(2));
+    assert!(err.to_string().starts_with(&path.display().to_string()));
+    let err = read_problem(&scratch.path("absent.csv"), None).unwrap_err();
+    assert!(err.message.contains("cannot read file"), "{err}");
+    let path = scratch.path("latin1.csv");
+    std::fs::write(&path, b"id,lower,upper,size\n\xe9,0,2,4\n").unwrap();
+    let err = read_problem(&path, None).unwrap_err();
+    assert!(err.message.contains("UTF-8"), "{err}");
+}
+
+#[test]
+#[ignore = "bug: src/io/mod.rs read_problem re-checks a capacity taken from the file name with BufferPlaces::None, so a CSV error names buffers[i] instead of the line"]
+fn read_problem_capacity_from_file_name_error_names_the_line() {
+    let scratch = Scratch::new();
+    let path = scratch.file("net.8.csv", "id,lower,upper,size\na,0,2,4\nb,0,2,16\n");
+    let err = read_problem(&path, None).unwrap_err();
+    assert_eq!(err.location.line, Some(3), "{err}");
+    assert_eq!(err.location.field.as_deref(), Some("size"), "{err}");
+}
+
+#[test]
+fn read_problem_capacity_from_file_name_is_checked() {
+    let scratch = Scratch::new();
+    let path = scratch.file("net.8.csv", "id,lower,upper,size\na,0,2,4\nb,0,2,16\n");
+    let err = read_problem(&path, None).unwrap_err();
+    assert_eq!(err.location.field.as_deref(), Some("size"), "{err}");
+    assert!(err.message.contains("larger than the capacity 8"), "{err}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Solutions
+
+fn two_buffers() -> Problem {
+    Problem::new(
+        vec![Buffer::new("a", 0, 2, 4), Buffer::new("b", 1, 3, 4)],
+        Some(16),
+    )
+}
+
+#[test]
+fn csv_solution_errors() {
+    let problem = two_buffers();
+    let parse = |text: &str| parse_csv_solution(text, "in.csv", &problem).unwrap_err();
+    let err = parse("id,offset\na,0\nz,4\n");
+    assert_at_line(&err, 3, "id", &["id 'z' is not a buffer of the problem"]);
+    let err = parse("id,offset\na,0\nb,4\na,8\n");
+    assert_at_line(&err, 4, "id", &["id 'a' appears twice"]);
+    let err = parse("id,offset\na,0\nb,-4\n");
+    assert_at_line(&err, 3, "offset", &["negative"]);
+    let err = parse("id,offset\na,0\n");
+    assert_eq!(err.location.field.as_deref(), Some("offset"), "{err}");
+    assert!(err.message.contains("no offset for buffer 'b'"), "{err}");
+    let err = parse("id,size\na,0\n");
+    assert_at_line(&err, 1, "offset", &["missing column"]);
+    let err = parse("");
+    assert!(err.message.contains("empty"), "{err}");
+    // Extra known and unknown columns are ignored.
+    let solution = parse_csv_solution(
+        "peak,id,lower,offset\n9,b,1,4\n9,a,0,0\n",
+        "in.csv",
+        &problem,
+    )
+    .expect("valid");
+    assert_eq!(solution.offsets, vec![0, 4]);
+}
+
+#[test]
+fn json_solution_errors() {
+    let problem = two_buffers();
+    let parse = |text: &str| parse_json_solution(text, "in.json", &problem);
+    let err =
+        parse(r#"{"buffers": [{"id": "a", "offset": 0}, {"id": "z", "offset": 4}]}"#).unwrap_err();
+    assert_at_element(&err, 1, "id", &["'z' is not a buffer"]);
+    let err = parse(r#"{"buffers": [{"id": "a", "offset": 0}, {"id": "b"}]}"#).unwrap_err();
+    assert_at_element(&err, 1, "offset", &["missing offset"]);
+    let err =
+        parse(r#"{"buffers": [{"id": "a", "offset": 0}, {"id": "a", "offset": 4}]}"#).unwrap_err();
+    assert_at_element(&err, 1, "id", &["appears twice"]);
+    let err = parse(r#"{"buffers": [{"id": "a", "offset": 0}]}"#).unwrap_err();
+    assert!(err.message.contains("no offset for buffer 'b'"), "{err}");
+    let err = parse("{\"buffers\": [\n{\"id\": \"a\", \"offset\": -1}]}").unwrap_err();
+    assert_eq!(err.location.line, Some(2), "{err}");
+}
+
+#[test]
+fn solution_files_round_trip() {
+    let scratch = Scratch::new();
+    let mut problem = two_buffers();
+    problem.buffers[1].alignment = 4;
+    let solution = Solution {
+        offsets: vec![0, 4],
+    };
+    for (name, text) in [
+        ("s.csv", write_csv_solution(&problem, &solution)),
+        ("s.json", write_json_solution(&problem, &solution)),
+    ] {
+        let path = scratch.file(name, &text);
+        assert_eq!(read_solution(&path, &problem).unwrap(), solution, "{name}");
+    }
+    let csv = write_csv_solution(&problem, &solution);
+    assert_eq!(
+        csv,
+        "id,lower,upper,size,alignment,offset\na,0,2,4,1,0\nb,1,3,4,4,4\n"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&write_json_solution(&problem, &solution)).unwrap();
+    assert_eq!(json["peak"], 8);
+    assert_eq!(json["capacity"], 16);
+    assert_eq!(json["buffers"][1]["offset"], 4);
+}
+
+/// Ids with the characters CSV must quote (but none the reader trims or treats as a comment).
+fn awkward_ids() -> impl Strategy<Value = Vec<String>> {
+    prop::collection::vec("[a-z0-9][a-z0-9,\" _.-]{0,6}[a-z0-9\"]", 1..12)
+}
+
+/// The problem with ids drawn from `ids`, made unique by a numbered suffix.
+fn with_ids(mut problem: Problem, ids: &[String]) -> Problem {
+    for (i, (b, id)) in problem
+        .buffers
+        .iter_mut()
+        .zip(ids.iter().cycle())
+        .enumerate()
+    {
+        b.id = format!("{id}#{i}");
+    }
+    problem
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn csv_solution_round_trip(
+        problem in problems(Shape::CONSTRAINED),
+        ids in awkward_ids(),
+        offsets in prop::collection::vec(0..1u64 << 40, 14),
+    ) {
+        let problem = with_ids(problem, &ids);
+        let solution = Solution { offsets: offsets[..problem.len()].to_vec() };
+        let text = write_csv_solution(&problem, &solution);
+        let back = parse_csv_solution(&text, "s.csv", &problem);
+        prop_assert_eq!(back, Ok(solution.clone()));
+        let text = write_json_solution(&problem, &solution);
+        let back = parse_json_solution(&text, "s.json", &problem);
+        prop_assert_eq!(back, Ok(solution));
+    }
+
+    #[test]
+    fn csv_problem_round_trip(problem in problems(Shape::CONSTRAINED), ids in awkward_ids()) {
+        let problem = with_ids(problem, &ids);
+        let text = write_csv_problem(&problem);
+        prop_assert_eq!(parse_csv_problem(&text, "p.csv", None), Ok(problem));
+    }
+}
+
+#[test]
+#[ignore = "bug: src/io/csv_format.rs quote() leaves an id starting with '#' unquoted, and the reader treats that row as a comment, so the written solution cannot be read back"]
+fn csv_solution_round_trip_of_an_id_starting_with_hash() {
+    // A CSV problem can hold such an id when it is quoted.
+    let problem = parse_csv_problem(
+        "id,lower,upper,size\n\"#1\",0,2,4\nb,1,3,4\n",
+        "p.csv",
+        None,
+    )
+    .expect("valid");
+    assert_eq!(problem.buffers[0].id, "#1");
+    let solution = Solution {
+        offsets: vec![0, 4],
+    };
+    let text = write_csv_solution(&problem, &solution);
+    assert_eq!(parse_csv_solution(&text, "s.csv", &problem), Ok(solution));
+}
