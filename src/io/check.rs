@@ -1,7 +1,8 @@
 //! The semantic checks every reader applies to a parsed problem.
 
 use crate::error::InputError;
-use crate::problem::Problem;
+use crate::problem::{Problem, Solution};
+use crate::validate::{validate, Violation};
 use std::collections::HashMap;
 
 /// Where each buffer came from, so that errors can name it.
@@ -30,7 +31,9 @@ impl BufferPlaces<'_> {
 /// Checks the rules every problem must satisfy, naming the first offending buffer and field:
 /// `lower < upper`, `size > 0`, alignment a power of two, unique ids, a fixed offset aligned and
 /// inside the capacity, no buffer larger than the capacity, a capacity above 0, and a total size
-/// that fits in 64 bits (so no sum of sizes and no `offset + size` can overflow).
+/// that fits in 64 bits, fixed buffers that do not collide with each other, and an address span
+/// (the highest fixed end plus every free buffer's size and alignment slack) that fits in 64 bits,
+/// so that no allocator's `offset + size` can overflow.
 pub fn check_problem(
     problem: &Problem,
     file: &str,
@@ -122,6 +125,80 @@ pub fn check_problem(
                 }
             }
         }
+    }
+    check_fixed_buffers(problem, file, places)?;
+    check_address_span(problem, file)?;
+    Ok(())
+}
+
+/// Fixed buffers live at the same time must not share addresses.
+fn check_fixed_buffers(
+    problem: &Problem,
+    file: &str,
+    places: &BufferPlaces<'_>,
+) -> Result<(), InputError> {
+    let fixed: Vec<usize> = (0..problem.buffers.len())
+        .filter(|&i| problem.buffers[i].offset.is_some())
+        .collect();
+    if fixed.len() < 2 {
+        return Ok(());
+    }
+    let subset = Problem::new(
+        fixed.iter().map(|&i| problem.buffers[i].clone()).collect(),
+        None,
+    );
+    let offsets = Solution {
+        offsets: fixed
+            .iter()
+            .map(|&i| problem.buffers[i].offset.unwrap_or(0))
+            .collect(),
+    };
+    let report = validate(&subset, &offsets, Some(u64::MAX));
+    for violation in report.violations {
+        if let Violation::Overlap {
+            first,
+            second,
+            time,
+        } = violation
+        {
+            let index = problem
+                .buffers
+                .iter()
+                .position(|b| b.id == second)
+                .unwrap_or(0);
+            return Err(places.error(
+                file,
+                index,
+                "offset",
+                format!(
+                    "fixed buffer '{second}' shares addresses with fixed buffer '{first}' at time {time}"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The highest fixed end plus every free buffer's size and alignment slack must fit 64 bits.
+fn check_address_span(problem: &Problem, file: &str) -> Result<(), InputError> {
+    let mut span: u64 = problem
+        .buffers
+        .iter()
+        .filter_map(|b| b.offset.map(|o| o.saturating_add(b.size)))
+        .max()
+        .unwrap_or(0);
+    for b in problem.buffers.iter().filter(|b| b.offset.is_none()) {
+        span = span
+            .checked_add(b.size)
+            .and_then(|s| s.checked_add(b.alignment - 1))
+            .ok_or_else(|| {
+                InputError::at_line(
+                    file,
+                    None,
+                    Some("offset"),
+                    "the fixed offsets plus the sizes of all other buffers overflow 64 bits",
+                )
+            })?;
     }
     Ok(())
 }

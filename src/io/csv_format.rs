@@ -93,17 +93,60 @@ pub(crate) fn parse_number(
         .map_err(|_| err(format!("'{text}' is too large (overflows 64 bits)")))
 }
 
+/// Maps byte offsets of the text to 1-based line numbers (exact with CRLF, blank lines and
+/// comments, unlike the CSV reader's own record count).
+struct Lines<'t> {
+    text: &'t [u8],
+    starts: Vec<usize>,
+}
+
+impl<'t> Lines<'t> {
+    fn new(text: &'t str) -> Lines<'t> {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Lines {
+            text: text.as_bytes(),
+            starts,
+        }
+    }
+
+    /// The line of the first content at or after `byte`: the reader's positions may point at
+    /// the previous line's terminator, or at blank and comment lines before the record.
+    fn at(&self, byte: usize) -> usize {
+        let text = self.text;
+        let mut p = byte.min(text.len());
+        while p < text.len() {
+            let line_start = p == 0 || text[p - 1] == b'\n';
+            if text[p] == b'\r' || text[p] == b'\n' {
+                p += 1;
+            } else if line_start && text[p] == b'#' {
+                p += text[p..]
+                    .iter()
+                    .position(|&c| c == b'\n')
+                    .map_or(text.len() - p, |i| i + 1);
+            } else {
+                break;
+            }
+        }
+        self.starts.partition_point(|&start| start <= p)
+    }
+
+    fn of(&self, record: &csv::StringRecord) -> usize {
+        self.at(record.position().map(|p| p.byte() as usize).unwrap_or(0))
+    }
+}
+
 fn reader(text: &str) -> csv::Reader<&[u8]> {
     csv::ReaderBuilder::new()
         .has_headers(true)
-        .flexible(false)
+        .flexible(true)
         .trim(csv::Trim::All)
         .comment(Some(b'#'))
         .from_reader(text.as_bytes())
 }
 
-fn csv_error(e: csv::Error, file: &str) -> InputError {
-    let line = e.position().map(|p| p.line() as usize);
+fn csv_error(e: csv::Error, file: &str, lines: &Lines) -> InputError {
+    let line = e.position().map(|p| lines.at(p.byte() as usize));
     let message = match e.kind() {
         csv::ErrorKind::UnequalLengths {
             expected_len, len, ..
@@ -113,8 +156,15 @@ fn csv_error(e: csv::Error, file: &str) -> InputError {
     InputError::at_line(file, line, None, message)
 }
 
-fn header(rdr: &mut csv::Reader<&[u8]>, file: &str) -> Result<csv::StringRecord, InputError> {
-    let header = rdr.headers().map_err(|e| csv_error(e, file))?.clone();
+fn header(
+    rdr: &mut csv::Reader<&[u8]>,
+    file: &str,
+    lines: &Lines,
+) -> Result<csv::StringRecord, InputError> {
+    let header = rdr
+        .headers()
+        .map_err(|e| csv_error(e, file, lines))?
+        .clone();
     if header.is_empty() || (header.len() == 1 && header[0].trim().is_empty()) {
         return Err(InputError::at_line(
             file,
@@ -126,20 +176,57 @@ fn header(rdr: &mut csv::Reader<&[u8]>, file: &str) -> Result<csv::StringRecord,
     Ok(header)
 }
 
+/// Rejects a row with fewer or more fields than the header, naming the first missing column.
+fn check_width(
+    record: &csv::StringRecord,
+    header: &csv::StringRecord,
+    file: &str,
+    line: usize,
+) -> Result<(), InputError> {
+    if record.len() < header.len() {
+        let missing = header[record.len()].trim();
+        return Err(InputError::at_line(
+            file,
+            Some(line),
+            Some(missing),
+            format!(
+                "missing field (expected {} fields, found {})",
+                header.len(),
+                record.len()
+            ),
+        ));
+    }
+    if record.len() > header.len() {
+        return Err(InputError::at_line(
+            file,
+            Some(line),
+            None,
+            format!(
+                "too many fields (expected {}, found {})",
+                header.len(),
+                record.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Parses and checks a problem from CSV text. `file` names the source in errors.
 pub fn parse_csv_problem(
     text: &str,
     file: &str,
     capacity: Option<u64>,
 ) -> Result<Problem, InputError> {
+    let line_index = Lines::new(text);
     let mut rdr = reader(text);
-    let header = header(&mut rdr, file)?;
+    let header = header(&mut rdr, file, &line_index)?;
     let columns = Columns::parse(&header, file, &REQUIRED, false)?;
     let mut buffers = Vec::new();
     let mut lines = Vec::new();
     for record in rdr.records() {
-        let record = record.map_err(|e| csv_error(e, file))?;
-        let line = record.position().map(|p| p.line() as usize).unwrap_or(0);
+        let record = record.map_err(|e| csv_error(e, file, &line_index))?;
+        let line = line_index.of(&record);
+        check_width(&record, &header, file, line)?;
         let number = |name: &str| -> Result<u64, InputError> {
             parse_number(columns.get(&record, name).unwrap_or(""), file, line, name)
         };
@@ -180,8 +267,9 @@ pub fn parse_csv_solution(
     file: &str,
     problem: &Problem,
 ) -> Result<Solution, InputError> {
+    let line_index = Lines::new(text);
     let mut rdr = reader(text);
-    let header = header(&mut rdr, file)?;
+    let header = header(&mut rdr, file, &line_index)?;
     let columns = Columns::parse(&header, file, &["id", "offset"], true)?;
     let index: HashMap<&str, usize> = problem
         .buffers
@@ -191,8 +279,9 @@ pub fn parse_csv_solution(
         .collect();
     let mut offsets: Vec<Option<u64>> = vec![None; problem.buffers.len()];
     for record in rdr.records() {
-        let record = record.map_err(|e| csv_error(e, file))?;
-        let line = record.position().map(|p| p.line() as usize).unwrap_or(0);
+        let record = record.map_err(|e| csv_error(e, file, &line_index))?;
+        let line = line_index.of(&record);
+        check_width(&record, &header, file, line)?;
         let id = columns.get(&record, "id").unwrap_or("");
         let &i = index.get(id).ok_or_else(|| {
             InputError::at_line(
@@ -268,9 +357,9 @@ pub fn write_csv_solution(problem: &Problem, solution: &Solution) -> String {
     out
 }
 
-/// Quotes an id if it holds a comma, quote or line break.
+/// Quotes an id if it holds a comma, quote or line break, or starts with `#` (read as a comment).
 fn quote(id: &str) -> String {
-    if id.contains([',', '"', '\n', '\r']) {
+    if id.contains([',', '"', '\n', '\r']) || id.starts_with('#') {
         format!("\"{}\"", id.replace('"', "\"\""))
     } else {
         id.to_string()

@@ -62,18 +62,18 @@ fn read_text(path: &Path) -> Result<String, InputError> {
 pub fn read_problem(path: &Path, capacity: Option<u64>) -> Result<Problem, InputError> {
     let name = path.display().to_string();
     let text = read_text(path)?;
-    let mut problem = match Format::from_path(path) {
-        Format::Csv => parse_csv_problem(&text, &name, capacity)?,
-        Format::Json => parse_json_problem(&text, &name, capacity)?,
-    };
-    if problem.capacity.is_none() {
-        if let Some(c) = capacity_from_file_name(path) {
-            problem.capacity = Some(c);
-            // Re-check the capacity-dependent rules with the inferred capacity.
-            check_problem(&problem, &name, &BufferPlaces::None)?;
+    let from_name = capacity_from_file_name(path);
+    match Format::from_path(path) {
+        Format::Csv => parse_csv_problem(&text, &name, capacity.or(from_name)),
+        Format::Json => {
+            let mut problem = parse_json_problem(&text, &name, capacity)?;
+            if problem.capacity.is_none() && from_name.is_some() {
+                problem.capacity = from_name;
+                check_problem(&problem, &name, &BufferPlaces::Elements)?;
+            }
+            Ok(problem)
         }
     }
-    Ok(problem)
 }
 
 /// Reads a solution file for `problem` (format from the extension): every buffer's offset by id.
