@@ -120,6 +120,14 @@ impl State {
             self.epoch = 1;
         }
         self.affected.clear();
+        let range = model.sections[buffer].clone();
+        if unplaced_floor {
+            // The placed buffer's own sections lose a member: recompute their floors.
+            for s in range.clone() {
+                self.stamp[s] = self.epoch;
+                self.affected.push(s as u32);
+            }
+        }
         for &u in &model.neighbours[buffer] {
             let u = u as usize;
             if self.offsets[u] != UNPLACED {
@@ -138,9 +146,10 @@ impl State {
             let min = model.lowest_fit(u, end);
             let old = self.min_offsets[u];
             if unplaced_floor && min != old {
-                // A section's lowest unplaced offset can only rise if `u` was at its floor.
+                // Floors are kept exact (the lowest offset of the section's unplaced buffers),
+                // so a section's floor can only rise if `u` sat exactly on it.
                 for s in model.sections[u].clone() {
-                    if self.stamp[s] != self.epoch {
+                    if self.stamp[s] != self.epoch && self.floors[s] >= old {
                         self.stamp[s] = self.epoch;
                         self.affected.push(s as u32);
                     }
@@ -148,7 +157,6 @@ impl State {
             }
             self.min_offsets[u] = min;
         }
-        let range = model.sections[buffer].clone();
         for s in range.clone() {
             self.totals[s] -= model.sizes[buffer];
             if self.floors[s] < end {
