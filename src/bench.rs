@@ -82,7 +82,7 @@ pub fn problem_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
 /// as soon as it is measured.
 pub fn run(
     files: &[PathBuf],
-    algorithms: &[Algorithm],
+    algorithms: &[(String, Algorithm)],
     capacity: Option<u64>,
     minimize: bool,
     limits: Limits,
@@ -96,11 +96,11 @@ pub fn run(
             (false, Some(c)) => Goal::Fit(c),
             _ => Goal::Minimize,
         };
-        for algorithm in algorithms {
+        for (label, algorithm) in algorithms {
             let result = allocate(&problem, algorithm, goal, limits, seed);
             let row = BenchRow {
                 problem: file_name(file),
-                algorithm: algorithm.name(),
+                algorithm: label.clone(),
                 status: match result.status {
                     Status::Solved => "solved",
                     Status::Infeasible(_) => "infeasible",
@@ -155,4 +155,76 @@ pub fn table_line(row: &BenchRow) -> String {
         ratio(row.peak_over_capacity()),
         row.seconds
     )
+}
+
+/// Per-algorithm totals over a set of rows, as a Markdown table: problems solved, total and
+/// largest time, total nodes (for the search).
+pub fn summary_markdown(rows: &[BenchRow]) -> String {
+    let mut labels: Vec<&str> = Vec::new();
+    for row in rows {
+        if !labels.contains(&row.algorithm.as_str()) {
+            labels.push(&row.algorithm);
+        }
+    }
+    let mut out = String::from(
+        "| algorithm | solved | total time (s) | slowest (s) | total nodes |\n|---|---|---|---|---|\n",
+    );
+    for label in labels {
+        let mine: Vec<&BenchRow> = rows.iter().filter(|r| r.algorithm == label).collect();
+        let solved = mine.iter().filter(|r| r.status == "solved").count();
+        let total: f64 = mine.iter().map(|r| r.seconds).sum();
+        let slowest = mine.iter().map(|r| r.seconds).fold(0.0, f64::max);
+        let nodes: u64 = mine
+            .iter()
+            .filter_map(|r| r.search.as_ref()?.get("nodes")?.as_u64())
+            .sum();
+        out.push_str(&format!(
+            "| {label} | {solved}/{} | {total:.2} | {slowest:.2} | {nodes} |\n",
+            mine.len()
+        ));
+    }
+    out
+}
+
+/// One Markdown table: a row per problem, a column per algorithm, each cell `time s (nodes)` or
+/// the status when not solved.
+pub fn matrix_markdown(rows: &[BenchRow]) -> String {
+    let mut labels: Vec<&str> = Vec::new();
+    let mut problems: Vec<&str> = Vec::new();
+    for row in rows {
+        if !labels.contains(&row.algorithm.as_str()) {
+            labels.push(&row.algorithm);
+        }
+        if !problems.contains(&row.problem.as_str()) {
+            problems.push(&row.problem);
+        }
+    }
+    let mut out = format!("| problem | {} |\n|---|", labels.join(" | "));
+    out.push_str(&"---|".repeat(labels.len()));
+    out.push('\n');
+    for problem in problems {
+        out.push_str(&format!("| {problem} |"));
+        for label in &labels {
+            let cell = rows
+                .iter()
+                .find(|r| r.problem == problem && r.algorithm == *label)
+                .map(|r| {
+                    let nodes = r
+                        .search
+                        .as_ref()
+                        .and_then(|s| s.get("nodes")?.as_u64())
+                        .map(|n| format!(" ({n})"))
+                        .unwrap_or_default();
+                    if r.status == "solved" {
+                        format!("{:.2}{nodes}", r.seconds)
+                    } else {
+                        format!("{}{nodes}", r.status)
+                    }
+                })
+                .unwrap_or_default();
+            out.push_str(&format!(" {cell} |"));
+        }
+        out.push('\n');
+    }
+    out
 }

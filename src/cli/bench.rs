@@ -13,8 +13,15 @@ pub struct BenchArgs {
     #[arg(required = true)]
     paths: Vec<PathBuf>,
     /// Comma-separated algorithms.
-    #[arg(long, value_delimiter = ',', required = true, value_parser = super::solve::algorithm_names())]
+    #[arg(long, value_delimiter = ',', required_unless_present = "ablation", value_parser = super::solve::algorithm_names())]
     algo: Vec<String>,
+    /// Run the search with its options as given and with each technique switch flipped in
+    /// turn, and print the comparison as Markdown tables.
+    #[arg(long)]
+    ablation: bool,
+    /// Print Markdown tables (a matrix and totals) after the rows.
+    #[arg(long)]
+    markdown: bool,
     /// Capacity in bytes (default: each file's own).
     #[arg(long, conflicts_with = "minimize")]
     capacity: Option<u64>,
@@ -45,11 +52,32 @@ pub fn run(args: BenchArgs) -> Result<i32, CliError> {
     if files.is_empty() {
         return Err(CliError::Usage("no problem files found".into()));
     }
-    let algorithms: Vec<Algorithm> = args
+    let mut algorithms: Vec<(String, Algorithm)> = args
         .algo
         .iter()
-        .map(|name| args.search.algorithm(name))
-        .collect::<Result<_, _>>()?;
+        .map(|name| Ok((name.clone(), args.search.algorithm(name)?)))
+        .collect::<Result<_, CliError>>()?;
+    if args.ablation {
+        let base = args.search.options()?;
+        algorithms.retain(|(name, _)| name != "search");
+        let policy = args.search.policy.clone();
+        algorithms.push((
+            "search".into(),
+            Algorithm::Search {
+                options: base.clone(),
+                policy: policy.clone(),
+            },
+        ));
+        for (label, options) in base.ablation_variants() {
+            algorithms.push((
+                label,
+                Algorithm::Search {
+                    options,
+                    policy: policy.clone(),
+                },
+            ));
+        }
+    }
     let limits = Limits {
         timeout: timeout(args.timeout)?,
         nodes: args.nodes,
@@ -64,6 +92,10 @@ pub fn run(args: BenchArgs) -> Result<i32, CliError> {
         args.seed,
         |row| println!("{}", bench::table_line(row)),
     )?;
+    if args.ablation || args.markdown {
+        println!("\n{}", bench::matrix_markdown(&rows));
+        println!("{}", bench::summary_markdown(&rows));
+    }
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&rows).expect("plain data");
         write_file(path, &text)?;

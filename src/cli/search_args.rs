@@ -20,6 +20,9 @@ pub struct SearchArgs {
     /// restarts, heuristic-first.
     #[arg(long = "no", value_delimiter = ',', value_name = "TECHNIQUE")]
     pub disable: Vec<String>,
+    /// Turn search techniques on (comma-separated, same names; major-backtrack is off by default).
+    #[arg(long = "with", value_delimiter = ',', value_name = "TECHNIQUE")]
+    pub enable: Vec<String>,
     /// Use the Luby restart schedule instead of the geometric one.
     #[arg(long)]
     pub luby: bool,
@@ -29,12 +32,17 @@ impl SearchArgs {
     /// The search options these flags ask for.
     pub fn options(&self) -> Result<SearchOptions, CliError> {
         let mut options = SearchOptions::default();
-        for name in &self.disable {
-            if name == "luby" || !options.set(name, false) {
-                return Err(CliError::Usage(format!(
-                    "--no {name}: unknown technique (known: {})",
-                    SearchOptions::SWITCHES[..10].join(", ")
-                )));
+        for (names, on, flag) in [
+            (&self.disable, false, "--no"),
+            (&self.enable, true, "--with"),
+        ] {
+            for name in names {
+                if name == "luby" || !options.set(name, on) {
+                    return Err(CliError::Usage(format!(
+                        "{flag} {name}: unknown technique (known: {})",
+                        SearchOptions::SWITCHES[..10].join(", ")
+                    )));
+                }
             }
         }
         options.set("luby", self.luby);

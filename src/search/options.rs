@@ -11,7 +11,8 @@ pub enum Schedule {
     Luby,
 }
 
-/// The switches of the hybrid search. All are on by default where they help.
+/// The switches of the hybrid search. Each is on by default exactly where measurement showed it
+/// helps (benches/RESULTS.md has the ablation).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SearchOptions {
     /// Canonical placements: offsets never decrease along a search path (ties by static rank),
@@ -32,6 +33,7 @@ pub struct SearchOptions {
     pub conflict_boost: bool,
     /// Major backtracks: after a growing number of failures, jump back to the earliest placement
     /// involved in the last conflict and re-explore its subtree with the new priorities.
+    /// Off by default: on the hard set it costs 2.7x more work (benches/RESULTS.md).
     pub major_backtrack: bool,
     /// Restarts over a portfolio of policies with growing node budgets (off: one complete run of
     /// the first policy).
@@ -54,7 +56,7 @@ impl Default for SearchOptions {
             decomposition: true,
             forced_isolated: true,
             conflict_boost: true,
-            major_backtrack: true,
+            major_backtrack: false,
             restarts: true,
             schedule: Schedule::Geometric,
             heuristic_first: true,
@@ -78,6 +80,39 @@ impl SearchOptions {
         "heuristic-first",
         "luby",
     ];
+
+    /// Whether the switch with this CLI name is on (`None` for an unknown name).
+    pub fn get(&self, name: &str) -> Option<bool> {
+        Some(match name {
+            "canonical" => self.canonical,
+            "dominance" => self.dominance,
+            "section-inference" => self.section_inference,
+            "unplaced-floor" => self.unplaced_floor,
+            "decomposition" => self.decomposition,
+            "forced-isolated" => self.forced_isolated,
+            "conflict-boost" => self.conflict_boost,
+            "major-backtrack" => self.major_backtrack,
+            "restarts" => self.restarts,
+            "heuristic-first" => self.heuristic_first,
+            "luby" => self.schedule == Schedule::Luby,
+            _ => return None,
+        })
+    }
+
+    /// The ablation variants of these options: each switch flipped in turn, labelled
+    /// `-name` (turned off) or `+name` (turned on).
+    pub fn ablation_variants(&self) -> Vec<(String, SearchOptions)> {
+        Self::SWITCHES
+            .iter()
+            .map(|&name| {
+                let on = self.get(name).expect("known switch");
+                let mut variant = self.clone();
+                variant.set(name, !on);
+                let label = format!("{}{name}", if on { "-" } else { "+" });
+                (label, variant)
+            })
+            .collect()
+    }
 
     /// Sets a switch by its CLI name (`luby` selects the Luby schedule). Returns false for an
     /// unknown name.
