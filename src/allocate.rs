@@ -138,6 +138,10 @@ pub struct Allocation {
     pub elapsed: Duration,
     /// Search counters, when the algorithm searched.
     pub search: Option<SearchStats>,
+    /// A proven lower bound on the peak (minimisation with the search: LOAD, or more when
+    /// smaller capacities were proven infeasible); the solution is optimal when it equals the
+    /// peak.
+    pub lower_bound: Option<u64>,
 }
 
 /// Runs `algorithm` on `problem` for `goal`. A returned solution has passed [`validate`]; an
@@ -176,6 +180,7 @@ pub fn allocate(
                 load,
                 elapsed: start.elapsed(),
                 search: None,
+                lower_bound: None,
             };
         }
     }
@@ -212,6 +217,7 @@ pub fn allocate(
         load,
         elapsed: start.elapsed(),
         search: None,
+        lower_bound: None,
     }
 }
 
@@ -243,13 +249,15 @@ fn run_search(
                 load,
                 elapsed: start.elapsed(),
                 search: Some(result.stats),
+                lower_bound: None,
             }
         }
         Goal::Minimize => {
             let result = search::minimize::minimize(problem, options, policy, limits);
             Allocation {
                 status: Status::Solved,
-                peak: Some(result.solution.peak(problem)),
+                peak: Some(result.peak),
+                lower_bound: Some(result.lower_bound),
                 solution: Some(result.solution),
                 load,
                 elapsed: start.elapsed(),

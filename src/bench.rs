@@ -186,9 +186,17 @@ pub fn summary_markdown(rows: &[BenchRow]) -> String {
     out
 }
 
-/// One Markdown table: a row per problem, a column per algorithm, each cell `time s (nodes)` or
-/// the status when not solved.
-pub fn matrix_markdown(rows: &[BenchRow]) -> String {
+/// What a cell of [`matrix_markdown`] shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cell {
+    /// `time s (nodes)` when solved, else the status.
+    Time,
+    /// peak / capacity (for minimisation runs).
+    PeakOverCapacity,
+}
+
+/// One Markdown table: a row per problem, a column per algorithm.
+pub fn matrix_markdown(rows: &[BenchRow], cell: Cell) -> String {
     let mut labels: Vec<&str> = Vec::new();
     let mut problems: Vec<&str> = Vec::new();
     for row in rows {
@@ -209,6 +217,12 @@ pub fn matrix_markdown(rows: &[BenchRow]) -> String {
                 .iter()
                 .find(|r| r.problem == problem && r.algorithm == *label)
                 .map(|r| {
+                    if cell == Cell::PeakOverCapacity {
+                        return r
+                            .peak_over_capacity()
+                            .map(|x| format!("{x:.3}"))
+                            .unwrap_or_else(|| r.status.clone());
+                    }
                     let nodes = r
                         .search
                         .as_ref()

@@ -22,3 +22,8 @@ pub mod validate;
 pub use error::InputError;
 pub use problem::{Buffer, Problem, Solution};
 pub use validate::{validate, Report, Violation};
+
+/// The README's code examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -93,7 +93,12 @@ pub fn run(args: BenchArgs) -> Result<i32, CliError> {
         |row| println!("{}", bench::table_line(row)),
     )?;
     if args.ablation || args.markdown {
-        println!("\n{}", bench::matrix_markdown(&rows));
+        let cell = if args.minimize {
+            bench::Cell::PeakOverCapacity
+        } else {
+            bench::Cell::Time
+        };
+        println!("\n{}", bench::matrix_markdown(&rows, cell));
         println!("{}", bench::summary_markdown(&rows));
     }
     if let Some(path) = &args.json {

@@ -105,7 +105,21 @@ pub fn run(args: SolveArgs) -> Result<i32, CliError> {
                 _ if args.json => Format::Json,
                 _ => Format::Csv,
             };
-            let text = render_solution(&problem, solution, format);
+            let mut text = render_solution(&problem, solution, format);
+            if format == Format::Json {
+                // Add how it was found: the status, the search counters, the optimality gap.
+                let mut value: serde_json::Value =
+                    serde_json::from_str(&text).expect("our own JSON");
+                value["status"] = "solved".into();
+                value["algorithm"] = algorithm.name().into();
+                if let Some(stats) = &result.search {
+                    value["stats"] = serde_json::to_value(stats).expect("plain data");
+                }
+                if let Some(bound) = result.lower_bound {
+                    value["lower_bound"] = bound.into();
+                }
+                text = serde_json::to_string_pretty(&value).expect("plain data") + "\n";
+            }
             match &args.output {
                 Some(path) => write_file(path, &text)?,
                 None => print!("{text}"),
@@ -120,6 +134,17 @@ pub fn run(args: SolveArgs) -> Result<i32, CliError> {
                 algorithm.name(),
                 result.load
             );
+            if let Some(bound) = result.lower_bound {
+                let gap = peak - bound;
+                if gap == 0 {
+                    eprintln!("gap to the lower bound: 0 (proven optimal)");
+                } else {
+                    eprintln!(
+                        "gap to the lower bound {bound}: {gap} bytes ({:.2}% of the peak; not proven optimal)",
+                        100.0 * gap as f64 / peak as f64
+                    );
+                }
+            }
             Ok(EXIT_SOLVED)
         }
         (status, _) => {
