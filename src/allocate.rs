@@ -2,6 +2,7 @@
 
 use crate::analysis::Timeline;
 use crate::baselines::Baseline;
+use crate::io::{check_problem_for, BufferPlaces};
 use crate::problem::{Problem, Solution};
 use crate::search::{self, SearchOptions, SearchStats};
 use crate::validate::validate;
@@ -90,6 +91,8 @@ pub enum Status {
         /// The peak the heuristic reached.
         peak: u64,
     },
+    /// The problem breaks the model's rules (the same checks the readers apply).
+    InvalidProblem(String),
 }
 
 impl std::fmt::Display for Status {
@@ -106,6 +109,7 @@ impl std::fmt::Display for Status {
                 write!(f, "infeasible (proven: search space exhausted)")
             }
             Status::LimitReached => write!(f, "not solved: limit reached"),
+            Status::InvalidProblem(why) => write!(f, "invalid problem: {why}"),
             Status::HeuristicExceeded { peak } => write!(
                 f,
                 "not solved: the heuristic needs {peak} bytes, more than the capacity (no proof of infeasibility)"
@@ -166,6 +170,17 @@ pub fn allocate(
     seed: u64,
 ) -> Allocation {
     let start = Instant::now();
+    if let Err(e) = check_problem_for(problem, None, "problem", &BufferPlaces::None) {
+        return Allocation {
+            status: Status::InvalidProblem(e.to_string()),
+            solution: None,
+            peak: None,
+            load: 0,
+            elapsed: start.elapsed(),
+            search: None,
+            lower_bound: None,
+        };
+    }
     let load = Timeline::new(problem).load();
     let capacity = match goal {
         Goal::Fit(c) => Some(c),
@@ -253,7 +268,8 @@ fn run_search(
             }
         }
         Goal::Minimize => {
-            let result = search::minimize::minimize(problem, options, policy, limits);
+            let result = search::minimize::minimize(problem, options, policy, limits)
+                .expect("allocate checked the problem");
             Allocation {
                 status: Status::Solved,
                 peak: Some(result.peak),

@@ -106,6 +106,7 @@ pub fn run(
                     Status::Infeasible(_) => "infeasible",
                     Status::LimitReached => "limit",
                     Status::HeuristicExceeded { .. } => "exceeds",
+                    Status::InvalidProblem(_) => "invalid",
                 }
                 .to_string(),
                 peak: result.peak,

@@ -102,6 +102,7 @@ fn verdict(
         }
     };
     match outcome {
+        Outcome::InvalidProblem(why) => Some(format!("rejected a valid problem: {why}")),
         Outcome::Solved(solution) => {
             let report = validate(problem, &solution, Some(capacity));
             if !report.is_valid() {

@@ -39,7 +39,18 @@ pub fn check_problem(
     file: &str,
     places: &BufferPlaces<'_>,
 ) -> Result<(), InputError> {
-    if problem.capacity == Some(0) {
+    check_problem_for(problem, problem.capacity, file, places)
+}
+
+/// [`check_problem`] with `capacity` in place of the problem's own (`None`: the rules that do not
+/// depend on a capacity).
+pub fn check_problem_for(
+    problem: &Problem,
+    capacity: Option<u64>,
+    file: &str,
+    places: &BufferPlaces<'_>,
+) -> Result<(), InputError> {
+    if capacity == Some(0) {
         return Err(InputError::at_line(
             file,
             None,
@@ -86,7 +97,7 @@ pub fn check_problem(
                 "the total size of all buffers overflows 64 bits".into(),
             )
         })?;
-        if let Some(capacity) = problem.capacity {
+        if let Some(capacity) = capacity {
             if b.size > capacity {
                 return Err(err(
                     "size",
@@ -113,7 +124,7 @@ pub fn check_problem(
                     format!("fixed offset {offset} + size {} overflows 64 bits", b.size),
                 )
             })?;
-            if let Some(capacity) = problem.capacity {
+            if let Some(capacity) = capacity {
                 if top > capacity {
                     return Err(err(
                         "offset",

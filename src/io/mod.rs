@@ -8,7 +8,7 @@ mod check;
 mod csv_format;
 mod json_format;
 
-pub use check::{check_problem, BufferPlaces};
+pub use check::{check_problem, check_problem_for, BufferPlaces};
 pub use csv_format::{
     parse_csv_problem, parse_csv_solution, write_csv_problem, write_csv_solution,
 };

@@ -266,12 +266,14 @@ impl<'a> Searcher<'a> {
                 continue;
             }
             let offset = self.state.min_offsets[b];
-            let end = offset.saturating_add(model.sizes[b]);
-            if end > model.capacity {
+            let Some(end) = offset
+                .checked_add(model.sizes[b])
+                .filter(|&end| end <= model.capacity)
+            else {
                 self.conflict_for_buffer(b);
                 verdict = Some(Flow::Failed);
                 break;
-            }
+            };
             if self.options.forced_isolated && self.state.unplaced_neighbours[b] == 0 {
                 if canonical && offset < bound {
                     // Its normal position lies below the canonical bound: no canonical,

@@ -1,17 +1,17 @@
 //! A segment tree over sections with range add and range max, for the section-inference check
 //! under the canonical bound: `bound + max(unplaced total)` over a range in `O(log sections)`.
 
-/// Range-add, range-max tree over `i64` values.
+/// Range-add, range-max tree over `i128` values (wide enough for any sum of `u64` sizes).
 #[derive(Clone, Debug)]
 pub struct MaxTree {
     len: usize,
-    max: Vec<i64>,
-    add: Vec<i64>,
+    max: Vec<i128>,
+    add: Vec<i128>,
 }
 
 impl MaxTree {
     /// A tree holding `values`.
-    pub fn new(values: &[i64]) -> MaxTree {
+    pub fn new(values: &[i128]) -> MaxTree {
         let len = values.len().max(1);
         let mut tree = MaxTree {
             len,
@@ -24,7 +24,7 @@ impl MaxTree {
         tree
     }
 
-    fn build(&mut self, node: usize, l: usize, r: usize, values: &[i64]) {
+    fn build(&mut self, node: usize, l: usize, r: usize, values: &[i128]) {
         if r - l == 1 {
             self.max[node] = values[l];
             return;
@@ -36,13 +36,13 @@ impl MaxTree {
     }
 
     /// Adds `delta` to every value in `range`.
-    pub fn add(&mut self, range: std::ops::Range<usize>, delta: i64) {
+    pub fn add(&mut self, range: std::ops::Range<usize>, delta: i128) {
         if range.start < range.end {
             self.add_at(1, 0, self.len, range.start, range.end, delta);
         }
     }
 
-    fn add_at(&mut self, node: usize, l: usize, r: usize, lo: usize, hi: usize, delta: i64) {
+    fn add_at(&mut self, node: usize, l: usize, r: usize, lo: usize, hi: usize, delta: i128) {
         if hi <= l || r <= lo {
             return;
         }
@@ -58,7 +58,7 @@ impl MaxTree {
     }
 
     /// The largest value in `range` and its index (the leftmost on ties); `None` if empty.
-    pub fn max(&self, range: std::ops::Range<usize>) -> Option<(i64, usize)> {
+    pub fn max(&self, range: std::ops::Range<usize>) -> Option<(i128, usize)> {
         if range.start >= range.end {
             return None;
         }
@@ -72,7 +72,7 @@ impl MaxTree {
         r: usize,
         lo: usize,
         hi: usize,
-    ) -> Option<(i64, usize)> {
+    ) -> Option<(i128, usize)> {
         if hi <= l || r <= lo {
             return None;
         }
@@ -113,7 +113,7 @@ mod tests {
 
     #[test]
     fn matches_a_plain_array_under_random_updates() {
-        let mut values: Vec<i64> = (0..37).map(|i| (i * 7919 % 101) as i64).collect();
+        let mut values: Vec<i128> = (0..37).map(|i| (i * 7919 % 101) as i128).collect();
         let mut tree = MaxTree::new(&values);
         let mut x: u64 = 12345;
         let mut next = || {
@@ -127,7 +127,7 @@ mod tests {
             let b = (next() % 37) as usize;
             let (lo, hi) = (a.min(b), a.max(b) + 1);
             if next() % 2 == 0 {
-                let delta = (next() % 41) as i64 - 20;
+                let delta = (next() % 41) as i128 - 20;
                 tree.add(lo..hi, delta);
                 values[lo..hi].iter_mut().for_each(|v| *v += delta);
             } else {

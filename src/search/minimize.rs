@@ -5,6 +5,8 @@ use super::{policy_by_name, search, Outcome, SearchOptions, SearchStats};
 use crate::allocate::Limits;
 use crate::analysis::Timeline;
 use crate::baselines::Baseline;
+use crate::error::InputError;
+use crate::io::{check_problem_for, BufferPlaces};
 use crate::problem::{Problem, Solution};
 use std::time::{Duration, Instant};
 
@@ -32,13 +34,15 @@ impl Minimized {
 }
 
 /// Finds the smallest peak the search can reach: starts from the best baseline and LOAD, probes
-/// LOAD first, then bisects, each probe a full search with a share of the time left.
+/// LOAD first, then bisects, each probe a full search with a share of the time left. A problem
+/// that breaks the model's rules is returned as the error.
 pub fn minimize(
     problem: &Problem,
     options: &SearchOptions,
     policy: Option<&str>,
     limits: Limits,
-) -> Minimized {
+) -> Result<Minimized, InputError> {
+    check_problem_for(problem, None, "problem", &BufferPlaces::None)?;
     let start = Instant::now();
     let timeout = limits.timeout.unwrap_or(DEFAULT_TIMEOUT);
     let mut stats = SearchStats::default();
@@ -85,13 +89,14 @@ pub fn minimize(
                 probe_low = capacity + 1;
             }
             Outcome::LimitReached => probe_low = capacity + 1,
+            Outcome::InvalidProblem(_) => unreachable!("the problem was checked first"),
         }
     }
     stats.seconds = start.elapsed().as_secs_f64();
-    Minimized {
+    Ok(Minimized {
         solution: best,
         peak,
         lower_bound: lower.min(peak),
         stats,
-    }
+    })
 }

@@ -31,6 +31,7 @@ pub use state::State;
 use crate::allocate::{trivially_infeasible, Infeasibility, Limits, Status};
 use crate::analysis::Timeline;
 use crate::baselines::Baseline;
+use crate::io::{check_problem_for, BufferPlaces};
 use crate::problem::{Problem, Solution};
 use crate::validate::validate;
 use serde::Serialize;
@@ -76,6 +77,8 @@ pub enum Outcome {
     Infeasible(Infeasibility),
     /// The time or node limit came first.
     LimitReached,
+    /// The problem breaks the model's rules (see [`crate::io::check_problem`]).
+    InvalidProblem(String),
 }
 
 impl Outcome {
@@ -85,6 +88,7 @@ impl Outcome {
             Outcome::Solved(_) => Status::Solved,
             Outcome::Infeasible(why) => Status::Infeasible(why.clone()),
             Outcome::LimitReached => Status::LimitReached,
+            Outcome::InvalidProblem(why) => Status::InvalidProblem(why.clone()),
         }
     }
 }
@@ -122,8 +126,9 @@ pub fn policy_by_name(
 
 /// Fits `problem` under `capacity`, or proves it cannot, within `limits`.
 ///
-/// `policies` is the portfolio to run (round robin with growing budgets); `None` uses
-/// [`default_policies`]. A `Solved` outcome has passed the validator.
+/// `policies` is the portfolio to run (round robin with growing budgets); `None` or an empty
+/// list uses [`default_policies`]. A `Solved` outcome has passed the validator; a problem that
+/// breaks the model's rules (the readers' checks) gives `InvalidProblem`.
 pub fn search(
     problem: &Problem,
     capacity: u64,
@@ -145,11 +150,14 @@ pub fn search_with_cancel(
 ) -> SearchResult {
     let start = Instant::now();
     let mut stats = SearchStats::default();
-    let load = Timeline::new(problem).load();
     let finish = |outcome: Outcome, mut stats: SearchStats| {
         stats.seconds = start.elapsed().as_secs_f64();
         SearchResult { outcome, stats }
     };
+    if let Err(e) = check_problem_for(problem, None, "problem", &BufferPlaces::None) {
+        return finish(Outcome::InvalidProblem(e.to_string()), stats);
+    }
+    let load = Timeline::new(problem).load();
     if let Some(Status::Infeasible(why)) = trivially_infeasible(problem, capacity, load) {
         return finish(Outcome::Infeasible(why), stats);
     }
@@ -167,7 +175,10 @@ pub fn search_with_cancel(
         }
     }
     let model = Model::new(problem, capacity);
-    let policies = policies.unwrap_or_else(|| default_policies(problem.len(), options));
+    let policies = match policies {
+        Some(list) if !list.is_empty() => list,
+        _ => default_policies(problem.len(), options),
+    };
     let deadline = limits.timeout.map(|t| start + t);
     let outcome = portfolio::run(
         &model,

@@ -73,7 +73,7 @@ impl State {
             min_offsets,
             floors: vec![0; model.members.len()],
             totals: model.totals.clone(),
-            total_tree: MaxTree::new(&model.totals.iter().map(|&t| t as i64).collect::<Vec<_>>()),
+            total_tree: MaxTree::new(&model.totals.iter().map(|&t| t as i128).collect::<Vec<_>>()),
             spanning: model.spanning.clone(),
             unplaced_neighbours: model.neighbours.iter().map(|l| l.len() as u32).collect(),
             solution,
@@ -170,7 +170,7 @@ impl State {
         for k in range.start..range.end - 1 {
             self.spanning[k] -= 1;
         }
-        self.total_tree.add(range, -(model.sizes[buffer] as i64));
+        self.total_tree.add(range, -(model.sizes[buffer] as i128));
         if unplaced_floor {
             let affected = std::mem::take(&mut self.affected);
             for &s in &affected {
@@ -207,7 +207,7 @@ impl State {
         for k in range.start..range.end - 1 {
             self.spanning[k] += 1;
         }
-        self.total_tree.add(range, model.sizes[buffer] as i64);
+        self.total_tree.add(range, model.sizes[buffer] as i128);
         for &u in &model.neighbours[buffer] {
             if self.offsets[u as usize] == UNPLACED {
                 self.unplaced_neighbours[u as usize] += 1;
@@ -269,9 +269,9 @@ impl State {
         sections: std::ops::Range<usize>,
     ) -> Option<usize> {
         let span = model.sections[buffer].clone();
-        let size = model.sizes[buffer] as i64;
+        let size = model.sizes[buffer] as i128;
         let room = model.capacity.saturating_sub(offset);
-        let over = |value: i64| value > 0 && value as u64 > room;
+        let over = |value: i128| value > 0 && value > room as i128;
         let outside = [sections.start..span.start, span.end..sections.end];
         for range in outside {
             if let Some((largest, s)) = self.total_tree.max(range) {
@@ -307,7 +307,7 @@ impl State {
         }
         if inference {
             if let Some((largest, s)) = self.total_tree.max(sections.clone()) {
-                if largest > 0 && bound.saturating_add(largest as u64) > model.capacity {
+                if largest > 0 && bound as i128 + largest > model.capacity as i128 {
                     return Some(s);
                 }
             }
