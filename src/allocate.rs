@@ -146,6 +146,8 @@ pub struct Allocation {
     /// smaller capacities were proven infeasible); the solution is optimal when it equals the
     /// peak.
     pub lower_bound: Option<u64>,
+    /// Why the solve log could not be written, if recording failed.
+    pub log_error: Option<String>,
 }
 
 /// Runs `algorithm` on `problem` for `goal`. A returned solution has passed [`validate`]; an
@@ -169,6 +171,19 @@ pub fn allocate(
     limits: Limits,
     seed: u64,
 ) -> Allocation {
+    allocate_recorded(problem, algorithm, goal, limits, seed, None)
+}
+
+/// [`allocate`] that also writes a solve log of the search (see [`search::record`]); the
+/// recording is used only by `Algorithm::Search` with `Goal::Fit`.
+pub fn allocate_recorded(
+    problem: &Problem,
+    algorithm: &Algorithm,
+    goal: Goal,
+    limits: Limits,
+    seed: u64,
+    recording: Option<search::Recording<'_>>,
+) -> Allocation {
     let start = Instant::now();
     if let Err(e) = check_problem_for(problem, None, "problem", &BufferPlaces::None) {
         return Allocation {
@@ -179,6 +194,7 @@ pub fn allocate(
             elapsed: start.elapsed(),
             search: None,
             lower_bound: None,
+            log_error: None,
         };
     }
     let load = Timeline::new(problem).load();
@@ -196,6 +212,7 @@ pub fn allocate(
                 elapsed: start.elapsed(),
                 search: None,
                 lower_bound: None,
+                log_error: None,
             };
         }
     }
@@ -208,8 +225,8 @@ pub fn allocate(
                 policy.as_deref(),
                 goal,
                 limits,
-                load,
-                start,
+                (load, start),
+                recording,
             )
         }
     };
@@ -233,6 +250,7 @@ pub fn allocate(
         elapsed: start.elapsed(),
         search: None,
         lower_bound: None,
+        log_error: None,
     }
 }
 
@@ -242,8 +260,8 @@ fn run_search(
     policy: Option<&str>,
     goal: Goal,
     limits: Limits,
-    load: u64,
-    start: Instant,
+    (load, start): (u64, Instant),
+    recording: Option<search::Recording<'_>>,
 ) -> Allocation {
     let policies = policy.map(|name| {
         vec![search::policy_by_name(name, problem.len(), options)
@@ -251,7 +269,9 @@ fn run_search(
     });
     match goal {
         Goal::Fit(capacity) => {
-            let result = search::search(problem, capacity, options, policies, limits);
+            let result = search::search_recorded(
+                problem, capacity, options, policies, limits, None, recording,
+            );
             let status = result.outcome.status();
             let solution = match result.outcome {
                 search::Outcome::Solved(s) => Some(s),
@@ -265,6 +285,7 @@ fn run_search(
                 elapsed: start.elapsed(),
                 search: Some(result.stats),
                 lower_bound: None,
+                log_error: result.log_error,
             }
         }
         Goal::Minimize => {
@@ -278,6 +299,7 @@ fn run_search(
                 load,
                 elapsed: start.elapsed(),
                 search: Some(result.stats),
+                log_error: None,
             }
         }
     }

@@ -4,8 +4,9 @@ use super::{read_problem, write_file, CliError, EXIT_NOT_SOLVED, EXIT_SOLVED};
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
-use telamalloc::allocate::{allocate, Goal, Limits, Status};
+use telamalloc::allocate::{allocate_recorded, Goal, Limits, Status};
 use telamalloc::io::{render_solution, Format};
+use telamalloc::search::Recording;
 
 #[derive(Args)]
 pub struct SolveArgs {
@@ -40,6 +41,12 @@ pub struct SolveArgs {
     /// Print the solution as JSON instead of CSV.
     #[arg(long)]
     json: bool,
+    /// Write a solve log of the search (JSON lines; see the README) to this file.
+    #[arg(long, conflicts_with = "minimize")]
+    record: Option<PathBuf>,
+    /// The most decision lines to record per search run.
+    #[arg(long, default_value_t = 100_000)]
+    record_limit: u64,
 }
 
 /// The names `--algo` accepts.
@@ -88,7 +95,30 @@ pub fn run(args: SolveArgs) -> Result<i32, CliError> {
         timeout: timeout(args.timeout)?,
         nodes: args.nodes,
     };
-    let result = allocate(&problem, &algorithm, goal, limits, args.seed);
+    let mut log_file = match &args.record {
+        Some(path) => {
+            if !matches!(algorithm, telamalloc::allocate::Algorithm::Search { .. }) {
+                return Err(CliError::Usage("--record needs --algo search".into()));
+            }
+            let file = std::fs::File::create(path)
+                .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", path.display())))?;
+            Some(std::io::BufWriter::new(file))
+        }
+        None => None,
+    };
+    let recording = log_file.as_mut().map(|writer| Recording {
+        writer,
+        problem: args
+            .input
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default(),
+        limit_per_run: args.record_limit,
+    });
+    let result = allocate_recorded(&problem, &algorithm, goal, limits, args.seed, recording);
+    if let Some(e) = &result.log_error {
+        return Err(CliError::Usage(format!("cannot write the solve log: {e}")));
+    }
     let seconds = result.elapsed.as_secs_f64();
     if args.stats {
         if let Some(stats) = &result.search {

@@ -2,9 +2,11 @@
 //! minor backtracks try the next candidate, major backtracks jump back to the placements behind
 //! the last conflict and re-explore from there with the new priorities.
 
+use super::features::{candidate_features, node_features};
 use super::model::Model;
 use super::options::SearchOptions;
 use super::policy::{Candidate, NodeView, Policy};
+use super::record::{CandidateRecord, Decision, RunRecorder, TryRecord, TryResult};
 use super::state::State;
 use super::SearchStats;
 use std::ops::Range;
@@ -66,6 +68,10 @@ pub struct Searcher<'a> {
     unwind_request: Option<u32>,
     pool: Vec<Vec<Candidate>>,
     involved: Vec<u32>,
+    /// How many conflicts each buffer was involved in (a feature).
+    conflicts: Vec<u32>,
+    /// The solve-log recorder of this run, if recording, and the run's number.
+    recorder: Option<(RunRecorder, u32)>,
 }
 
 impl<'a> Searcher<'a> {
@@ -94,7 +100,60 @@ impl<'a> Searcher<'a> {
             unwind_request: None,
             pool: Vec::new(),
             involved: Vec::new(),
+            conflicts: vec![0; n],
+            recorder: None,
         }
+    }
+
+    /// Records this run's decisions into `recorder` as run number `run`.
+    pub fn record(&mut self, recorder: RunRecorder, run: u32) {
+        self.recorder = Some((recorder, run));
+    }
+
+    /// The recorder, with what it recorded.
+    pub fn take_recorder(&mut self) -> Option<RunRecorder> {
+        self.recorder.take().map(|(r, _)| r)
+    }
+
+    /// A decision record for a node about to try `candidates`, if recording wants more.
+    fn describe(&self, depth: u32, unplaced: usize, candidates: &[Candidate]) -> Option<Decision> {
+        let (recorder, run) = self.recorder.as_ref()?;
+        if !recorder.wants_more() || candidates.is_empty() {
+            return None;
+        }
+        Some(Decision {
+            run: *run,
+            policy: self.policy.name(),
+            node: self.stats.nodes,
+            depth,
+            unplaced: unplaced as u32,
+            features: node_features(
+                self.model,
+                depth,
+                unplaced,
+                self.model.free.len(),
+                self.stats.minor_backtracks,
+                candidates.len(),
+            )
+            .to_vec(),
+            candidates: candidates
+                .iter()
+                .map(|c| CandidateRecord {
+                    buffer: c.buffer,
+                    offset: c.offset,
+                    rank: c.rank,
+                    features: candidate_features(
+                        self.model,
+                        self.state,
+                        c,
+                        unplaced,
+                        self.conflicts[c.buffer as usize] as u64,
+                    )
+                    .to_vec(),
+                })
+                .collect(),
+            tries: Vec::new(),
+        })
     }
 
     /// Solves every independent partition of the free buffers in turn.
@@ -205,6 +264,7 @@ impl<'a> Searcher<'a> {
                 earliest = earliest.min(self.state.levels[b_idx]);
             } else {
                 self.involved.push(b);
+                self.conflicts[b_idx] += 1;
             }
         }
         self.last_conflict_depth = if earliest == u32::MAX { 0 } else { earliest };
@@ -342,11 +402,36 @@ impl<'a> Searcher<'a> {
         }
         candidates.sort_unstable_by_key(|c| (c.offset, c.rank));
         self.order(depth, unplaced, &mut candidates);
+        let mut decision = self.describe(depth, unplaced, &candidates);
         let mut flow = Flow::Failed;
         let mut next = 0;
         while next < candidates.len() {
             let c = candidates[next];
+            let before = (
+                self.stats.nodes,
+                self.stats.minor_backtracks,
+                self.stats.major_backtracks,
+            );
             let child = self.try_candidate(buffers, sections.clone(), c, depth);
+            if let Some(d) = decision.as_mut() {
+                let index = d
+                    .candidates
+                    .iter()
+                    .position(|r| r.buffer == c.buffer)
+                    .unwrap_or(0);
+                d.tries.push(TryRecord {
+                    candidate: index as u32,
+                    nodes_below: self.stats.nodes - before.0,
+                    failures_below: self.stats.minor_backtracks - before.1,
+                    majors_below: self.stats.major_backtracks - before.2,
+                    result: match child {
+                        Flow::Found => TryResult::Found,
+                        Flow::Failed => TryResult::Failed,
+                        Flow::Unwind(_) => TryResult::Unwound,
+                        Flow::Stop(_) => TryResult::Stopped,
+                    },
+                });
+            }
             let reorder = match child {
                 Flow::Failed => {
                     // The candidate is refuted; a pending major backtrack either lands here
@@ -379,6 +464,9 @@ impl<'a> Searcher<'a> {
             }
         }
         self.pool.push(candidates);
+        if let (Some(d), Some((recorder, _))) = (decision, self.recorder.as_mut()) {
+            recorder.push(d);
+        }
         flow
     }
 

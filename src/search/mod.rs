@@ -14,12 +14,14 @@
 //! ```
 
 mod dfs;
+pub mod features;
 mod max_tree;
 pub mod minimize;
 mod model;
 pub mod options;
 pub mod policy;
 mod portfolio;
+pub mod record;
 pub mod schedule;
 mod state;
 
@@ -39,7 +41,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 /// Counters of a search.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct SearchStats {
     /// Search nodes expanded.
     pub nodes: u64,
@@ -57,6 +59,12 @@ pub struct SearchStats {
     pub heuristic: Option<String>,
     /// Wall-clock seconds.
     pub seconds: f64,
+    /// Decision lines written to the solve log (0 when not recording).
+    #[serde(default)]
+    pub recorded_decisions: u64,
+    /// Decision lines dropped by the per-run record limit.
+    #[serde(default)]
+    pub dropped_decisions: u64,
 }
 
 impl SearchStats {
@@ -100,6 +108,18 @@ pub struct SearchResult {
     pub outcome: Outcome,
     /// Counters.
     pub stats: SearchStats,
+    /// Why the solve log could not be written, if recording failed.
+    pub log_error: Option<String>,
+}
+
+/// Where and how much to record (see [`record`]).
+pub struct Recording<'w> {
+    /// Receives the log's JSON lines.
+    pub writer: &'w mut (dyn std::io::Write + Send),
+    /// The problem's name in the header.
+    pub problem: String,
+    /// The most decision lines to write per run.
+    pub limit_per_run: u64,
 }
 
 /// The policies of the default portfolio, in round-robin order.
@@ -148,18 +168,81 @@ pub fn search_with_cancel(
     limits: Limits,
     cancel: Option<&AtomicBool>,
 ) -> SearchResult {
+    search_recorded(problem, capacity, options, policies, limits, cancel, None)
+}
+
+/// [`search_with_cancel`] that also writes a solve log (see [`record`]) when `recording` is given.
+pub fn search_recorded(
+    problem: &Problem,
+    capacity: u64,
+    options: &SearchOptions,
+    policies: Option<Vec<Box<dyn Policy>>>,
+    limits: Limits,
+    cancel: Option<&AtomicBool>,
+    recording: Option<Recording<'_>>,
+) -> SearchResult {
     let start = Instant::now();
     let mut stats = SearchStats::default();
-    let finish = |outcome: Outcome, mut stats: SearchStats| {
+    let mut recording = recording;
+    let mut log_error: Option<String> = None;
+    let mut finish = |outcome: Outcome, mut stats: SearchStats, log: &mut Option<Recording<'_>>| {
         stats.seconds = start.elapsed().as_secs_f64();
-        SearchResult { outcome, stats }
+        if let Some(r) = log.as_mut() {
+            let footer = record::LogLine::Footer(record::Footer {
+                outcome: match &outcome {
+                    Outcome::Solved(_) => "solved",
+                    Outcome::Infeasible(_) => "infeasible",
+                    Outcome::LimitReached => "limit",
+                    Outcome::InvalidProblem(_) => "invalid",
+                }
+                .to_string(),
+                decisions: stats.recorded_decisions,
+                dropped: stats.dropped_decisions,
+                stats: stats.clone(),
+            });
+            if let Err(e) = record::write_line(r.writer, &footer).and_then(|_| r.writer.flush()) {
+                log_error.get_or_insert(e.to_string());
+            }
+        }
+        SearchResult {
+            outcome,
+            stats,
+            log_error: log_error.clone(),
+        }
     };
     if let Err(e) = check_problem_for(problem, None, "problem", &BufferPlaces::None) {
-        return finish(Outcome::InvalidProblem(e.to_string()), stats);
+        return finish(Outcome::InvalidProblem(e.to_string()), stats, &mut None);
     }
     let load = Timeline::new(problem).load();
+    if let Some(r) = recording.as_mut() {
+        let header = record::LogLine::Header(record::Header {
+            schema: record::LOG_SCHEMA.to_string(),
+            version: record::LOG_SCHEMA_VERSION,
+            feature_version: features::FEATURE_SCHEMA_VERSION,
+            candidate_features: features::CANDIDATE_FEATURES
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            node_features: features::NODE_FEATURES
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            problem: r.problem.clone(),
+            problem_hash: record::problem_hash(problem, capacity),
+            buffers: problem.len(),
+            capacity,
+            load,
+        });
+        if let Err(e) = record::write_line(r.writer, &header) {
+            return SearchResult {
+                outcome: Outcome::LimitReached,
+                stats,
+                log_error: Some(e.to_string()),
+            };
+        }
+    }
     if let Some(Status::Infeasible(why)) = trivially_infeasible(problem, capacity, load) {
-        return finish(Outcome::Infeasible(why), stats);
+        return finish(Outcome::Infeasible(why), stats, &mut recording);
     }
     if options.heuristic_first {
         for baseline in [
@@ -170,7 +253,7 @@ pub fn search_with_cancel(
             let layout = baseline.allocate(problem, 0);
             if layout.peak(problem) <= capacity {
                 stats.heuristic = Some(baseline.name().to_string());
-                return finish(checked(problem, capacity, layout), stats);
+                return finish(checked(problem, capacity, layout), stats, &mut recording);
             }
         }
     }
@@ -184,9 +267,14 @@ pub fn search_with_cancel(
         &model,
         options,
         policies,
-        deadline,
-        limits.nodes,
-        cancel,
+        portfolio::RunSettings {
+            deadline,
+            node_limit: limits.nodes,
+            cancel,
+            recording: recording
+                .as_mut()
+                .map(|r| (&mut *r.writer, r.limit_per_run)),
+        },
         &mut stats,
     );
     let outcome = match outcome {
@@ -194,7 +282,7 @@ pub fn search_with_cancel(
         portfolio::Verdict::Exhausted => Outcome::Infeasible(Infeasibility::Exhausted),
         portfolio::Verdict::Limit => Outcome::LimitReached,
     };
-    finish(outcome, stats)
+    finish(outcome, stats, &mut recording)
 }
 
 /// Validates a layout before it leaves the search; an invalid one is a bug and panics.

@@ -6,6 +6,7 @@ use super::dfs::{Flow, RunLimits, Searcher, Stop};
 use super::model::Model;
 use super::options::SearchOptions;
 use super::policy::Policy;
+use super::record::{write_line, LogLine, RunRecorder};
 use super::schedule::budget;
 use super::state::State;
 use super::SearchStats;
@@ -35,14 +36,26 @@ struct Worker {
     state: State,
 }
 
+/// The limits and the optional log of a portfolio.
+pub struct RunSettings<'a, 'w> {
+    /// Wall-clock deadline.
+    pub deadline: Option<Instant>,
+    /// Limit on nodes over all runs.
+    pub node_limit: Option<u64>,
+    /// Cancellation flag.
+    pub cancel: Option<&'a AtomicBool>,
+    /// Where to write decision lines, and how many per run.
+    pub recording: Option<(&'a mut (dyn std::io::Write + Send + 'w), u64)>,
+}
+
 fn run_one(
     model: &Model,
     options: &SearchOptions,
     worker: &mut Worker,
     nodes: u64,
-    deadline: Option<Instant>,
-    cancel: Option<&AtomicBool>,
-) -> (RunEnd, SearchStats) {
+    (deadline, cancel): (Option<Instant>, Option<&AtomicBool>),
+    recorder: Option<(RunRecorder, u32)>,
+) -> (RunEnd, SearchStats, Option<RunRecorder>) {
     let limits = RunLimits {
         nodes,
         deadline,
@@ -55,8 +68,12 @@ fn run_one(
         worker.policy.as_mut(),
         limits,
     );
+    if let Some((recorder, run)) = recorder {
+        searcher.record(recorder, run);
+    }
     let flow = searcher.run();
     let stats = searcher.stats.clone();
+    let recorder = searcher.take_recorder();
     let end = match flow {
         Flow::Found => RunEnd::Found(worker.state.solution.clone()),
         Flow::Failed => RunEnd::Exhausted,
@@ -64,7 +81,7 @@ fn run_one(
         Flow::Stop(_) => RunEnd::Stopped,
         Flow::Unwind(_) => unreachable!("the root re-explores on unwinding"),
     };
-    (end, stats)
+    (end, stats, recorder)
 }
 
 /// Runs the portfolio until a verdict.
@@ -72,11 +89,11 @@ pub fn run(
     model: &Model,
     options: &SearchOptions,
     policies: Vec<Box<dyn Policy>>,
-    deadline: Option<Instant>,
-    node_limit: Option<u64>,
-    cancel: Option<&AtomicBool>,
+    mut settings: RunSettings<'_, '_>,
     stats: &mut SearchStats,
 ) -> Verdict {
+    let (deadline, node_limit, cancel) = (settings.deadline, settings.node_limit, settings.cancel);
+    let record_limit = settings.recording.as_ref().map(|(_, limit)| *limit);
     let mut workers: Vec<Worker> = policies
         .into_iter()
         .map(|policy| Worker {
@@ -101,7 +118,9 @@ pub fn run(
             }
             nodes = nodes.min(limit - spent);
         }
-        let results: Vec<(RunEnd, SearchStats)> = if options.threads > 1 {
+        let first_run = runs as u32;
+        let recorder = |i: usize| record_limit.map(|l| (RunRecorder::new(l), first_run + i as u32));
+        let results: Vec<(RunEnd, SearchStats, Option<RunRecorder>)> = if options.threads > 1 {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(options.threads)
                 .build()
@@ -109,13 +128,16 @@ pub fn run(
             pool.install(|| {
                 workers
                     .par_iter_mut()
-                    .map(|w| run_one(model, options, w, nodes, deadline, cancel))
+                    .enumerate()
+                    .map(|(i, w)| {
+                        run_one(model, options, w, nodes, (deadline, cancel), recorder(i))
+                    })
                     .collect()
             })
         } else {
             let mut results = Vec::new();
-            for w in workers.iter_mut() {
-                let result = run_one(model, options, w, nodes, deadline, cancel);
+            for (i, w) in workers.iter_mut().enumerate() {
+                let result = run_one(model, options, w, nodes, (deadline, cancel), recorder(i));
                 let decisive = matches!(
                     result.0,
                     RunEnd::Found(_) | RunEnd::Exhausted | RunEnd::Stopped
@@ -127,8 +149,16 @@ pub fn run(
             }
             results
         };
-        for (i, (end, run_stats)) in results.into_iter().enumerate() {
+        for (i, (end, run_stats, run_log)) in results.into_iter().enumerate() {
             stats.add(&run_stats);
+            if let (Some((writer, _)), Some(log)) = (settings.recording.as_mut(), run_log) {
+                stats.recorded_decisions += log.decisions.len() as u64;
+                stats.dropped_decisions += log.dropped;
+                for decision in log.decisions {
+                    // A failing writer is reported by the caller when it writes the footer.
+                    let _ = write_line(&mut **writer, &LogLine::Decision(decision));
+                }
+            }
             spent = spent.saturating_add(run_stats.nodes);
             runs += 1;
             stats.restarts = runs - 1;

@@ -1,0 +1,151 @@
+//! Solve logs: they read back through the library, describe what the search did, and do not
+//! depend on the number of threads.
+
+use telamalloc::allocate::Limits;
+use telamalloc::generate::{perfect, CutStyle, PerfectOptions};
+use telamalloc::search::record::{read_log, TryResult, LOG_SCHEMA_VERSION};
+use telamalloc::search::{search, search_recorded, Outcome, Recording, SearchOptions};
+
+fn problem(seed: u64) -> telamalloc::Problem {
+    perfect(
+        &PerfectOptions {
+            capacity: 4096,
+            horizon: 200,
+            buffers: 40,
+            style: CutStyle::Mixed,
+            remove: 0,
+            alignment: 1,
+        },
+        seed,
+    )
+    .0
+}
+
+fn options(threads: usize) -> SearchOptions {
+    SearchOptions {
+        heuristic_first: false,
+        threads,
+        ..SearchOptions::default()
+    }
+}
+
+fn record(problem: &telamalloc::Problem, threads: usize, limit: u64) -> (Outcome, Vec<u8>) {
+    let mut bytes = Vec::new();
+    let capacity = problem.capacity.expect("generated with a capacity");
+    let result = search_recorded(
+        problem,
+        capacity,
+        &options(threads),
+        None,
+        Limits {
+            timeout: None,
+            nodes: Some(2_000_000),
+        },
+        None,
+        Some(Recording {
+            writer: &mut bytes,
+            problem: "p".into(),
+            limit_per_run: limit,
+        }),
+    );
+    assert!(result.log_error.is_none());
+    (result.outcome, bytes)
+}
+
+#[test]
+fn a_log_reads_back_and_describes_the_search() {
+    let mut searched = 0;
+    for seed in 0..20 {
+        let p = problem(seed);
+        let (outcome, bytes) = record(&p, 1, 1_000_000);
+        assert!(matches!(outcome, Outcome::Solved(_)), "seed {seed}");
+        let log = read_log(bytes.as_slice()).expect("a well-formed log");
+        assert_eq!(log.header.version, LOG_SCHEMA_VERSION);
+        assert_eq!(log.header.buffers, p.len());
+        let footer = log.footer.expect("a footer");
+        assert_eq!(footer.outcome, "solved");
+        assert_eq!(footer.decisions as usize, log.decisions.len());
+        // The recorded nodes are the search's own: never more decisions than nodes.
+        assert!(log.decisions.len() as u64 <= footer.stats.nodes);
+        if log.decisions.is_empty() {
+            continue;
+        }
+        searched += 1;
+        for d in &log.decisions {
+            assert_eq!(d.features.len(), log.header.node_features.len());
+            assert!(!d.candidates.is_empty());
+            for c in &d.candidates {
+                assert_eq!(c.features.len(), log.header.candidate_features.len());
+                assert!(c.features.iter().all(|f| f.is_finite()));
+            }
+            for t in &d.tries {
+                assert!((t.candidate as usize) < d.candidates.len());
+            }
+            // Only the last try of a node can have found a solution.
+            let found = d
+                .tries
+                .iter()
+                .filter(|t| t.result == TryResult::Found)
+                .count();
+            assert!(found <= 1);
+            if found == 1 {
+                assert_eq!(d.tries.last().map(|t| t.result), Some(TryResult::Found));
+            }
+        }
+        // The final run's solution path: its root decision found the solution.
+        let last_run = log.decisions.iter().map(|d| d.run).max().unwrap();
+        assert!(log
+            .decisions
+            .iter()
+            .filter(|d| d.run == last_run)
+            .any(|d| d.tries.iter().any(|t| t.result == TryResult::Found)));
+    }
+    assert!(searched > 0, "some problem needed a search");
+}
+
+#[test]
+fn logs_do_not_depend_on_threads_and_the_limit_is_kept() {
+    for seed in 0..10 {
+        let p = problem(seed);
+        let strip = |bytes: &[u8]| {
+            let text = String::from_utf8(bytes.to_vec()).unwrap();
+            // The footer holds wall-clock seconds; compare everything before it.
+            text.lines()
+                .filter(|l| !l.contains("\"kind\":\"footer\""))
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        let (_, one) = record(&p, 1, 1_000_000);
+        let (_, two) = record(&p, 2, 1_000_000);
+        assert_eq!(strip(&one), strip(&two), "seed {seed}");
+        let (_, limited) = record(&p, 1, 3);
+        let log = read_log(limited.as_slice()).unwrap();
+        let runs = log
+            .decisions
+            .iter()
+            .map(|d| d.run)
+            .max()
+            .map_or(0, |r| r + 1);
+        assert!(log.decisions.len() as u32 <= 3 * runs.max(1));
+    }
+}
+
+#[test]
+fn recording_does_not_change_the_answer() {
+    for seed in 0..10 {
+        let p = problem(seed);
+        let capacity = p.capacity.unwrap();
+        let plain = search(
+            &p,
+            capacity,
+            &options(1),
+            None,
+            Limits {
+                timeout: None,
+                nodes: Some(2_000_000),
+            },
+        );
+        let (recorded, _) = record(&p, 1, 1_000_000);
+        assert_eq!(plain.outcome, recorded, "seed {seed}");
+    }
+}
