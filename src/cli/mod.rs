@@ -1,6 +1,7 @@
 //! Command-line parsing and dispatch. Exit codes: 0 solved, 1 not solved, 2 bad input or usage.
 
 mod bench;
+mod collect;
 mod gen;
 mod search_args;
 mod solve;
@@ -38,6 +39,8 @@ enum Command {
     Stats(stats::StatsArgs),
     /// Run algorithms over problems and print a comparison table.
     Bench(bench::BenchArgs),
+    /// Run the search over many problems in parallel and write a solve log for each.
+    Collect(collect::CollectArgs),
     /// Generate a problem (perfect packing, all-overlapping, random), deterministic from a seed.
     Gen(gen::GenArgs),
 }
@@ -58,6 +61,7 @@ pub fn run() -> i32 {
         Command::Stats(args) => stats::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Gen(args) => gen::run(args),
+        Command::Collect(args) => collect::run(args),
     };
     match result {
         Ok(code) => code,
