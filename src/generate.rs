@@ -349,6 +349,89 @@ pub fn random(options: &RandomOptions, seed: u64) -> Problem {
 
 /// `tightness * TIGHTNESS_SCALE`, rounded to an integer (a negative or non-finite tightness
 /// counts as 1; huge values saturate).
+/// Options of [`onchip`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct OnchipOptions {
+    /// Capacity as a share of the source problem's LOAD (e.g. 0.15 to 0.5), in per mille.
+    pub per_mille: u64,
+    /// Split buffers larger than half the capacity into tiles of at most a quarter of it
+    /// (same lifetime), as a compiler tiling a large tensor would.
+    pub tile: bool,
+}
+
+impl Default for OnchipOptions {
+    fn default() -> Self {
+        OnchipOptions {
+            per_mille: 300,
+            tile: true,
+        }
+    }
+}
+
+/// An on-chip scratchpad problem drawn from a whole-model problem: capacity = `per_mille` x LOAD
+/// / 1000; the buffers are considered in a benefit order (size x lifetime, each scaled by a
+/// seeded factor in [0.75, 1.25) so that seeds differ) and one is kept on chip only if the live
+/// total stays within the capacity at every step. Kept buffers fill the capacity at many steps at
+/// once: the hard case for memory planning. Deterministic from the seed.
+pub fn onchip(source: &Problem, options: &OnchipOptions, seed: u64) -> Problem {
+    let load = analysis::load(source);
+    let capacity = ((load as u128 * options.per_mille.max(1) as u128).div_ceil(1000) as u64).max(1);
+    let mut rng = StdRng::seed_from_u64(seed);
+    // Tile the large buffers first.
+    let mut pieces: Vec<Buffer> = Vec::new();
+    for b in source.buffers.iter().filter(|b| b.offset.is_none()) {
+        if options.tile && b.size > capacity / 2 && capacity >= 4 {
+            let tile = (capacity / 4).max(1);
+            let count = b.size.div_ceil(tile);
+            for k in 0..count {
+                let size = if k + 1 == count {
+                    b.size - tile * k
+                } else {
+                    tile
+                };
+                pieces.push(Buffer {
+                    id: format!("{}#{k}", b.id),
+                    size,
+                    ..b.clone()
+                });
+            }
+        } else if b.size <= capacity {
+            pieces.push(b.clone());
+        }
+    }
+    let candidates = Problem::new(pieces, None);
+    let timeline = analysis::Timeline::new(&candidates);
+    // Benefit order with seeded factors (integers only: per mille).
+    let mut order: Vec<(u128, usize)> = candidates
+        .buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let factor = 750 + pick(&mut rng, 500) as u128;
+            (b.area() * factor, i)
+        })
+        .collect();
+    order.sort_by_key(|&(benefit, i)| (Reverse(benefit), i));
+    let mut live = crate::search::max_tree::MaxTree::new(&vec![0i128; timeline.len()]);
+    let mut kept = vec![false; candidates.len()];
+    for &(_, i) in &order {
+        let span = timeline.buffer_sections[i].clone();
+        let size = candidates.buffers[i].size as i128;
+        let (peak, _) = live.max(span.clone()).unwrap_or((0, 0));
+        if peak + size <= capacity as i128 {
+            live.add(span, size);
+            kept[i] = true;
+        }
+    }
+    let buffers = candidates
+        .buffers
+        .into_iter()
+        .zip(kept)
+        .filter_map(|(b, keep)| keep.then_some(b))
+        .collect();
+    Problem::new(buffers, Some(capacity))
+}
+
 fn tightness_ratio(tightness: f64) -> u128 {
     let tightness = if tightness.is_finite() && tightness >= 0.0 {
         tightness
@@ -361,6 +444,40 @@ fn tightness_ratio(tightness: f64) -> u128 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn onchip_keeps_load_within_the_capacity_and_is_deterministic() {
+        let source = random(
+            &RandomOptions {
+                buffers: 300,
+                horizon: 200,
+                max_lifetime: 40,
+                min_size: 1,
+                max_size: 5000,
+                tightness: 1.0,
+            },
+            5,
+        );
+        for per_mille in [150, 300, 500] {
+            let options = OnchipOptions {
+                per_mille,
+                tile: true,
+            };
+            for seed in 0..5 {
+                let p = onchip(&source, &options, seed);
+                let capacity = p.capacity.expect("a capacity");
+                assert!(analysis::load(&p) <= capacity);
+                assert!(p.buffers.iter().all(|b| b.size <= capacity));
+                assert_eq!(p, onchip(&source, &options, seed));
+                // Tight: some step is filled to at least 90% of the capacity.
+                assert!(
+                    analysis::load(&p) * 10 >= capacity * 9,
+                    "{per_mille} {seed}"
+                );
+            }
+            assert_ne!(onchip(&source, &options, 1), onchip(&source, &options, 2));
+        }
+    }
+
     use super::*;
     use crate::validate::validate;
 

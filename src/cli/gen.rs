@@ -3,7 +3,7 @@
 use super::{write_file, CliError, EXIT_SOLVED};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
-use telamalloc::generate::{self, CutStyle, PerfectOptions, RandomOptions};
+use telamalloc::generate::{self, CutStyle, OnchipOptions, PerfectOptions, RandomOptions};
 use telamalloc::io::write_csv_problem;
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -14,6 +14,9 @@ enum Kind {
     Overlap,
     /// Random lifetimes and sizes; capacity = tightness x LOAD.
     Random,
+    /// An on-chip scratchpad drawn from a whole-model problem (`--from`): capacity = fraction x
+    /// LOAD, buffers kept greedily (seeded benefit order) while they fit at every step.
+    Onchip,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -61,6 +64,15 @@ pub struct GenArgs {
     /// Capacity / LOAD (random).
     #[arg(long, default_value_t = 1.2)]
     tightness: f64,
+    /// The whole-model problem to draw from (onchip).
+    #[arg(long)]
+    from: Option<PathBuf>,
+    /// Capacity / LOAD of the source (onchip), rounded to per mille.
+    #[arg(long, default_value_t = 0.3)]
+    fraction: f64,
+    /// Do not tile buffers larger than half the capacity (onchip).
+    #[arg(long)]
+    no_tile: bool,
     /// Output CSV file (default: standard output). The capacity is written into the file name
     /// by the caller's choice of name (NAME.CAPACITY.csv); it is also printed on standard error.
     #[arg(long, short)]
@@ -95,6 +107,24 @@ pub fn run(args: GenArgs) -> Result<i32, CliError> {
                 tightness: args.tightness,
             };
             generate::random(&options, args.seed)
+        }
+        Kind::Onchip => {
+            let from = args
+                .from
+                .as_ref()
+                .ok_or_else(|| CliError::Usage("gen onchip needs --from FILE".into()))?;
+            let source = super::read_problem(from, None)?;
+            if !(args.fraction.is_finite() && args.fraction > 0.0 && args.fraction <= 1.0) {
+                return Err(CliError::Usage(format!(
+                    "--fraction must be in (0, 1], not {}",
+                    args.fraction
+                )));
+            }
+            let options = OnchipOptions {
+                per_mille: (args.fraction * 1000.0).round().max(1.0) as u64,
+                tile: !args.no_tile,
+            };
+            generate::onchip(&source, &options, args.seed)
         }
     };
     let text = write_csv_problem(&problem);

@@ -15,7 +15,7 @@
 
 mod dfs;
 pub mod features;
-mod max_tree;
+pub(crate) mod max_tree;
 pub mod minimize;
 mod model;
 pub mod options;
