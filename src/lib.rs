@@ -15,6 +15,7 @@ pub mod error;
 pub mod generate;
 pub mod io;
 pub mod placement;
+pub mod plot;
 pub mod problem;
 pub mod search;
 pub mod validate;

@@ -3,6 +3,7 @@
 mod bench;
 mod collect;
 mod gen;
+mod plot;
 mod search_args;
 mod solve;
 mod stats;
@@ -39,6 +40,8 @@ enum Command {
     Stats(stats::StatsArgs),
     /// Run algorithms over problems and print a comparison table.
     Bench(bench::BenchArgs),
+    /// Draw a solution as SVG: time across, address up, the capacity and LOAD lines.
+    Plot(plot::PlotArgs),
     /// Run the search over many problems in parallel and write a solve log for each.
     Collect(collect::CollectArgs),
     /// Generate a problem (perfect packing, all-overlapping, random), deterministic from a seed.
@@ -62,6 +65,7 @@ pub fn run() -> i32 {
         Command::Bench(args) => bench::run(args),
         Command::Gen(args) => gen::run(args),
         Command::Collect(args) => collect::run(args),
+        Command::Plot(args) => plot::run(args),
     };
     match result {
         Ok(code) => code,
