@@ -5,7 +5,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
 use telamalloc::allocate::Limits;
 use telamalloc::generate::{overlap, perfect, CutStyle, PerfectOptions};
-use telamalloc::search::{search, Outcome, SearchOptions};
+use telamalloc::search::{search, search_recorded, Outcome, Recording, SearchOptions};
 
 fn options() -> SearchOptions {
     SearchOptions {
@@ -60,5 +60,46 @@ fn all_overlapping(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, perfect_packings, all_overlapping);
+/// The cost of solve logs: the same search with recording off (the default) and on (into memory).
+fn recording(c: &mut Criterion) {
+    let mut group = c.benchmark_group("search_recording");
+    group.sample_size(10);
+    let (problem, _) = perfect(
+        &PerfectOptions {
+            capacity: 1 << 16,
+            horizon: 400,
+            buffers: 120,
+            style: CutStyle::Mixed,
+            remove: 0,
+            alignment: 1,
+        },
+        3,
+    );
+    let capacity = problem.capacity.expect("generated with a capacity");
+    group.bench_function("off", |b| {
+        b.iter(|| black_box(search(&problem, capacity, &options(), None, Limits::default())))
+    });
+    group.bench_function("on", |b| {
+        b.iter(|| {
+            let mut log = Vec::new();
+            let result = search_recorded(
+                &problem,
+                capacity,
+                &options(),
+                None,
+                Limits::default(),
+                None,
+                Some(Recording {
+                    writer: &mut log,
+                    problem: "bench".into(),
+                    limit_per_run: u64::MAX,
+                }),
+            );
+            black_box((result, log.len()))
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, perfect_packings, all_overlapping, recording);
 criterion_main!(benches);
