@@ -77,7 +77,15 @@ fn recording(c: &mut Criterion) {
     );
     let capacity = problem.capacity.expect("generated with a capacity");
     group.bench_function("off", |b| {
-        b.iter(|| black_box(search(&problem, capacity, &options(), None, Limits::default())))
+        b.iter(|| {
+            black_box(search(
+                &problem,
+                capacity,
+                &options(),
+                None,
+                Limits::default(),
+            ))
+        })
     });
     group.bench_function("on", |b| {
         b.iter(|| {

@@ -258,10 +258,25 @@ pub fn search_recorded(
         }
     }
     let model = Model::new(problem, capacity);
-    let policies = match policies {
+    let mut policies = match policies {
         Some(list) if !list.is_empty() => list,
         _ => default_policies(problem.len(), options),
     };
+    // The first policy may choose the order of the portfolio for this problem.
+    let names: Vec<String> = policies.iter().map(|p| p.name()).collect();
+    let initial = State::new(&model);
+    let view = NodeView {
+        model: &model,
+        state: &initial,
+        depth: 0,
+        unplaced: model.free.len(),
+    };
+    if let Some(order) = policies[0].rank_portfolio(&view, &names) {
+        if is_permutation(&order, policies.len()) {
+            let mut slots: Vec<Option<Box<dyn Policy>>> = policies.into_iter().map(Some).collect();
+            policies = order.iter().filter_map(|&i| slots[i].take()).collect();
+        }
+    }
     let deadline = limits.timeout.map(|t| start + t);
     let outcome = portfolio::run(
         &model,
@@ -283,6 +298,15 @@ pub fn search_recorded(
         portfolio::Verdict::Limit => Outcome::LimitReached,
     };
     finish(outcome, stats, &mut recording)
+}
+
+/// Whether `order` holds each of `0..len` exactly once.
+fn is_permutation(order: &[usize], len: usize) -> bool {
+    let mut seen = vec![false; len];
+    order.len() == len
+        && order
+            .iter()
+            .all(|&i| i < len && !std::mem::replace(&mut seen[i], true))
 }
 
 /// Validates a layout before it leaves the search; an invalid one is a bug and panics.

@@ -55,6 +55,14 @@ pub trait Policy: Send {
         let _ = buffers;
     }
 
+    /// For a whole problem, the order in which to run the portfolio's policies (`names`, in
+    /// their default order), as indices into `names`, if this policy has a preference. The
+    /// search asks the portfolio's first policy before the first run.
+    fn rank_portfolio(&mut self, view: &NodeView<'_>, names: &[String]) -> Option<Vec<usize>> {
+        let _ = (view, names);
+        None
+    }
+
     /// An independent copy for another portfolio worker or restart sequence.
     fn boxed_clone(&self) -> Box<dyn Policy>;
 }
