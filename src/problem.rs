@@ -93,6 +93,15 @@ impl Problem {
         self.buffers.is_empty()
     }
 
+    /// The index of each buffer by its id.
+    pub fn index_by_id(&self) -> std::collections::HashMap<&str, usize> {
+        self.buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (b.id.as_str(), i))
+            .collect()
+    }
+
     /// The largest `upper` of any buffer (0 for an empty problem).
     pub fn horizon(&self) -> u64 {
         self.buffers.iter().map(|b| b.upper).max().unwrap_or(0)

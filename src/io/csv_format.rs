@@ -271,12 +271,7 @@ pub fn parse_csv_solution(
     let mut rdr = reader(text);
     let header = header(&mut rdr, file, &line_index)?;
     let columns = Columns::parse(&header, file, &["id", "offset"], true)?;
-    let index: HashMap<&str, usize> = problem
-        .buffers
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (b.id.as_str(), i))
-        .collect();
+    let index = problem.index_by_id();
     let mut offsets: Vec<Option<u64>> = vec![None; problem.buffers.len()];
     for record in rdr.records() {
         let record = record.map_err(|e| csv_error(e, file, &line_index))?;

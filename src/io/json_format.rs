@@ -5,7 +5,6 @@ use super::csv_format::collect_offsets;
 use crate::error::InputError;
 use crate::problem::{Buffer, Problem, Solution};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 
 fn json_error(e: serde_json::Error, file: &str) -> InputError {
     let line = (e.line() > 0).then_some(e.line());
@@ -58,12 +57,7 @@ pub fn parse_json_solution(
         return Err(InputError::at_line(file, None, None, "the file is empty"));
     }
     let parsed: OffsetsFile = serde_json::from_str(text).map_err(|e| json_error(e, file))?;
-    let index: HashMap<&str, usize> = problem
-        .buffers
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (b.id.as_str(), i))
-        .collect();
+    let index = problem.index_by_id();
     let mut offsets: Vec<Option<u64>> = vec![None; problem.buffers.len()];
     for (element, entry) in parsed.buffers.into_iter().enumerate() {
         let &i = index.get(entry.id.as_str()).ok_or_else(|| {

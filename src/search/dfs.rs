@@ -264,10 +264,14 @@ impl<'a> Searcher<'a> {
                 earliest = earliest.min(self.state.levels[b_idx]);
             } else {
                 self.involved.push(b);
-                self.conflicts[b_idx] += 1;
             }
         }
         self.last_conflict_depth = if earliest == u32::MAX { 0 } else { earliest };
+        if self.recorder.is_some() {
+            for &b in &self.involved {
+                self.conflicts[b as usize] += 1;
+            }
+        }
         self.policy.on_conflict(&self.involved);
     }
 
@@ -407,13 +411,13 @@ impl<'a> Searcher<'a> {
         let mut next = 0;
         while next < candidates.len() {
             let c = candidates[next];
-            let before = (
+            let before = decision.is_some().then_some((
                 self.stats.nodes,
                 self.stats.minor_backtracks,
                 self.stats.major_backtracks,
-            );
+            ));
             let child = self.try_candidate(buffers, sections.clone(), c, depth);
-            if let Some(d) = decision.as_mut() {
+            if let (Some(d), Some(before)) = (decision.as_mut(), before) {
                 let index = d
                     .candidates
                     .iter()
