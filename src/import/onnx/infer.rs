@@ -36,14 +36,26 @@ impl Out {
     }
 
     pub(super) fn ints(elem: Option<i32>, shape: Vec<u64>, values: Option<Vec<i64>>) -> Out {
-        let count: u64 = shape.iter().product();
-        let values = values.filter(|v| v.len() as u64 == count).map(Values::Ints);
+        let count = product(&shape);
+        let values = values
+            .filter(|v| Some(v.len() as u64) == count)
+            .map(Values::Ints);
         Out {
             elem,
             shape: Some(shape),
             values,
         }
     }
+}
+
+/// The product of the dimensions, `None` on overflow.
+fn product(dims: &[u64]) -> Option<u64> {
+    dims.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d))
+}
+
+/// A dimension from wide arithmetic: positive and within `u64`.
+fn dimension(value: i128) -> Option<u64> {
+    u64::try_from(value).ok().filter(|&d| d > 0)
 }
 
 /// Normalises a possibly negative axis against `rank`.
@@ -105,23 +117,25 @@ fn window_output(
         return None;
     }
     let auto_pad = node.string("auto_pad").unwrap_or("NOTSET");
+    // Wide arithmetic: no attribute value can overflow it.
     (0..n)
         .map(|k| {
-            let input = spatial[k] as i64;
-            let stride = strides[k].max(1);
-            let extent = (kernel[k] as i64 - 1) * dilations[k] + 1;
+            let input = i128::from(spatial[k]);
+            let stride = i128::from(strides[k].max(1));
+            let extent = (i128::from(kernel[k]) - 1) * i128::from(dilations[k]) + 1;
+            let (pad_begin, pad_end) = (i128::from(pads[k]), i128::from(pads[k + n]));
             let out = match auto_pad {
                 "SAME_UPPER" | "SAME_LOWER" => (input + stride - 1) / stride,
                 "VALID" => (input - extent) / stride + 1,
                 _ => {
-                    let span = input + pads[k] + pads[k + n] - extent;
+                    let span = input + pad_begin + pad_end - extent;
                     if span < 0 {
                         return None;
                     }
                     if ceil_mode {
                         let mut out = (span + stride - 1) / stride + 1;
                         // The last window must start inside the input or its left padding.
-                        if (out - 1) * stride >= input + pads[k] {
+                        if (out - 1) * stride >= input + pad_begin {
                             out -= 1;
                         }
                         out
@@ -130,7 +144,7 @@ fn window_output(
                     }
                 }
             };
-            (out > 0).then_some(out as u64)
+            dimension(out)
         })
         .collect()
 }
@@ -353,10 +367,12 @@ pub(super) fn infer(node: &Node<'_>, ins: &[Info], opset: i64) -> Option<Vec<Out
             }
             let n = x.len() - 2;
             let group = node.int("group", 1).max(1) as u64;
-            let mut out = vec![x[0], w[1] * group];
+            let mut out = vec![x[0], w[1].checked_mul(group)?];
             if let Some(output_shape) = node.ints("output_shape") {
                 let spatial = &output_shape[output_shape.len().checked_sub(n)?..];
-                out.extend(spatial.iter().map(|&d| d as u64));
+                for &d in spatial {
+                    out.push(dimension(i128::from(d))?);
+                }
                 return Some(vec![Out::new(elem0, out)]);
             }
             let kernel: Vec<i64> = node
@@ -375,20 +391,21 @@ pub(super) fn infer(node: &Node<'_>, ins: &[Info], opset: i64) -> Option<Vec<Out
                 return None;
             }
             let auto_pad = node.string("auto_pad").unwrap_or("NOTSET");
+            let wide = |v: &[i64], k: usize| i128::from(v[k]);
             for k in 0..n {
-                let input = x[2 + k] as i64;
+                let input = i128::from(x[2 + k]);
                 let size = match auto_pad {
-                    "SAME_UPPER" | "SAME_LOWER" => input * strides[k],
+                    "SAME_UPPER" | "SAME_LOWER" => input * wide(&strides, k),
                     _ => {
-                        strides[k] * (input - 1) + extra[k] + (kernel[k] - 1) * dilations[k] + 1
-                            - pads[k]
-                            - pads[k + n]
+                        wide(&strides, k) * (input - 1)
+                            + wide(&extra, k)
+                            + (wide(&kernel, k) - 1) * wide(&dilations, k)
+                            + 1
+                            - wide(&pads, k)
+                            - wide(&pads, k + n)
                     }
                 };
-                if size <= 0 {
-                    return None;
-                }
-                out.push(size as u64);
+                out.push(dimension(size)?);
             }
             vec![Out::new(elem0, out)]
         }
@@ -478,10 +495,7 @@ pub(super) fn infer(node: &Node<'_>, ins: &[Info], opset: i64) -> Option<Vec<Out
                 return None;
             }
             let (head, tail) = x.split_at(a as usize);
-            vec![Out::new(
-                elem0,
-                vec![head.iter().product(), tail.iter().product()],
-            )]
+            vec![Out::new(elem0, vec![product(head)?, product(tail)?])]
         }
         "Reshape" => {
             let x = shape(0)?;
@@ -491,7 +505,7 @@ pub(super) fn infer(node: &Node<'_>, ins: &[Info], opset: i64) -> Option<Vec<Out
                 ints(1)?
             };
             let allow_zero = node.int("allowzero", 0) != 0;
-            let total: u64 = x.iter().product();
+            let total = product(&x)?;
             let mut out = Vec::with_capacity(target.len());
             let mut infer_at = None;
             for (k, &d) in target.iter().enumerate() {
@@ -505,7 +519,7 @@ pub(super) fn infer(node: &Node<'_>, ins: &[Info], opset: i64) -> Option<Vec<Out
                     _ => return None,
                 }
             }
-            let known: u64 = out.iter().product();
+            let known = product(&out)?;
             if let Some(k) = infer_at {
                 if known == 0 || !total.is_multiple_of(known) {
                     return None;
@@ -615,10 +629,10 @@ pub(super) fn infer(node: &Node<'_>, ins: &[Info], opset: i64) -> Option<Vec<Out
                 (true, Some(s), _) if !s.is_empty() => s.iter().map(|&d| d as u64).collect(),
                 (false, _, true) => ints(1)?.iter().map(|&d| d as u64).collect(),
                 _ => {
-                    let n = node.int("num_outputs", parts as i64).max(1) as u64;
+                    let n = parts.max(1) as u64;
                     let each = x[a].div_ceil(n);
                     (0..n)
-                        .map(|k| each.min(x[a].saturating_sub(k * each)))
+                        .map(|k| each.min(x[a].saturating_sub(k.saturating_mul(each))))
                         .collect()
                 }
             };
@@ -656,41 +670,50 @@ pub(super) fn infer(node: &Node<'_>, ins: &[Info], opset: i64) -> Option<Vec<Out
             {
                 return None;
             }
+            // Wide arithmetic: starts and ends may be any i64 (INT64_MAX means "to the end").
             let mut out = x.clone();
-            let mut ranges: Vec<(i64, i64, i64)> = x.iter().map(|&d| (0, d as i64, 1)).collect();
+            let mut ranges: Vec<(i128, i128)> = vec![(0, 1); x.len()];
             for k in 0..starts.len() {
                 let a = axis(axes[k], x.len())?;
-                let dim = x[a] as i64;
-                let step = steps[k];
+                let dim = i128::from(x[a]);
+                let step = i128::from(steps[k]);
                 if step == 0 {
                     return None;
                 }
-                let clamp = |v: i64, low: i64, high: i64| v.clamp(low, high);
-                let fix = |v: i64| if v < 0 { v.saturating_add(dim) } else { v };
+                if dim == 0 {
+                    out[a] = 0;
+                    continue;
+                }
+                let fix = |v: i64| {
+                    let v = i128::from(v);
+                    if v < 0 {
+                        v + dim
+                    } else {
+                        v
+                    }
+                };
                 let (start, end) = if step > 0 {
-                    (clamp(fix(starts[k]), 0, dim), clamp(fix(ends[k]), 0, dim))
+                    (fix(starts[k]).clamp(0, dim), fix(ends[k]).clamp(0, dim))
                 } else {
                     (
-                        clamp(fix(starts[k]), 0, dim - 1),
-                        clamp(fix(ends[k]), -1, dim - 1),
+                        fix(starts[k]).clamp(0, dim - 1),
+                        fix(ends[k]).clamp(-1, dim - 1),
                     )
                 };
                 let len = if step > 0 {
-                    (end - start + step - 1).div_euclid(step).max(0)
+                    (end - start + step - 1).div_euclid(step)
                 } else {
-                    (start - end + (-step) - 1).div_euclid(-step).max(0)
+                    (start - end - step - 1).div_euclid(-step)
                 };
-                out[a] = len as u64;
-                ranges[a] = (start, end, step);
+                out[a] = u64::try_from(len.max(0)).ok()?;
+                ranges[a] = (start, step);
             }
             let values = match (ints(0), x.len()) {
                 (Some(v), 1) => {
-                    let (start, _, step) = ranges[0];
-                    Some(
-                        (0..out[0] as i64)
-                            .map(|k| v[(start + k * step) as usize])
-                            .collect(),
-                    )
+                    let (start, step) = ranges[0];
+                    (0..i128::from(out[0]))
+                        .map(|k| v.get(usize::try_from(start + k * step).ok()?).copied())
+                        .collect()
                 }
                 _ => None,
             };
@@ -717,11 +740,8 @@ pub(super) fn infer(node: &Node<'_>, ins: &[Info], opset: i64) -> Option<Vec<Out
             }
             let mut out = x.clone();
             for (k, &a) in axes.iter().enumerate() {
-                let d = out[a] as i64 + pads[k] + pads[k + axes.len()];
-                if d < 0 {
-                    return None;
-                }
-                out[a] = d as u64;
+                let d = i128::from(out[a]) + i128::from(pads[k]) + i128::from(pads[k + axes.len()]);
+                out[a] = u64::try_from(d).ok()?;
             }
             vec![Out::new(elem0, out)]
         }
@@ -763,7 +783,7 @@ pub(super) fn infer(node: &Node<'_>, ins: &[Info], opset: i64) -> Option<Vec<Out
             vec![Out::ints(
                 Some(INT64),
                 vec![],
-                Some(vec![x.iter().product::<u64>() as i64]),
+                Some(vec![i64::try_from(product(&x)?).ok()?]),
             )]
         }
         "Gather" => {
@@ -794,7 +814,7 @@ pub(super) fn infer(node: &Node<'_>, ins: &[Info], opset: i64) -> Option<Vec<Out
                 .and_then(Values::ints)
                 .and_then(|v| v.first().copied())
                 .unwrap_or(0);
-            let count: u64 = dims.iter().product();
+            let count = product(&dims)?;
             let values =
                 (is_integer(elem) && count <= VALUE_LIMIT).then(|| vec![fill; count as usize]);
             vec![Out::ints(Some(elem), dims, values)]
@@ -848,8 +868,8 @@ pub(super) fn infer(node: &Node<'_>, ins: &[Info], opset: i64) -> Option<Vec<Out
             let out = x
                 .iter()
                 .zip(&repeats)
-                .map(|(&d, &r)| d * r.max(0) as u64)
-                .collect();
+                .map(|(&d, &r)| d.checked_mul(r.max(0) as u64))
+                .collect::<Option<Vec<_>>>()?;
             vec![Out::new(elem0, out)]
         }
         "ReduceMean" | "ReduceSum" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1"
@@ -886,10 +906,16 @@ pub(super) fn infer(node: &Node<'_>, ins: &[Info], opset: i64) -> Option<Vec<Out
             if x.len() != 4 {
                 return None;
             }
+            let square = b.checked_mul(b)?;
             let out = if op == "DepthToSpace" {
-                vec![x[0], x[1] / (b * b), x[2] * b, x[3] * b]
+                vec![
+                    x[0],
+                    x[1] / square,
+                    x[2].checked_mul(b)?,
+                    x[3].checked_mul(b)?,
+                ]
             } else {
-                vec![x[0], x[1] * b * b, x[2] / b, x[3] / b]
+                vec![x[0], x[1].checked_mul(square)?, x[2] / b, x[3] / b]
             };
             vec![Out::new(elem0, out)]
         }
@@ -903,4 +929,233 @@ pub(super) fn infer(node: &Node<'_>, ins: &[Info], opset: i64) -> Option<Vec<Out
         _ => return None,
     };
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::onnx::proto::Attribute;
+
+    fn node(
+        op: &str,
+        outputs: usize,
+        ints: &[(&str, &[i64])],
+        strings: &[(&str, &str)],
+    ) -> Node<'static> {
+        let mut attributes: Vec<Attribute<'static>> = ints
+            .iter()
+            .map(|(name, values)| Attribute {
+                name: name.to_string(),
+                ints: values.to_vec(),
+                i: values.first().copied().filter(|_| values.len() == 1),
+                ..Attribute::default()
+            })
+            .collect();
+        attributes.extend(strings.iter().map(|(name, value)| Attribute {
+            name: name.to_string(),
+            s: Some(value.to_string()),
+            ..Attribute::default()
+        }));
+        Node {
+            op_type: op.to_string(),
+            outputs: (0..outputs).map(|k| format!("o{k}")).collect(),
+            attributes,
+            ..Node::default()
+        }
+    }
+
+    fn tensor(shape: &[u64]) -> Info {
+        Info {
+            elem: Some(FLOAT),
+            shape: Some(shape.to_vec()),
+            ..Info::default()
+        }
+    }
+
+    fn values(values: &[i64]) -> Info {
+        Info {
+            elem: Some(INT64),
+            shape: Some(vec![values.len() as u64]),
+            values: Some(Values::Ints(values.to_vec())),
+            constant: true,
+        }
+    }
+
+    fn shape_of(node: &Node<'_>, ins: &[Info], opset: i64) -> Option<Vec<u64>> {
+        infer(node, ins, opset)?.into_iter().next()?.shape
+    }
+
+    #[test]
+    fn convolutions_and_pools() {
+        let x = tensor(&[1, 3, 224, 224]);
+        let w = tensor(&[64, 3, 7, 7]);
+        let conv = node(
+            "Conv",
+            1,
+            &[("strides", &[2, 2]), ("pads", &[3, 3, 3, 3])],
+            &[],
+        );
+        assert_eq!(
+            shape_of(&conv, &[x.clone(), w.clone()], 13),
+            Some(vec![1, 64, 112, 112])
+        );
+        let same = node(
+            "Conv",
+            1,
+            &[("strides", &[2, 2])],
+            &[("auto_pad", "SAME_UPPER")],
+        );
+        assert_eq!(
+            shape_of(&same, &[tensor(&[1, 3, 225, 225]), w], 13),
+            Some(vec![1, 64, 113, 113])
+        );
+        // 112 -> 3x3 stride 2, no padding: floor 55, ceil 56.
+        let floor = node(
+            "MaxPool",
+            1,
+            &[("kernel_shape", &[3, 3]), ("strides", &[2, 2])],
+            &[],
+        );
+        assert_eq!(
+            shape_of(&floor, &[tensor(&[1, 64, 112, 112])], 13),
+            Some(vec![1, 64, 55, 55])
+        );
+        let ceil = node(
+            "MaxPool",
+            1,
+            &[
+                ("kernel_shape", &[3, 3]),
+                ("strides", &[2, 2]),
+                ("ceil_mode", &[1]),
+            ],
+            &[],
+        );
+        assert_eq!(
+            shape_of(&ceil, &[tensor(&[1, 64, 112, 112])], 13),
+            Some(vec![1, 64, 56, 56])
+        );
+        let transpose = node(
+            "ConvTranspose",
+            1,
+            &[("strides", &[2, 2]), ("pads", &[1, 1, 1, 1])],
+            &[],
+        );
+        assert_eq!(
+            shape_of(
+                &transpose,
+                &[tensor(&[1, 8, 10, 10]), tensor(&[8, 4, 4, 4])],
+                13
+            ),
+            Some(vec![1, 4, 20, 20])
+        );
+        // Absurd attributes give no shape rather than an overflow.
+        let huge = node(
+            "Conv",
+            1,
+            &[("pads", &[i64::MAX, i64::MAX, i64::MAX, i64::MAX])],
+            &[],
+        );
+        assert_eq!(shape_of(&huge, &[x, tensor(&[64, 3, 7, 7])], 13), None);
+    }
+
+    #[test]
+    fn shape_computations_carry_values() {
+        // Shape -> Gather(0) -> Unsqueeze -> Concat with [-1] -> Reshape.
+        let x = tensor(&[2, 3, 4]);
+        let shape = &infer(&node("Shape", 1, &[], &[]), std::slice::from_ref(&x), 13).unwrap()[0];
+        assert_eq!(shape.values, Some(Values::Ints(vec![2, 3, 4])));
+        let as_info = |out: &Out| Info {
+            elem: out.elem,
+            shape: out.shape.clone(),
+            values: out.values.clone(),
+            constant: false,
+        };
+        let mut scalar = values(&[0]);
+        scalar.shape = Some(vec![]);
+        let gathered =
+            &infer(&node("Gather", 1, &[], &[]), &[as_info(shape), scalar], 13).unwrap()[0];
+        assert_eq!(gathered.values, Some(Values::Ints(vec![2])));
+        let unsqueezed = &infer(
+            &node("Unsqueeze", 1, &[], &[]),
+            &[as_info(gathered), values(&[0])],
+            13,
+        )
+        .unwrap()[0];
+        assert_eq!(unsqueezed.shape, Some(vec![1]));
+        let target = &infer(
+            &node("Concat", 1, &[("axis", &[0])], &[]),
+            &[as_info(unsqueezed), values(&[-1])],
+            13,
+        )
+        .unwrap()[0];
+        assert_eq!(target.values, Some(Values::Ints(vec![2, -1])));
+        let reshape = node("Reshape", 1, &[], &[]);
+        assert_eq!(
+            shape_of(&reshape, &[x, as_info(target)], 13),
+            Some(vec![2, 12])
+        );
+    }
+
+    #[test]
+    fn slices_with_negative_steps_and_large_ends() {
+        let x = tensor(&[10, 6]);
+        let slice = node("Slice", 1, &[], &[]);
+        // axis 0 from the end backwards with step -3: 9, 6, 3, 0 -> 4; axis 1 to "infinity".
+        let ins = [
+            x.clone(),
+            values(&[-1, 2]),
+            values(&[i64::MIN, i64::MAX]),
+            values(&[0, 1]),
+            values(&[-3, 1]),
+        ];
+        assert_eq!(shape_of(&slice, &ins, 13), Some(vec![4, 4]));
+        let empty = [
+            tensor(&[0]),
+            values(&[0]),
+            values(&[5]),
+            values(&[0]),
+            values(&[-1]),
+        ];
+        assert_eq!(shape_of(&slice, &empty, 13), Some(vec![0]));
+        let values_in = values(&[5, 6, 7, 8]);
+        let out = &infer(
+            &slice,
+            &[
+                values_in,
+                values(&[-1]),
+                values(&[0]),
+                values(&[0]),
+                values(&[-2]),
+            ],
+            13,
+        )
+        .unwrap()[0];
+        assert_eq!(out.values, Some(Values::Ints(vec![8, 6])));
+    }
+
+    #[test]
+    fn broadcasting_matmul_and_split() {
+        let add = node("Add", 1, &[], &[]);
+        assert_eq!(
+            shape_of(&add, &[tensor(&[8, 1, 6]), tensor(&[7, 1])], 13),
+            Some(vec![8, 7, 6])
+        );
+        assert_eq!(shape_of(&add, &[tensor(&[3]), tensor(&[4])], 13), None);
+        let matmul = node("MatMul", 1, &[], &[]);
+        assert_eq!(
+            shape_of(&matmul, &[tensor(&[5, 1, 2, 3]), tensor(&[4, 3, 7])], 13),
+            Some(vec![5, 4, 2, 7])
+        );
+        assert_eq!(
+            shape_of(&matmul, &[tensor(&[3]), tensor(&[3, 7])], 13),
+            Some(vec![7])
+        );
+        let split = node("Split", 3, &[("axis", &[1])], &[]);
+        let parts: Vec<_> = infer(&split, &[tensor(&[1, 10])], 13)
+            .unwrap()
+            .into_iter()
+            .map(|o| o.shape.unwrap())
+            .collect();
+        assert_eq!(parts, vec![vec![1, 4], vec![1, 4], vec![1, 2]]);
+    }
 }
