@@ -5,7 +5,7 @@ use super::{write_file, CliError, EXIT_SOLVED};
 use clap::Args;
 use std::path::PathBuf;
 use telamalloc::analysis::Timeline;
-use telamalloc::import::{format_shape, import_model, parse_shape, ImportOptions, ModelFormat};
+use telamalloc::import::{format_shape, import_model, parse_shape, ImportOptions};
 use telamalloc::io::write_csv_problem;
 
 #[derive(Args)]
@@ -53,14 +53,14 @@ pub fn run(args: ImportArgs) -> Result<i32, CliError> {
         Some(path) => write_file(path, &text)?,
         None => print!("{text}"),
     }
-    let format = ModelFormat::from_path(&args.model).map_or("model", ModelFormat::name);
     let inputs: Vec<String> = imported
         .input_shapes
         .iter()
         .map(|(name, dims)| format!("{name}={}", format_shape(dims)))
         .collect();
     eprintln!(
-        "imported {file} ({format}): {} buffers over {} steps, LOAD {}; inputs {}",
+        "imported {file} ({}): {} buffers over {} steps, LOAD {}; inputs {}",
+        imported.format.name(),
         imported.problem.len(),
         imported.steps,
         Timeline::new(&imported.problem).load(),

@@ -60,6 +60,8 @@ pub struct ImportOptions {
     /// The value given to dynamic or unknown dimensions (default 1).
     pub batch: u64,
     /// Shapes for named graph inputs, replacing the model's own (and its dynamic dimensions).
+    /// ONNX shapes are inferred from them; a TFLite file stores every tensor's shape, so there
+    /// only the input itself changes.
     pub input_shapes: Vec<(String, Vec<u64>)>,
 }
 
@@ -119,6 +121,8 @@ impl ModelFormat {
 /// A model turned into a problem, with what had to be approximated.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Imported {
+    /// The format the model was read as.
+    pub format: ModelFormat,
     /// One buffer per activation tensor with a known size; no capacity.
     pub problem: Problem,
     /// The number of time steps: the model's operator count.
@@ -191,7 +195,7 @@ pub fn import_bytes(
             ));
         }
     }
-    plan(graph, file, options)
+    plan(graph, format, file, options)
 }
 
 /// An error about the whole file (no line or field).
@@ -304,7 +308,12 @@ fn unique_ids(names: &[(usize, &str)]) -> Vec<String> {
 }
 
 /// Computes every activation tensor's lifetime and size (the conventions of the module docs).
-fn plan(graph: Graph, file: &str, options: &ImportOptions) -> Result<Imported, InputError> {
+fn plan(
+    graph: Graph,
+    format: ModelFormat,
+    file: &str,
+    options: &ImportOptions,
+) -> Result<Imported, InputError> {
     // Operators that only compute constants run once at load time: they take no step.
     let schedule: Vec<&Operator> = graph
         .operators
@@ -420,6 +429,7 @@ fn plan(graph: Graph, file: &str, options: &ImportOptions) -> Result<Imported, I
         .map(|(&(_, lower, upper, size), id)| Buffer::new(id, lower, upper, size))
         .collect();
     Ok(Imported {
+        format,
         problem: Problem::new(buffers, None),
         steps: operators as u64,
         input_shapes: graph.input_shapes,
@@ -478,7 +488,7 @@ mod tests {
             outputs: vec![3],
             ..Graph::default()
         };
-        let imported = plan(graph, "m", &ImportOptions::default()).unwrap();
+        let imported = plan(graph, ModelFormat::Onnx, "m", &ImportOptions::default()).unwrap();
         let got: Vec<(&str, u64, u64, u64)> = imported
             .problem
             .buffers
