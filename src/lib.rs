@@ -13,6 +13,7 @@ pub mod baselines;
 pub mod bench;
 pub mod error;
 pub mod generate;
+pub mod import;
 pub mod io;
 pub mod placement;
 pub mod plot;

@@ -3,6 +3,7 @@
 mod bench;
 mod collect;
 mod gen;
+mod import;
 mod plot;
 mod search_args;
 mod solve;
@@ -46,6 +47,8 @@ enum Command {
     Collect(collect::CollectArgs),
     /// Generate a problem (perfect packing, all-overlapping, random), deterministic from a seed.
     Gen(gen::GenArgs),
+    /// Import a model (.tflite or .onnx) as a problem: one buffer per activation tensor.
+    Import(import::ImportArgs),
 }
 
 /// Parses the arguments, runs the command and returns the exit code.
@@ -66,6 +69,7 @@ pub fn run() -> i32 {
         Command::Gen(args) => gen::run(args),
         Command::Collect(args) => collect::run(args),
         Command::Plot(args) => plot::run(args),
+        Command::Import(args) => import::run(args),
     };
     match result {
         Ok(code) => code,

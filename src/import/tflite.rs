@@ -1,0 +1,443 @@
+//! TensorFlow Lite importer: a minimal, bounds-checked FlatBuffer reader for the tables memory
+//! planning needs.
+//!
+//! What is read, by field id of the TFLite schema (`tensorflow/lite/schema/schema.fbs`):
+//!
+//! - `Model`: `subgraphs` (2), `buffers` (4);
+//! - `SubGraph`: `tensors` (0), `inputs` (1), `outputs` (2), `operators` (3);
+//! - `Tensor`: `shape` (0), `type` (1), `buffer` (2), `name` (3), `shape_signature` (7);
+//! - `Operator`: `inputs` (1), `outputs` (2) (index -1 marks an absent optional input);
+//! - `Buffer`: `data` (0), and `size` (2) for models whose data lies outside the FlatBuffer.
+//!
+//! Only the first subgraph (the main graph) is imported; the bodies of control-flow operators
+//! (`WHILE`, `IF`, `CALL_ONCE`) live in other subgraphs and are not. A tensor is constant when
+//! its buffer holds data, or when no operator produces it and it is not a graph input (variables
+//! such as LSTM state fall here: they persist outside the activation arena), and so are the
+//! outputs of operators whose inputs are all constant (`DEQUANTIZE` of float16 weights, `DENSIFY`
+//! of sparse ones: TFLite computes them once and keeps them). A tensor without a
+//! shape is a scalar; a dimension that is -1 in `shape_signature` (or not positive in `shape`)
+//! is dynamic and takes the batch value.
+
+use super::{fail, tensor_bytes, Graph, ImportOptions, Operator, Tensor};
+use crate::error::InputError;
+
+/// Bits per element of a TFLite `TensorType`, `None` for types without a fixed size
+/// (`STRING`, `RESOURCE`, `VARIANT`) or unknown codes.
+pub fn element_bits(tensor_type: u8) -> Option<u64> {
+    Some(match tensor_type {
+        0 => 32,   // FLOAT32
+        1 => 16,   // FLOAT16
+        2 => 32,   // INT32
+        3 => 8,    // UINT8
+        4 => 64,   // INT64
+        6 => 8,    // BOOL
+        7 => 16,   // INT16
+        8 => 64,   // COMPLEX64
+        9 => 8,    // INT8
+        10 => 64,  // FLOAT64
+        11 => 128, // COMPLEX128
+        12 => 64,  // UINT64
+        15 => 32,  // UINT32
+        16 => 16,  // UINT16
+        17 => 4,   // INT4
+        18 => 16,  // BFLOAT16
+        _ => return None,
+    })
+}
+
+/// A table: its position and its vtable's position and length.
+#[derive(Clone, Copy, Debug)]
+struct Table {
+    position: usize,
+    vtable: usize,
+    vtable_len: usize,
+}
+
+/// A bounds-checked view of a FlatBuffer; every read names what it was reading on failure.
+struct FlatBuffer<'a> {
+    bytes: &'a [u8],
+    file: &'a str,
+}
+
+impl<'a> FlatBuffer<'a> {
+    fn corrupt(&self, what: &str, detail: impl std::fmt::Display) -> InputError {
+        fail(
+            self.file,
+            format!("not a valid TFLite model: {what}: {detail}"),
+        )
+    }
+
+    fn slice(&self, position: usize, len: usize, what: &str) -> Result<&'a [u8], InputError> {
+        position
+            .checked_add(len)
+            .and_then(|end| self.bytes.get(position..end))
+            .ok_or_else(|| {
+                self.corrupt(
+                    what,
+                    format!(
+                        "{len} byte(s) at offset {position} lie outside the file ({} bytes); \
+                         is it truncated?",
+                        self.bytes.len()
+                    ),
+                )
+            })
+    }
+
+    fn u16(&self, position: usize, what: &str) -> Result<u16, InputError> {
+        let b = self.slice(position, 2, what)?;
+        Ok(u16::from_le_bytes([b[0], b[1]]))
+    }
+
+    fn u32(&self, position: usize, what: &str) -> Result<u32, InputError> {
+        let b = self.slice(position, 4, what)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn u64(&self, position: usize, what: &str) -> Result<u64, InputError> {
+        let b = self.slice(position, 8, what)?;
+        let mut word = [0u8; 8];
+        word.copy_from_slice(b);
+        Ok(u64::from_le_bytes(word))
+    }
+
+    /// Follows the unsigned offset stored at `position`.
+    fn indirect(&self, position: usize, what: &str) -> Result<usize, InputError> {
+        let offset = self.u32(position, what)? as usize;
+        position
+            .checked_add(offset)
+            .filter(|&p| p < self.bytes.len())
+            .ok_or_else(|| {
+                self.corrupt(
+                    what,
+                    format!("offset {offset} at byte {position} points outside the file"),
+                )
+            })
+    }
+
+    fn table(&self, position: usize, what: &str) -> Result<Table, InputError> {
+        let back = self.u32(position, what)? as i32 as i64;
+        let vtable = position as i64 - back;
+        if vtable < 0 || vtable as usize >= self.bytes.len() {
+            return Err(self.corrupt(
+                what,
+                format!("vtable of the table at byte {position} lies outside the file"),
+            ));
+        }
+        let vtable = vtable as usize;
+        let vtable_len = self.u16(vtable, what)? as usize;
+        if vtable_len < 4 || !vtable_len.is_multiple_of(2) {
+            return Err(self.corrupt(
+                what,
+                format!("bad vtable length {vtable_len} at byte {vtable}"),
+            ));
+        }
+        self.slice(vtable, vtable_len, what)?;
+        Ok(Table {
+            position,
+            vtable,
+            vtable_len,
+        })
+    }
+
+    /// The position of field `id` of `table`, `None` when the field is absent.
+    fn field(&self, table: Table, id: usize, what: &str) -> Result<Option<usize>, InputError> {
+        let slot = 4 + 2 * id;
+        if slot + 2 > table.vtable_len {
+            return Ok(None);
+        }
+        let offset = self.u16(table.vtable + slot, what)? as usize;
+        Ok((offset != 0).then_some(table.position + offset))
+    }
+
+    fn scalar_u8(
+        &self,
+        table: Table,
+        id: usize,
+        default: u8,
+        what: &str,
+    ) -> Result<u8, InputError> {
+        match self.field(table, id, what)? {
+            Some(p) => Ok(self.slice(p, 1, what)?[0]),
+            None => Ok(default),
+        }
+    }
+
+    fn scalar_u32(
+        &self,
+        table: Table,
+        id: usize,
+        default: u32,
+        what: &str,
+    ) -> Result<u32, InputError> {
+        match self.field(table, id, what)? {
+            Some(p) => self.u32(p, what),
+            None => Ok(default),
+        }
+    }
+
+    fn scalar_u64(
+        &self,
+        table: Table,
+        id: usize,
+        default: u64,
+        what: &str,
+    ) -> Result<u64, InputError> {
+        match self.field(table, id, what)? {
+            Some(p) => self.u64(p, what),
+            None => Ok(default),
+        }
+    }
+
+    /// A vector field: the position of its first element and its length (elements of
+    /// `element_size` bytes, all inside the file). `None` when the field is absent.
+    fn vector(
+        &self,
+        table: Table,
+        id: usize,
+        element_size: usize,
+        what: &str,
+    ) -> Result<Option<(usize, usize)>, InputError> {
+        let Some(p) = self.field(table, id, what)? else {
+            return Ok(None);
+        };
+        let start = self.indirect(p, what)?;
+        let len = self.u32(start, what)? as usize;
+        let bytes = len
+            .checked_mul(element_size)
+            .ok_or_else(|| self.corrupt(what, "vector length overflows"))?;
+        self.slice(start + 4, bytes, what)?;
+        Ok(Some((start + 4, len)))
+    }
+
+    fn vector_i32(
+        &self,
+        table: Table,
+        id: usize,
+        what: &str,
+    ) -> Result<Option<Vec<i32>>, InputError> {
+        let Some((start, len)) = self.vector(table, id, 4, what)? else {
+            return Ok(None);
+        };
+        (0..len)
+            .map(|k| self.u32(start + 4 * k, what).map(|v| v as i32))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some)
+    }
+
+    fn vector_tables(&self, table: Table, id: usize, what: &str) -> Result<Vec<Table>, InputError> {
+        let Some((start, len)) = self.vector(table, id, 4, what)? else {
+            return Ok(Vec::new());
+        };
+        (0..len)
+            .map(|k| {
+                let element = self.indirect(start + 4 * k, what)?;
+                self.table(element, &format!("{what}[{k}]"))
+            })
+            .collect()
+    }
+
+    fn string(&self, table: Table, id: usize, what: &str) -> Result<Option<String>, InputError> {
+        let Some((start, len)) = self.vector(table, id, 1, what)? else {
+            return Ok(None);
+        };
+        Ok(Some(
+            String::from_utf8_lossy(self.slice(start, len, what)?).into_owned(),
+        ))
+    }
+}
+
+/// Reads the main subgraph of a TFLite model into a [`Graph`].
+pub(crate) fn read_graph(
+    bytes: &[u8],
+    file: &str,
+    options: &ImportOptions,
+) -> Result<Graph, InputError> {
+    if bytes.len() < 8 {
+        return Err(fail(
+            file,
+            format!(
+                "not a valid TFLite model: the file has only {} bytes",
+                bytes.len()
+            ),
+        ));
+    }
+    if &bytes[4..8] != b"TFL3" {
+        return Err(fail(
+            file,
+            "not a TFLite model: the FlatBuffer file identifier 'TFL3' is missing at bytes 4..8",
+        ));
+    }
+    let fb = FlatBuffer { bytes, file };
+    let model_position = fb.indirect(0, "root table")?;
+    let model = fb.table(model_position, "Model")?;
+
+    // Which buffers hold data.
+    let buffer_tables = fb.vector_tables(model, 4, "Model.buffers")?;
+    let mut has_data = Vec::with_capacity(buffer_tables.len());
+    for (k, &buffer) in buffer_tables.iter().enumerate() {
+        let what = format!("Model.buffers[{k}]");
+        let inline = fb.vector(buffer, 0, 1, &what)?.map_or(0, |(_, len)| len);
+        let outside = fb.scalar_u64(buffer, 2, 0, &what)?;
+        has_data.push(inline > 0 || outside > 0);
+    }
+
+    let subgraphs = fb.vector_tables(model, 2, "Model.subgraphs")?;
+    let Some(&main) = subgraphs.first() else {
+        return Err(fail(file, "the TFLite model has no subgraph"));
+    };
+    let mut warnings = Vec::new();
+    if subgraphs.len() > 1 {
+        warnings.push(format!(
+            "the model has {} subgraphs: only the first (main) one is imported; control-flow \
+             bodies in the others are not",
+            subgraphs.len()
+        ));
+    }
+
+    let tensor_tables = fb.vector_tables(main, 0, "subgraphs[0].tensors")?;
+    let count = tensor_tables.len();
+    let check_index = |index: i32, what: &str| -> Result<Option<usize>, InputError> {
+        match index {
+            -1 => Ok(None),
+            i if i >= 0 && (i as usize) < count => Ok(Some(i as usize)),
+            i => Err(fail(file, format!("not a valid TFLite model: {what} names tensor {i}, but the subgraph has {count} tensors"))),
+        }
+    };
+
+    let read_indices = |table: Table, id: usize, what: &str| -> Result<Vec<usize>, InputError> {
+        let raw = fb.vector_i32(table, id, what)?.unwrap_or_default();
+        let mut indices = Vec::with_capacity(raw.len());
+        for index in raw {
+            if let Some(i) = check_index(index, what)? {
+                indices.push(i);
+            }
+        }
+        Ok(indices)
+    };
+    let inputs = read_indices(main, 1, "subgraphs[0].inputs")?;
+    let outputs = read_indices(main, 2, "subgraphs[0].outputs")?;
+    let operator_tables = fb.vector_tables(main, 3, "subgraphs[0].operators")?;
+    let mut operators = Vec::with_capacity(operator_tables.len());
+    let mut produced = vec![false; count];
+    for (k, &op) in operator_tables.iter().enumerate() {
+        let what = format!("subgraphs[0].operators[{k}]");
+        let operator = Operator {
+            inputs: read_indices(op, 1, &format!("{what}.inputs"))?,
+            outputs: read_indices(op, 2, &format!("{what}.outputs"))?,
+        };
+        for &t in &operator.outputs {
+            produced[t] = true;
+        }
+        operators.push(operator);
+    }
+
+    // Tensors with data, and tensors nobody produces that are not graph inputs, are constant;
+    // so are the outputs of operators whose inputs are all constant (folded at load time).
+    let mut constant = vec![false; count];
+    for (t, &table) in tensor_tables.iter().enumerate() {
+        let buffer =
+            fb.scalar_u32(table, 2, 0, &format!("subgraphs[0].tensors[{t}].buffer"))? as usize;
+        if buffer != 0 && buffer >= has_data.len() {
+            return Err(fail(file, format!("not a valid TFLite model: tensor {t} uses buffer {buffer}, but the model has {} buffers", has_data.len())));
+        }
+        constant[t] = (buffer != 0 && has_data[buffer]) || (!produced[t] && !inputs.contains(&t));
+    }
+    let mut folded = 0usize;
+    for op in &operators {
+        if !op.inputs.is_empty() && op.inputs.iter().all(|&t| constant[t]) && !op.outputs.is_empty()
+        {
+            folded += 1;
+            for &t in &op.outputs {
+                constant[t] = true;
+            }
+        }
+    }
+    if folded > 0 {
+        warnings.push(format!(
+            "{folded} operator(s) with only constant inputs (such as DEQUANTIZE or DENSIFY of \
+             weights) are folded: their outputs count as constants"
+        ));
+    }
+
+    let mut tensors = Vec::with_capacity(count);
+    let mut input_shapes = Vec::new();
+    let (mut dynamic, mut untyped) = (0usize, 0usize);
+    for (t, &table) in tensor_tables.iter().enumerate() {
+        let what = format!("subgraphs[0].tensors[{t}]");
+        let name = fb
+            .string(table, 3, &format!("{what}.name"))?
+            .unwrap_or_default();
+        let is_input = inputs.contains(&t);
+        let constant = constant[t];
+        let tensor_type = fb.scalar_u8(table, 1, 0, &format!("{what}.type"))?;
+        let shape = fb
+            .vector_i32(table, 0, &format!("{what}.shape"))?
+            .unwrap_or_default();
+        let signature = fb.vector_i32(table, 7, &format!("{what}.shape_signature"))?;
+        let override_shape = options
+            .input_shapes
+            .iter()
+            .find(|(n, _)| is_input && *n == name);
+        let mut is_dynamic = false;
+        let dims: Vec<u64> = match override_shape {
+            Some((_, dims)) => dims.clone(),
+            None => shape
+                .iter()
+                .enumerate()
+                .map(|(k, &d)| {
+                    let signed = signature
+                        .as_ref()
+                        .filter(|s| s.len() == shape.len())
+                        .map_or(d, |s| s[k]);
+                    if signed > 0 && d > 0 {
+                        d as u64
+                    } else {
+                        is_dynamic = true;
+                        options.batch
+                    }
+                })
+                .collect(),
+        };
+        let live = !constant;
+        if live && is_dynamic {
+            dynamic += 1;
+        }
+        let bytes = element_bits(tensor_type).and_then(|bits| tensor_bytes(&dims, bits));
+        if live && element_bits(tensor_type).is_none() {
+            untyped += 1;
+        }
+        if is_input && !constant {
+            input_shapes.push((t, name.clone(), dims));
+        }
+        tensors.push(Tensor {
+            name,
+            bytes,
+            constant,
+        });
+    }
+    if dynamic > 0 {
+        warnings.push(format!(
+            "{dynamic} activation tensor(s) have dynamic dimensions, set to the batch value {}",
+            options.batch
+        ));
+    }
+    if untyped > 0 {
+        warnings.push(format!(
+            "{untyped} activation tensor(s) have an element type without a fixed size (string, resource, variant)"
+        ));
+    }
+    // Graph input shapes in the subgraph's input order.
+    let input_shapes = inputs
+        .iter()
+        .filter_map(|&t| input_shapes.iter().find(|(i, ..)| *i == t))
+        .map(|(_, name, dims)| (name.clone(), dims.clone()))
+        .collect();
+    Ok(Graph {
+        tensors,
+        operators,
+        inputs,
+        outputs,
+        input_shapes,
+        warnings,
+    })
+}

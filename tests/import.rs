@@ -1,0 +1,571 @@
+//! The model importers: tiny `.tflite` and `.onnx` files written byte by byte here (a FlatBuffer
+//! and a protobuf encoder of a few lines each), imported through the library and the binary;
+//! truncated, bit-flipped and garbage files must give an error naming the file, never a panic.
+
+mod common;
+
+use common::Scratch;
+use std::process::Command;
+use telamalloc::import::{import_bytes, ImportOptions, Imported, ModelFormat};
+use telamalloc::io::read_problem;
+
+// ---------------------------------------------------------------------------------------------
+// A minimal FlatBuffer writer: tables with 4-byte slots, children placed after their parents.
+
+struct FlatBuffer {
+    bytes: Vec<u8>,
+}
+
+/// A field of a table being written.
+enum Field {
+    Absent,
+    U8(u8),
+    U32(u32),
+    /// An offset to an object written later (patched with [`FlatBuffer::point`]).
+    Ref,
+}
+
+impl FlatBuffer {
+    /// Starts a file: the root offset (patched later) and the identifier.
+    fn new(identifier: &[u8; 4]) -> FlatBuffer {
+        let mut bytes = vec![0u8; 4];
+        bytes.extend_from_slice(identifier);
+        FlatBuffer { bytes }
+    }
+
+    fn pad(&mut self) {
+        while !self.bytes.len().is_multiple_of(4) {
+            self.bytes.push(0);
+        }
+    }
+
+    fn put_u32(&mut self, position: usize, value: u32) {
+        self.bytes[position..position + 4].copy_from_slice(&value.to_le_bytes());
+    }
+
+    /// Makes the offset slot at `slot` point at `target`.
+    fn point(&mut self, slot: usize, target: usize) {
+        assert!(target > slot, "FlatBuffer offsets point forward");
+        self.put_u32(slot, (target - slot) as u32);
+    }
+
+    /// Writes a vtable and its table; returns the table's position and each field's slot.
+    fn table(&mut self, fields: &[Field]) -> (usize, Vec<usize>) {
+        self.pad();
+        let vtable = self.bytes.len();
+        let vtable_len = 4 + 2 * fields.len();
+        let table_len = 4 + 4 * fields.len();
+        self.bytes
+            .extend_from_slice(&(vtable_len as u16).to_le_bytes());
+        self.bytes
+            .extend_from_slice(&(table_len as u16).to_le_bytes());
+        for (k, field) in fields.iter().enumerate() {
+            let offset = match field {
+                Field::Absent => 0u16,
+                _ => (4 + 4 * k) as u16,
+            };
+            self.bytes.extend_from_slice(&offset.to_le_bytes());
+        }
+        self.pad();
+        let table = self.bytes.len();
+        self.bytes
+            .extend_from_slice(&((table - vtable) as i32).to_le_bytes());
+        let mut slots = Vec::new();
+        for field in fields {
+            slots.push(self.bytes.len());
+            match field {
+                Field::Absent | Field::Ref => self.bytes.extend_from_slice(&[0; 4]),
+                Field::U8(v) => self.bytes.extend_from_slice(&[*v, 0, 0, 0]),
+                Field::U32(v) => self.bytes.extend_from_slice(&v.to_le_bytes()),
+            }
+        }
+        (table, slots)
+    }
+
+    fn vector_i32(&mut self, values: &[i32]) -> usize {
+        self.pad();
+        let position = self.bytes.len();
+        self.bytes
+            .extend_from_slice(&(values.len() as u32).to_le_bytes());
+        for v in values {
+            self.bytes.extend_from_slice(&v.to_le_bytes());
+        }
+        position
+    }
+
+    fn bytes_vector(&mut self, data: &[u8]) -> usize {
+        self.pad();
+        let position = self.bytes.len();
+        self.bytes
+            .extend_from_slice(&(data.len() as u32).to_le_bytes());
+        self.bytes.extend_from_slice(data);
+        self.bytes.push(0); // strings end in NUL; harmless for byte vectors
+        position
+    }
+
+    /// A vector of `n` offsets; returns its position and the slots to point.
+    fn vector_of_refs(&mut self, n: usize) -> (usize, Vec<usize>) {
+        self.pad();
+        let position = self.bytes.len();
+        self.bytes.extend_from_slice(&(n as u32).to_le_bytes());
+        let slots = (0..n)
+            .map(|_| {
+                self.bytes.extend_from_slice(&[0; 4]);
+                self.bytes.len() - 4
+            })
+            .collect();
+        (position, slots)
+    }
+}
+
+/// One tensor of the test model: name, shape, TensorType, buffer index.
+struct TfTensor(&'static str, &'static [i32], u8, u32);
+
+/// A tiny TFLite model:
+///
+/// ```text
+/// op0 DEQUANTIZE(w16) -> w          (constant input: folded, takes no step)
+/// op1 CONV_2D(input, w, -1) -> conv step 0
+/// op2 RELU(conv) -> relu            step 1
+/// op3 RESHAPE(relu) -> out          step 2, graph output
+/// ```
+fn tiny_tflite() -> Vec<u8> {
+    let tensors = [
+        TfTensor("input", &[1, 4, 4, 2], 0, 0),
+        TfTensor("w16", &[2, 1, 1, 2], 1, 1),
+        TfTensor("w", &[2, 1, 1, 2], 0, 0),
+        TfTensor("conv", &[1, 4, 4, 2], 0, 0),
+        TfTensor("relu", &[1, 4, 4, 2], 0, 0),
+        TfTensor("out", &[1, 10], 0, 0),
+    ];
+    let operators: [(&[i32], &[i32]); 4] = [
+        (&[1], &[2]),
+        (&[0, 2, -1], &[3]),
+        (&[3], &[4]),
+        (&[4], &[5]),
+    ];
+    let mut fb = FlatBuffer::new(b"TFL3");
+    // Model: version, operator_codes, subgraphs, description, buffers.
+    let (model, model_slots) = fb.table(&[
+        Field::U32(3),
+        Field::Absent,
+        Field::Ref,
+        Field::Absent,
+        Field::Ref,
+    ]);
+    fb.point(0, model);
+    let (subgraphs, subgraph_slots) = fb.vector_of_refs(1);
+    fb.point(model_slots[2], subgraphs);
+    // SubGraph: tensors, inputs, outputs, operators, name.
+    let (subgraph, sg_slots) = fb.table(&[Field::Ref, Field::Ref, Field::Ref, Field::Ref]);
+    fb.point(subgraph_slots[0], subgraph);
+    let (tensor_vector, tensor_slots) = fb.vector_of_refs(tensors.len());
+    fb.point(sg_slots[0], tensor_vector);
+    for (tensor, &slot) in tensors.iter().zip(&tensor_slots) {
+        // Tensor: shape, type, buffer, name.
+        let (table, slots) = fb.table(&[
+            Field::Ref,
+            Field::U8(tensor.2),
+            Field::U32(tensor.3),
+            Field::Ref,
+        ]);
+        fb.point(slot, table);
+        let shape = fb.vector_i32(tensor.1);
+        fb.point(slots[0], shape);
+        let name = fb.bytes_vector(tensor.0.as_bytes());
+        fb.point(slots[3], name);
+    }
+    let inputs = fb.vector_i32(&[0]);
+    fb.point(sg_slots[1], inputs);
+    let outputs = fb.vector_i32(&[5]);
+    fb.point(sg_slots[2], outputs);
+    let (operator_vector, operator_slots) = fb.vector_of_refs(operators.len());
+    fb.point(sg_slots[3], operator_vector);
+    for ((ins, outs), &slot) in operators.iter().zip(&operator_slots) {
+        // Operator: opcode_index, inputs, outputs.
+        let (table, slots) = fb.table(&[Field::U32(0), Field::Ref, Field::Ref]);
+        fb.point(slot, table);
+        let i = fb.vector_i32(ins);
+        fb.point(slots[1], i);
+        let o = fb.vector_i32(outs);
+        fb.point(slots[2], o);
+    }
+    // Buffers: 0 is the empty sentinel, 1 holds the float16 weights.
+    let (buffers, buffer_slots) = fb.vector_of_refs(2);
+    fb.point(model_slots[4], buffers);
+    let (empty, _) = fb.table(&[]);
+    fb.point(buffer_slots[0], empty);
+    let (with_data, data_slots) = fb.table(&[Field::Ref]);
+    fb.point(buffer_slots[1], with_data);
+    let data = fb.bytes_vector(&[0u8; 8]);
+    fb.point(data_slots[0], data);
+    fb.bytes
+}
+
+// ---------------------------------------------------------------------------------------------
+// A minimal protobuf writer.
+
+fn varint(mut value: u64, out: &mut Vec<u8>) {
+    loop {
+        let byte = (value & 0x7f) as u8;
+        value >>= 7;
+        if value == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+/// A varint field.
+fn int_field(number: u64, value: i64) -> Vec<u8> {
+    let mut out = Vec::new();
+    varint(number << 3, &mut out);
+    varint(value as u64, &mut out);
+    out
+}
+
+/// A length-delimited field (string, bytes or message).
+fn bytes_field(number: u64, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    varint((number << 3) | 2, &mut out);
+    varint(payload.len() as u64, &mut out);
+    out.extend_from_slice(payload);
+    out
+}
+
+fn message(fields: &[Vec<u8>]) -> Vec<u8> {
+    fields.concat()
+}
+
+/// `ValueInfoProto` of a float tensor; `None` dims are `dim_param`s.
+fn value_info(name: &str, dims: &[Option<i64>]) -> Vec<u8> {
+    let dims: Vec<Vec<u8>> = dims
+        .iter()
+        .map(|d| {
+            let dim = match d {
+                Some(v) => int_field(1, *v),
+                None => bytes_field(2, b"N"),
+            };
+            bytes_field(1, &dim)
+        })
+        .collect();
+    let shape = message(&dims);
+    let tensor_type = message(&[int_field(1, 1), bytes_field(2, &shape)]);
+    let type_proto = bytes_field(1, &tensor_type);
+    message(&[bytes_field(1, name.as_bytes()), bytes_field(2, &type_proto)])
+}
+
+fn node(op: &str, inputs: &[&str], outputs: &[&str], attributes: &[Vec<u8>]) -> Vec<u8> {
+    let mut fields = Vec::new();
+    for i in inputs {
+        fields.push(bytes_field(1, i.as_bytes()));
+    }
+    for o in outputs {
+        fields.push(bytes_field(2, o.as_bytes()));
+    }
+    fields.push(bytes_field(4, op.as_bytes()));
+    for a in attributes {
+        fields.push(bytes_field(5, a));
+    }
+    message(&fields)
+}
+
+/// An `ints` attribute (packed).
+fn ints_attribute(name: &str, values: &[i64]) -> Vec<u8> {
+    let mut packed = Vec::new();
+    for &v in values {
+        varint(v as u64, &mut packed);
+    }
+    message(&[
+        bytes_field(1, name.as_bytes()),
+        bytes_field(8, &packed),
+        int_field(20, 7),
+    ])
+}
+
+/// A tiny ONNX model (opset 13), nodes deliberately out of order:
+///
+/// ```text
+/// Reshape(relu, shape) -> flat   (graph output, no declared shape)
+/// Constant -> shape = [1, -1]    (folded)
+/// Conv(x, W, pads 1) -> conv     x: [N, 3, 8, 8], W: initializer [4, 3, 3, 3]
+/// Relu(conv) -> relu
+/// ```
+fn tiny_onnx() -> Vec<u8> {
+    let weights = message(&[
+        int_field(1, 4),
+        int_field(1, 3),
+        int_field(1, 3),
+        int_field(1, 3),
+        int_field(2, 1),
+        bytes_field(8, b"W"),
+        bytes_field(9, &[0u8; 4 * 3 * 3 * 3 * 4]),
+    ]);
+    let mut shape_values = Vec::new();
+    for v in [1i64, -1] {
+        shape_values.extend_from_slice(&v.to_le_bytes());
+    }
+    let shape_tensor = message(&[
+        int_field(1, 2),
+        int_field(2, 7),
+        bytes_field(9, &shape_values),
+    ]);
+    let constant_value = message(&[
+        bytes_field(1, b"value"),
+        bytes_field(5, &shape_tensor),
+        int_field(20, 4),
+    ]);
+    let graph = message(&[
+        bytes_field(1, &node("Reshape", &["relu", "shape"], &["flat"], &[])),
+        bytes_field(1, &node("Constant", &[], &["shape"], &[constant_value])),
+        bytes_field(
+            1,
+            &node(
+                "Conv",
+                &["x", "W"],
+                &["conv"],
+                &[ints_attribute("pads", &[1, 1, 1, 1])],
+            ),
+        ),
+        bytes_field(1, &node("Relu", &["conv"], &["relu"], &[])),
+        bytes_field(2, b"tiny"),
+        bytes_field(5, &weights),
+        bytes_field(11, &value_info("x", &[None, Some(3), Some(8), Some(8)])),
+        bytes_field(12, &message(&[bytes_field(1, b"flat")])),
+    ]);
+    let opset = message(&[bytes_field(1, b""), int_field(2, 13)]);
+    message(&[
+        int_field(1, 7),
+        bytes_field(2, b"hand"),
+        bytes_field(7, &graph),
+        bytes_field(8, &opset),
+    ])
+}
+
+// ---------------------------------------------------------------------------------------------
+
+fn rows(imported: &Imported) -> Vec<(String, u64, u64, u64)> {
+    imported
+        .problem
+        .buffers
+        .iter()
+        .map(|b| (b.id.clone(), b.lower, b.upper, b.size))
+        .collect()
+}
+
+fn row(id: &str, lower: u64, upper: u64, size: u64) -> (String, u64, u64, u64) {
+    (id.to_string(), lower, upper, size)
+}
+
+#[test]
+fn tflite_activations_lifetimes_and_sizes() {
+    let bytes = tiny_tflite();
+    assert_eq!(ModelFormat::sniff(&bytes), Some(ModelFormat::Tflite));
+    let imported = import_bytes(
+        &bytes,
+        ModelFormat::Tflite,
+        "tiny.tflite",
+        &ImportOptions::default(),
+    )
+    .expect("the hand-written model imports");
+    // DEQUANTIZE of constant weights is folded: 3 steps, and w16 / w are not buffers.
+    assert_eq!(imported.steps, 3);
+    assert_eq!(
+        rows(&imported),
+        vec![
+            row("input", 0, 1, 128),
+            row("conv", 0, 2, 128),
+            row("relu", 1, 3, 128),
+            row("out", 2, 3, 64), // 40 bytes rounded up to 64
+        ]
+    );
+    assert_eq!(
+        imported.input_shapes,
+        vec![("input".to_string(), vec![1, 4, 4, 2])]
+    );
+    let unaligned = ImportOptions {
+        alignment: 1,
+        ..ImportOptions::default()
+    };
+    let imported = import_bytes(&bytes, ModelFormat::Tflite, "tiny.tflite", &unaligned).unwrap();
+    assert_eq!(imported.problem.buffers[3].size, 40);
+}
+
+#[test]
+fn onnx_shape_inference_sorting_and_dynamic_dimensions() {
+    let bytes = tiny_onnx();
+    assert_eq!(ModelFormat::sniff(&bytes), Some(ModelFormat::Onnx));
+    let options = ImportOptions {
+        batch: 2,
+        ..ImportOptions::default()
+    };
+    let imported = import_bytes(&bytes, ModelFormat::Onnx, "tiny.onnx", &options)
+        .expect("the hand-written model imports");
+    // Nodes sorted: Constant (folded), Conv (step 0), Relu (1), Reshape (2).
+    assert_eq!(imported.steps, 3);
+    assert_eq!(
+        rows(&imported),
+        vec![
+            row("x", 0, 1, 2 * 3 * 8 * 8 * 4),
+            row("conv", 0, 2, 2 * 4 * 8 * 8 * 4),
+            row("relu", 1, 3, 2 * 4 * 8 * 8 * 4),
+            row("flat", 2, 3, 2 * 4 * 8 * 8 * 4),
+        ]
+    );
+    assert!(
+        imported.warnings.iter().any(|w| w.contains("dynamic")),
+        "{:?}",
+        imported.warnings
+    );
+    // An explicit input shape replaces the dynamic one, and silences the warning.
+    let options = ImportOptions {
+        input_shapes: vec![("x".to_string(), vec![1, 3, 16, 16])],
+        ..ImportOptions::default()
+    };
+    let imported = import_bytes(&bytes, ModelFormat::Onnx, "tiny.onnx", &options).unwrap();
+    assert_eq!(imported.problem.buffers[1].size, 4 * 16 * 16 * 4);
+    assert!(imported.warnings.is_empty(), "{:?}", imported.warnings);
+    // A shape for an input the model does not have is an error naming the inputs.
+    let options = ImportOptions {
+        input_shapes: vec![("y".to_string(), vec![1])],
+        ..ImportOptions::default()
+    };
+    let error = import_bytes(&bytes, ModelFormat::Onnx, "tiny.onnx", &options).unwrap_err();
+    assert!(error.to_string().contains("inputs: x"), "{error}");
+}
+
+/// A deterministic byte stream (SplitMix64), so failures reproduce.
+fn noise(seed: u64) -> impl FnMut() -> u64 {
+    let mut state = seed;
+    move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// Every prefix, many bit flips and byte overwrites: errors name the file, nothing panics.
+fn survives_corruption(bytes: &[u8], format: ModelFormat, name: &str) {
+    let options = ImportOptions::default();
+    for len in 0..bytes.len() {
+        if let Err(e) = import_bytes(&bytes[..len], format, name, &options) {
+            assert!(e.to_string().starts_with(name), "{e}");
+        }
+    }
+    let mut next = noise(format as u64 + 1);
+    for _ in 0..3000 {
+        let mut copy = bytes.to_vec();
+        for _ in 0..1 + next() % 4 {
+            let at = (next() % copy.len() as u64) as usize;
+            if next().is_multiple_of(2) {
+                copy[at] ^= 1 << (next() % 8);
+            } else {
+                copy[at] = next() as u8;
+            }
+        }
+        if let Err(e) = import_bytes(&copy, format, name, &options) {
+            assert!(e.to_string().starts_with(name), "{e}");
+        }
+    }
+    for seed in 0..200 {
+        let mut next = noise(seed);
+        let garbage: Vec<u8> = (0..(next() % 300)).map(|_| next() as u8).collect();
+        if let Err(e) = import_bytes(&garbage, format, name, &options) {
+            assert!(e.to_string().starts_with(name), "{e}");
+        }
+    }
+}
+
+#[test]
+fn corrupt_tflite_files_give_errors_not_panics() {
+    let bytes = tiny_tflite();
+    survives_corruption(&bytes, ModelFormat::Tflite, "bad.tflite");
+    let error = import_bytes(
+        &bytes[..bytes.len() / 2],
+        ModelFormat::Tflite,
+        "half.tflite",
+        &ImportOptions::default(),
+    )
+    .unwrap_err();
+    assert!(error.to_string().contains("half.tflite"), "{error}");
+    let error = import_bytes(
+        b"not a model at all",
+        ModelFormat::Tflite,
+        "text.tflite",
+        &ImportOptions::default(),
+    )
+    .unwrap_err();
+    assert!(error.to_string().contains("TFL3"), "{error}");
+}
+
+#[test]
+fn corrupt_onnx_files_give_errors_not_panics() {
+    let bytes = tiny_onnx();
+    survives_corruption(&bytes, ModelFormat::Onnx, "bad.onnx");
+    let error = import_bytes(
+        &bytes[..bytes.len() - 3],
+        ModelFormat::Onnx,
+        "cut.onnx",
+        &ImportOptions::default(),
+    )
+    .unwrap_err();
+    assert!(error.to_string().starts_with("cut.onnx: "), "{error}");
+}
+
+#[test]
+fn bad_options_are_rejected() {
+    let bytes = tiny_tflite();
+    for options in [
+        ImportOptions {
+            alignment: 48,
+            ..ImportOptions::default()
+        },
+        ImportOptions {
+            batch: 0,
+            ..ImportOptions::default()
+        },
+    ] {
+        assert!(import_bytes(&bytes, ModelFormat::Tflite, "m.tflite", &options).is_err());
+    }
+}
+
+#[test]
+fn the_binary_imports_both_formats() {
+    let scratch = Scratch::new();
+    let tflite = scratch.path("tiny.tflite");
+    std::fs::write(&tflite, tiny_tflite()).unwrap();
+    let onnx = scratch.path("tiny.onnx");
+    std::fs::write(&onnx, tiny_onnx()).unwrap();
+    for (model, extra) in [
+        (&tflite, vec![]),
+        (&onnx, vec!["--input-shape", "x=1x3x8x8"]),
+    ] {
+        let out = scratch.path("problem.csv");
+        let output = Command::new(env!("CARGO_BIN_EXE_telamalloc"))
+            .arg("import")
+            .arg(model)
+            .arg("-o")
+            .arg(&out)
+            .args(&extra)
+            .output()
+            .expect("the binary runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{stderr}");
+        assert!(stderr.contains("4 buffers over 3 steps"), "{stderr}");
+        let problem = read_problem(&out, None).expect("the output reads back");
+        assert_eq!(problem.len(), 4);
+    }
+    // Garbage: exit code 2 and a message naming the file.
+    let garbage = scratch.file("garbage.onnx", "this is not protobuf");
+    let output = Command::new(env!("CARGO_BIN_EXE_telamalloc"))
+        .arg("import")
+        .arg(&garbage)
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("garbage.onnx"), "{stderr}");
+}
