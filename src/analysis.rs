@@ -45,7 +45,7 @@ impl Timeline {
         let mut count_delta = vec![0i64; intervals + 1];
         let mut total_delta = vec![0i128; intervals + 1];
         let index_of = |t: u64| points.binary_search(&t).expect("point recorded");
-        for b in buffers {
+        for b in buffers.iter().filter(|b| b.lower < b.upper) {
             let (lo, hi) = (index_of(b.lower), index_of(b.upper));
             count_delta[lo] += 1;
             count_delta[hi] -= 1;
@@ -69,6 +69,9 @@ impl Timeline {
         let buffer_sections: Vec<Range<usize>> = buffers
             .iter()
             .map(|b| {
+                if b.lower >= b.upper {
+                    return 0..0; // Never live (only a problem built in code can have one).
+                }
                 let first = section_of_interval[index_of(b.lower)];
                 let last = section_of_interval[index_of(b.upper) - 1];
                 first..last + 1

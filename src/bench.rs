@@ -45,7 +45,8 @@ impl BenchRow {
 }
 
 /// The problem files named by `paths`: files as given, folders searched (not recursively) for
-/// `.csv` and `.json` files, sorted by name.
+/// `.csv` and `.json` files, sorted by name (a folder's `manifest.csv` is not a problem and is
+/// skipped).
 pub fn problem_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
     let mut files = Vec::new();
     for path in paths {
@@ -62,6 +63,7 @@ pub fn problem_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| {
                     p.is_file()
+                        && p.file_name().is_some_and(|n| n != "manifest.csv")
                         && matches!(
                             p.extension().and_then(|e| e.to_str()),
                             Some("csv") | Some("json")

@@ -112,10 +112,23 @@ impl From<InputError> for CliError {
     }
 }
 
-/// Writes `text` to `path` atomically enough for a CLI: to a temporary file, then renamed.
+/// Writes `text` to `path`. A regular file (or a new one) is written to a temporary file beside
+/// it and renamed, so a reader never sees half a solution; anything else (`/dev/null`, a pipe,
+/// `/dev/stdout`) is written in place, never replaced.
 pub fn write_file(path: &std::path::Path, text: &str) -> Result<(), CliError> {
-    let tmp = path.with_extension("tmp-telamalloc");
+    let error =
+        |e: std::io::Error| CliError::Usage(format!("cannot write {}: {e}", path.display()));
+    let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file());
+    if special {
+        return std::fs::write(path, text).map_err(error);
+    }
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp-telamalloc");
+    let tmp = std::path::PathBuf::from(tmp);
     std::fs::write(&tmp, text)
         .and_then(|_| std::fs::rename(&tmp, path))
-        .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", path.display())))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            error(e)
+        })
 }
