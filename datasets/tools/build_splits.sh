@@ -22,16 +22,16 @@ grep -v '^#' datasets/splits/models.csv | tail -n +2 | while IFS=, read -r model
   for fraction in $fractions; do
     for seed in $(seq 0 $((${seeds[$split]} - 1))); do
       tmp="$out/$split/tmp.csv"
-      capacity=$("$bin" gen onchip --from "datasets/models/$model.csv" --fraction "$fraction" \
-        --seed "$seed" -o "$tmp" 2>&1 | awk '/^capacity/ {print $2}')
+      report=$("$bin" gen onchip --from "datasets/models/$model.csv" --fraction "$fraction" \
+        --seed "$seed" -o "$tmp" 2>&1)
+      capacity=$(echo "$report" | awk '/^capacity/ {print $2}')
+      buffers=$(echo "$report" | awk '/^buffers/ {print $2}')
+      load=$(echo "$report" | awk '/^buffers/ {print $4}')
       file="$out/$split/$model.f$fraction.s$seed.$capacity.csv"
       mv "$tmp" "$file"
       if [ "$split" = test ] && "$bin" solve "$file" --algo tflite -o /dev/null 2>/dev/null; then
         rm "$file"; continue   # best-fit already fits: not a hard problem
       fi
-      stats=$("$bin" stats "$file" --json)
-      buffers=$(echo "$stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["buffers"])')
-      load=$(echo "$stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["load"])')
       sum=$(sha256sum "$file" | cut -d' ' -f1)
       name="datasets/splits/$split/$(basename "$file")"
       echo "$split,$name,$model,$fraction,$seed,$buffers,$capacity,$load,$sum" >> "$manifest"

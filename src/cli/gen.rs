@@ -135,5 +135,10 @@ pub fn run(args: GenArgs) -> Result<i32, CliError> {
     if let Some(capacity) = problem.capacity {
         eprintln!("capacity {capacity}");
     }
+    eprintln!(
+        "buffers {} load {}",
+        problem.len(),
+        telamalloc::analysis::load(&problem)
+    );
     Ok(EXIT_SOLVED)
 }
