@@ -149,3 +149,42 @@ fn recording_does_not_change_the_answer() {
         assert_eq!(plain.outcome, recorded, "seed {seed}");
     }
 }
+
+#[test]
+fn a_compressed_log_file_reads_back() {
+    use telamalloc::search::record::{create_log_file, read_log_file};
+    let p = problem(3);
+    let capacity = p.capacity.unwrap();
+    let dir = std::env::temp_dir().join(format!("telamalloc-log-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["log.jsonl", "log.jsonl.gz"] {
+        let path = dir.join(name);
+        {
+            let mut writer = create_log_file(&path).unwrap();
+            let result = search_recorded(
+                &p,
+                capacity,
+                &options(1),
+                None,
+                Limits {
+                    timeout: None,
+                    nodes: Some(2_000_000),
+                },
+                None,
+                Some(Recording {
+                    writer: &mut *writer,
+                    problem: name.into(),
+                    limit_per_run: 1_000_000,
+                }),
+            );
+            assert!(result.log_error.is_none());
+        }
+        let log = read_log_file(&path).expect("reads back");
+        assert_eq!(log.header.problem, name);
+        assert!(log.footer.is_some(), "{name}: complete");
+    }
+    let plain = std::fs::metadata(dir.join("log.jsonl")).unwrap().len();
+    let packed = std::fs::metadata(dir.join("log.jsonl.gz")).unwrap().len();
+    assert!(packed < plain, "gzip is smaller ({packed} vs {plain})");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

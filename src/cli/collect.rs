@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use telamalloc::allocate::Limits;
 use telamalloc::bench::problem_files;
+use telamalloc::search::record::create_log_file;
 use telamalloc::search::{policy_by_name, search_recorded, Outcome, Recording, SearchOptions};
 
 #[derive(Args)]
@@ -19,7 +20,7 @@ pub struct CollectArgs {
     /// relative to the repository root).
     #[arg(long)]
     split: Option<String>,
-    /// Where to write the logs (`<problem>.jsonl` each).
+    /// Where to write the logs (`<problem>.jsonl.gz` each, gzip-compressed JSON lines).
     #[arg(long)]
     out: PathBuf,
     /// Capacity in bytes (default: each file's own).
@@ -111,10 +112,9 @@ pub fn run(args: CollectArgs) -> Result<i32, CliError> {
                     .file_name()
                     .map(|n| n.to_string_lossy().to_string())
                     .unwrap_or_default();
-                let path = args.out.join(format!("{name}.jsonl"));
+                let path = args.out.join(format!("{name}.jsonl.gz"));
                 let result = (|| -> Result<Outcome, String> {
-                    let file = std::fs::File::create(&path).map_err(|e| e.to_string())?;
-                    let mut writer = std::io::BufWriter::new(file);
+                    let mut writer = create_log_file(&path).map_err(|e| e.to_string())?;
                     let policies = args
                         .policy
                         .as_deref()
@@ -129,7 +129,7 @@ pub fn run(args: CollectArgs) -> Result<i32, CliError> {
                         limits,
                         None,
                         Some(Recording {
-                            writer: &mut writer,
+                            writer: &mut *writer,
                             problem: name.clone(),
                             limit_per_run: args.record_limit,
                         }),

@@ -41,7 +41,8 @@ pub struct SolveArgs {
     /// Print the solution as JSON instead of CSV.
     #[arg(long)]
     json: bool,
-    /// Write a solve log of the search (JSON lines; see the README) to this file.
+    /// Write a solve log of the search (JSON lines; see the README) to this file
+    /// (gzip-compressed if the name ends in `.gz`).
     #[arg(long, conflicts_with = "minimize")]
     record: Option<PathBuf>,
     /// The most decision lines to record per search run.
@@ -100,14 +101,16 @@ pub fn run(args: SolveArgs) -> Result<i32, CliError> {
             if !matches!(algorithm, telamalloc::allocate::Algorithm::Search { .. }) {
                 return Err(CliError::Usage("--record needs --algo search".into()));
             }
-            let file = std::fs::File::create(path)
-                .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", path.display())))?;
-            Some(std::io::BufWriter::new(file))
+            Some(
+                telamalloc::search::record::create_log_file(path).map_err(|e| {
+                    CliError::Usage(format!("cannot write {}: {e}", path.display()))
+                })?,
+            )
         }
         None => None,
     };
     let recording = log_file.as_mut().map(|writer| Recording {
-        writer,
+        writer: &mut **writer,
         problem: args
             .input
             .file_name()

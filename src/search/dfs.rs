@@ -6,7 +6,7 @@ use super::features::{candidate_features, node_features};
 use super::model::Model;
 use super::options::SearchOptions;
 use super::policy::{Candidate, NodeView, Policy};
-use super::record::{CandidateRecord, Decision, RunRecorder, TryRecord, TryResult};
+use super::record::{round_feature, CandidateRecord, Decision, RunRecorder, TryRecord, TryResult};
 use super::state::State;
 use super::SearchStats;
 use std::ops::Range;
@@ -118,7 +118,8 @@ impl<'a> Searcher<'a> {
     /// A decision record for a node about to try `candidates`, if recording wants more.
     fn describe(&self, depth: u32, unplaced: usize, candidates: &[Candidate]) -> Option<Decision> {
         let (recorder, run) = self.recorder.as_ref()?;
-        if !recorder.wants_more() || candidates.is_empty() {
+        // A node with fewer than two candidates offers no choice: nothing to learn from it.
+        if !recorder.wants_more() || candidates.len() < 2 {
             return None;
         }
         Some(Decision {
@@ -135,6 +136,7 @@ impl<'a> Searcher<'a> {
                 self.stats.minor_backtracks,
                 candidates.len(),
             )
+            .map(round_feature)
             .to_vec(),
             candidates: candidates
                 .iter()
@@ -149,6 +151,7 @@ impl<'a> Searcher<'a> {
                         unplaced,
                         self.conflicts[c.buffer as usize] as u64,
                     )
+                    .map(round_feature)
                     .to_vec(),
                 })
                 .collect(),

@@ -182,6 +182,43 @@ pub struct SolveLog {
     pub footer: Option<Footer>,
 }
 
+/// Opens a log file for writing: gzip-compressed when the name ends in `.gz`.
+pub fn create_log_file(path: &std::path::Path) -> std::io::Result<Box<dyn Write + Send>> {
+    let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    if path.extension().is_some_and(|e| e == "gz") {
+        Ok(Box::new(flate2::write::GzEncoder::new(
+            file,
+            flate2::Compression::default(),
+        )))
+    } else {
+        Ok(Box::new(file))
+    }
+}
+
+/// Reads a solve log file (plain or gzip, told apart by its first bytes).
+pub fn read_log_file(path: &std::path::Path) -> Result<SolveLog, String> {
+    let name = path.display();
+    let mut file =
+        std::io::BufReader::new(std::fs::File::open(path).map_err(|e| format!("{name}: {e}"))?);
+    let gzip = file
+        .fill_buf()
+        .map(|b| b.starts_with(&[0x1f, 0x8b]))
+        .unwrap_or(false);
+    let log = if gzip {
+        read_log(std::io::BufReader::new(flate2::bufread::GzDecoder::new(
+            file,
+        )))
+    } else {
+        read_log(file)
+    };
+    log.map_err(|e| format!("{name}: {e}"))
+}
+
+/// Rounds a feature to 1e-4 (shorter logs; features are normalised, so this keeps 4 digits).
+pub fn round_feature(value: f32) -> f32 {
+    (value * 10_000.0).round() / 10_000.0
+}
+
 /// Reads a solve log, checking its schema name and version; errors name the line.
 pub fn read_log(reader: impl BufRead) -> Result<SolveLog, String> {
     let mut header = None;
