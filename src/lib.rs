@@ -12,6 +12,7 @@ pub mod analysis;
 pub mod baselines;
 pub mod bench;
 pub mod error;
+pub mod evaluate;
 pub mod generate;
 pub mod import;
 pub mod io;

@@ -43,7 +43,7 @@ pub struct CollectArgs {
     policy: Option<String>,
 }
 
-fn split_files(name: &str) -> Result<Vec<PathBuf>, CliError> {
+pub fn split_files(name: &str) -> Result<Vec<PathBuf>, CliError> {
     let list = Path::new("datasets/splits").join(format!("{name}.txt"));
     let text = std::fs::read_to_string(&list)
         .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", list.display())))?;

@@ -2,6 +2,7 @@
 
 mod bench;
 mod collect;
+mod eval;
 mod gen;
 mod import;
 mod plot;
@@ -41,6 +42,8 @@ enum Command {
     Stats(stats::StatsArgs),
     /// Run algorithms over problems and print a comparison table.
     Bench(bench::BenchArgs),
+    /// Compare search policies over a split or files: solved, median and p90 time and nodes.
+    Eval(eval::EvalArgs),
     /// Draw a solution as SVG: time across, address up, the capacity and LOAD lines.
     Plot(plot::PlotArgs),
     /// Run the search over many problems in parallel and write a solve log for each.
@@ -69,6 +72,7 @@ pub fn run() -> i32 {
         Command::Gen(args) => gen::run(args),
         Command::Collect(args) => collect::run(args),
         Command::Plot(args) => plot::run(args),
+        Command::Eval(args) => eval::run(args),
         Command::Import(args) => import::run(args),
     };
     match result {

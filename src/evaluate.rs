@@ -1,0 +1,222 @@
+//! Policy evaluation: run the search with each policy over a set of problems and summarise
+//! (solved within the limit, median and 90th-percentile time and nodes, major backtracks), with a
+//! plot of problems solved against time per policy.
+
+use crate::allocate::Limits;
+use crate::search::{policy_by_name, search, Outcome, SearchOptions};
+use crate::Problem;
+use serde::Serialize;
+
+/// One policy's run on one problem.
+#[derive(Clone, Debug, Serialize)]
+pub struct EvalRun {
+    /// The policy's name.
+    pub policy: String,
+    /// The problem's name.
+    pub problem: String,
+    /// `solved`, `infeasible`, `limit` or `invalid`.
+    pub status: String,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// Search nodes.
+    pub nodes: u64,
+    /// Major backtracks.
+    pub major_backtracks: u64,
+}
+
+/// Runs the search with `policy` (restarts of that one policy) on `problem` at its capacity.
+pub fn run_policy(
+    problem: &Problem,
+    name: &str,
+    policy: &str,
+    options: &SearchOptions,
+    limits: Limits,
+) -> EvalRun {
+    let capacity = problem.capacity.unwrap_or(u64::MAX);
+    let policies = policy_by_name(policy, problem.len(), options).map(|p| vec![p]);
+    let result = search(problem, capacity, options, policies, limits);
+    EvalRun {
+        policy: policy.to_string(),
+        problem: name.to_string(),
+        status: match result.outcome {
+            Outcome::Solved(_) => "solved",
+            Outcome::Infeasible(_) => "infeasible",
+            Outcome::LimitReached => "limit",
+            Outcome::InvalidProblem(_) => "invalid",
+        }
+        .to_string(),
+        seconds: result.stats.seconds,
+        nodes: result.stats.nodes,
+        major_backtracks: result.stats.major_backtracks,
+    }
+}
+
+/// A policy's totals over the runs.
+#[derive(Clone, Debug, Serialize)]
+pub struct PolicySummary {
+    /// The policy.
+    pub policy: String,
+    /// Problems run.
+    pub problems: usize,
+    /// Problems decided (solved or proven infeasible) within the limit.
+    pub decided: usize,
+    /// Median seconds over the decided problems.
+    pub median_seconds: f64,
+    /// 90th-percentile seconds over the decided problems.
+    pub p90_seconds: f64,
+    /// Median nodes over the decided problems.
+    pub median_nodes: u64,
+    /// 90th-percentile nodes over the decided problems.
+    pub p90_nodes: u64,
+    /// Total seconds over all runs (limits included).
+    pub total_seconds: f64,
+    /// Total major backtracks.
+    pub major_backtracks: u64,
+}
+
+fn percentile<T: Copy + PartialOrd>(sorted: &[T], p: f64) -> Option<T> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let index = ((sorted.len() - 1) as f64 * p).round() as usize;
+    Some(sorted[index])
+}
+
+/// Summarises the runs of each policy, in the order the policies first appear.
+pub fn summarise(runs: &[EvalRun]) -> Vec<PolicySummary> {
+    let mut policies: Vec<&str> = Vec::new();
+    for r in runs {
+        if !policies.contains(&r.policy.as_str()) {
+            policies.push(&r.policy);
+        }
+    }
+    policies
+        .into_iter()
+        .map(|policy| {
+            let mine: Vec<&EvalRun> = runs.iter().filter(|r| r.policy == policy).collect();
+            let decided: Vec<&&EvalRun> = mine
+                .iter()
+                .filter(|r| r.status == "solved" || r.status == "infeasible")
+                .collect();
+            let mut seconds: Vec<f64> = decided.iter().map(|r| r.seconds).collect();
+            seconds.sort_by(f64::total_cmp);
+            let mut nodes: Vec<u64> = decided.iter().map(|r| r.nodes).collect();
+            nodes.sort_unstable();
+            PolicySummary {
+                policy: policy.to_string(),
+                problems: mine.len(),
+                decided: decided.len(),
+                median_seconds: percentile(&seconds, 0.5).unwrap_or(0.0),
+                p90_seconds: percentile(&seconds, 0.9).unwrap_or(0.0),
+                median_nodes: percentile(&nodes, 0.5).unwrap_or(0),
+                p90_nodes: percentile(&nodes, 0.9).unwrap_or(0),
+                total_seconds: mine.iter().map(|r| r.seconds).sum(),
+                major_backtracks: mine.iter().map(|r| r.major_backtracks).sum(),
+            }
+        })
+        .collect()
+}
+
+/// The summaries as a Markdown table.
+pub fn summary_markdown(summaries: &[PolicySummary]) -> String {
+    let mut out = String::from(
+        "| policy | decided | median s | p90 s | median nodes | p90 nodes | total s | major backtracks |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    for s in summaries {
+        out.push_str(&format!(
+            "| {} | {}/{} | {:.4} | {:.4} | {} | {} | {:.2} | {} |\n",
+            s.policy,
+            s.decided,
+            s.problems,
+            s.median_seconds,
+            s.p90_seconds,
+            s.median_nodes,
+            s.p90_nodes,
+            s.total_seconds,
+            s.major_backtracks
+        ));
+    }
+    out
+}
+
+/// An SVG "cactus" plot: for each policy, problems decided (up) against the time limit needed
+/// (across, logarithmic).
+pub fn cactus_svg(runs: &[EvalRun]) -> String {
+    let summaries = summarise(runs);
+    let (width, height, left, bottom, top, right) = (900.0, 520.0, 70.0, 60.0, 40.0, 160.0);
+    let plot_w = width - left - right;
+    let plot_h = height - top - bottom;
+    let (t_min, t_max) = (1e-4_f64, runs.iter().map(|r| r.seconds).fold(1.0, f64::max));
+    let x = |t: f64| left + plot_w * ((t.max(t_min) / t_min).ln() / (t_max / t_min).ln());
+    let most = summaries
+        .iter()
+        .map(|s| s.problems)
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let y = |n: f64| top + plot_h * (1.0 - n / most);
+    let colours = [
+        "#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+    ];
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"{width}\" height=\"{height}\" fill=\"white\"/>\n<text x=\"{left}\" y=\"24\" font-size=\"14\">problems decided within a time limit (of {most}), per policy</text>\n"
+    );
+    svg.push_str(&format!(
+        "<line x1=\"{left}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\" stroke=\"black\"/><line x1=\"{left}\" y1=\"{top}\" x2=\"{left}\" y2=\"{b}\" stroke=\"black\"/>\n",
+        b = top + plot_h,
+        r = left + plot_w
+    ));
+    let mut tick = t_min;
+    while tick <= t_max * 1.0001 {
+        let tx = x(tick);
+        svg.push_str(&format!(
+            "<line x1=\"{tx:.1}\" y1=\"{top}\" x2=\"{tx:.1}\" y2=\"{b}\" stroke=\"#eee\"/><text x=\"{tx:.1}\" y=\"{ty}\" text-anchor=\"middle\">{tick}</text>\n",
+            b = top + plot_h,
+            ty = top + plot_h + 18.0
+        ));
+        tick *= 10.0;
+    }
+    svg.push_str(&format!(
+        "<text x=\"{cx}\" y=\"{ty}\" text-anchor=\"middle\">time limit (s, log scale)</text>\n",
+        cx = left + plot_w / 2.0,
+        ty = height - 15.0
+    ));
+    for k in 0..=4 {
+        let n = most * k as f64 / 4.0;
+        svg.push_str(&format!(
+            "<text x=\"{tx}\" y=\"{ty:.1}\" text-anchor=\"end\">{n:.0}</text>\n",
+            tx = left - 6.0,
+            ty = y(n) + 4.0
+        ));
+    }
+    for (i, s) in summaries.iter().enumerate() {
+        let colour = colours[i % colours.len()];
+        let mut times: Vec<f64> = runs
+            .iter()
+            .filter(|r| r.policy == s.policy && (r.status == "solved" || r.status == "infeasible"))
+            .map(|r| r.seconds)
+            .collect();
+        times.sort_by(f64::total_cmp);
+        let mut points = format!("{:.1},{:.1}", x(t_min), y(0.0));
+        for (k, t) in times.iter().enumerate() {
+            points.push_str(&format!(
+                " {:.1},{:.1} {:.1},{:.1}",
+                x(*t),
+                y(k as f64),
+                x(*t),
+                y(k as f64 + 1.0)
+            ));
+        }
+        points.push_str(&format!(" {:.1},{:.1}", x(t_max), y(times.len() as f64)));
+        svg.push_str(&format!(
+            "<polyline points=\"{points}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"/>\n<text x=\"{lx}\" y=\"{ly}\" fill=\"{colour}\">{} ({}/{})</text>\n",
+            s.policy,
+            s.decided,
+            s.problems,
+            lx = left + plot_w + 10.0,
+            ly = top + 16.0 * (i as f64 + 1.0)
+        ));
+    }
+    svg.push_str("</svg>\n");
+    svg
+}
