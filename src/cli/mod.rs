@@ -5,6 +5,7 @@ mod collect;
 mod eval;
 mod gen;
 mod import;
+mod logs;
 mod plot;
 mod search_args;
 mod solve;
@@ -44,6 +45,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Compare search policies over a split or files: solved, median and p90 time and nodes.
     Eval(eval::EvalArgs),
+    /// Read solve logs back through the library and summarise them.
+    Logs(logs::LogsArgs),
     /// Draw a solution as SVG: time across, address up, the capacity and LOAD lines.
     Plot(plot::PlotArgs),
     /// Run the search over many problems in parallel and write a solve log for each.
@@ -73,6 +76,7 @@ pub fn run() -> i32 {
         Command::Collect(args) => collect::run(args),
         Command::Plot(args) => plot::run(args),
         Command::Eval(args) => eval::run(args),
+        Command::Logs(args) => logs::run(args),
         Command::Import(args) => import::run(args),
     };
     match result {
