@@ -183,7 +183,7 @@ impl<'p> Placer<'p> {
                 scratch.push((p.offset, p.end));
             }
         });
-        scratch.sort_unstable();
+        scratch.sort_unstable_by_key(|&(offset, _)| offset);
         scratch
     }
 
