@@ -547,3 +547,67 @@ fn order_prior_and_margin_decide_when_the_model_overrides() {
     model.order_prior = f32::NAN;
     assert!(matches!(model.check(), Err(ModelError::Malformed(_))));
 }
+
+/// The forward pass by the book: normalise, each hidden layer and ReLU, the heads.
+fn reference_forward(model: &ModelFile, x: &[f32]) -> (f32, Option<f32>) {
+    let apply = |layer: &DenseLayer, input: &[f32]| -> Vec<f32> {
+        (0..layer.outputs)
+            .map(|j| {
+                layer.bias[j]
+                    + (0..layer.inputs)
+                        .map(|i| input[i] * layer.weights[i * layer.outputs + j])
+                        .sum::<f32>()
+            })
+            .collect()
+    };
+    let mut h: Vec<f32> = x
+        .iter()
+        .zip(
+            model
+                .normalisation
+                .mean
+                .iter()
+                .zip(&model.normalisation.std),
+        )
+        .map(|(v, (m, s))| (v - m) / s)
+        .collect();
+    for layer in &model.hidden {
+        h = apply(layer, &h).into_iter().map(|v| v.max(0.0)).collect();
+    }
+    let score = apply(&model.score, &h)[0];
+    let risk = model
+        .risk
+        .as_ref()
+        .map(|r| 1.0 / (1.0 + (-apply(r, &h)[0]).exp()));
+    (score, risk)
+}
+
+#[test]
+fn network_matches_the_reference_forward_pass() {
+    use telamalloc::search::learned::Network;
+    let mut rng = StdRng::seed_from_u64(11);
+    for seed in 0..5 {
+        let mut linear = ModelFile::linear(&[0.5, -1.0, 2.0, 0.0, 0.25, -0.5, 1.0, 0.1, 3.0], 0.0);
+        linear.normalisation.mean = vec![0.3; WIDTH];
+        linear.normalisation.std = vec![0.7; WIDTH];
+        linear.risk = Some(linear.score.clone());
+        for model in [random_mlp(seed, 0.0), linear] {
+            let network = Network::new(&model).expect("valid");
+            let rows: Vec<f32> = (0..7 * WIDTH)
+                .map(|_| rng.random_range(-1.0f32..2.0))
+                .collect();
+            let view = ndarray::ArrayView2::from_shape((7, WIDTH), rows.as_slice()).unwrap();
+            let (scores, risks) = network.forward(view, true);
+            let risks = risks.expect("a risk head");
+            for (k, row) in rows.chunks(WIDTH).enumerate() {
+                let (score, risk) = reference_forward(&model, row);
+                assert!(
+                    (scores[k] - score).abs() <= 1e-4 * (1.0 + score.abs()),
+                    "{} vs {score}",
+                    scores[k]
+                );
+                assert!((risks[k] - risk.unwrap()).abs() <= 1e-5);
+            }
+        }
+    }
+}

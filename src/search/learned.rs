@@ -333,18 +333,28 @@ struct Dense {
 }
 
 impl Dense {
-    fn apply(&self, x: &Array2<f32>) -> Array2<f32> {
+    fn apply(&self, x: ArrayView2<'_, f32>) -> Array2<f32> {
         let mut y = x.dot(&self.w);
         y += &self.b;
         y
+    }
+
+    /// Folds the input normalisation `x' = (x - mean) * inv_std` into the layer:
+    /// `x' W + b = x (diag(inv_std) W) + (b - mean . diag(inv_std) W)`.
+    fn fold_normalisation(&mut self, mean: &[f32], inv_std: &[f32]) {
+        for (mut row, &s) in self.w.rows_mut().into_iter().zip(inv_std) {
+            row *= s;
+        }
+        let shift = Array1::from_vec(mean.to_vec()).dot(&self.w);
+        self.b -= &shift;
     }
 }
 
 /// A checked model ready for inference: batched forward passes with `ndarray`.
 #[derive(Clone, Debug)]
 pub struct Network {
-    mean: Array1<f32>,
-    inv_std: Array1<f32>,
+    inputs: usize,
+    /// The layers, the input normalisation folded into the first (or into both heads).
     hidden: Vec<Dense>,
     score: Dense,
     risk: Option<Dense>,
@@ -356,12 +366,25 @@ impl Network {
     /// The network of a model file (checked first).
     pub fn new(model: &ModelFile) -> Result<Network, ModelError> {
         model.check()?;
+        let mean = &model.normalisation.mean;
+        let inv_std: Vec<f32> = model.normalisation.std.iter().map(|s| 1.0 / s).collect();
+        let mut hidden: Vec<Dense> = model.hidden.iter().map(DenseLayer::to_dense).collect();
+        let mut score = model.score.to_dense();
+        let mut risk = model.risk.as_ref().map(DenseLayer::to_dense);
+        match hidden.first_mut() {
+            Some(first) => first.fold_normalisation(mean, &inv_std),
+            None => {
+                score.fold_normalisation(mean, &inv_std);
+                if let Some(risk) = risk.as_mut() {
+                    risk.fold_normalisation(mean, &inv_std);
+                }
+            }
+        }
         Ok(Network {
-            mean: Array1::from_vec(model.normalisation.mean.clone()),
-            inv_std: model.normalisation.std.iter().map(|s| 1.0 / s).collect(),
-            hidden: model.hidden.iter().map(DenseLayer::to_dense).collect(),
-            score: model.score.to_dense(),
-            risk: model.risk.as_ref().map(DenseLayer::to_dense),
+            inputs: mean.len(),
+            hidden,
+            score,
+            risk,
             margin: model.confidence_margin,
             prior: model.order_prior,
         })
@@ -369,7 +392,7 @@ impl Network {
 
     /// Number of input features.
     pub fn inputs(&self) -> usize {
-        self.mean.len()
+        self.inputs
     }
 
     /// Whether the model has a risk head.
@@ -429,15 +452,17 @@ impl Network {
         features: ArrayView2<'_, f32>,
         with_risk: bool,
     ) -> (Array1<f32>, Option<Array1<f32>>) {
-        let mut h = (&features - &self.mean) * &self.inv_std;
+        let mut h: Option<Array2<f32>> = None;
         for layer in &self.hidden {
-            h = layer.apply(&h);
-            h.mapv_inplace(|v| v.max(0.0));
+            let mut next = layer.apply(h.as_ref().map_or(features, |h| h.view()));
+            next.mapv_inplace(|v| v.max(0.0));
+            h = Some(next);
         }
-        let scores = self.score.apply(&h).remove_axis(Axis(1));
+        let last = h.as_ref().map_or(features, |h| h.view());
+        let scores = self.score.apply(last).remove_axis(Axis(1));
         let risks = match (&self.risk, with_risk) {
             (Some(head), true) => Some(
-                head.apply(&h)
+                head.apply(last)
                     .remove_axis(Axis(1))
                     .mapv(|z| 1.0 / (1.0 + (-z).exp())),
             ),
