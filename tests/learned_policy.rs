@@ -611,3 +611,108 @@ fn network_matches_the_reference_forward_pass() {
         }
     }
 }
+
+/// Wraps a learned policy and keeps the features it computes at each node, after ordering.
+struct Probe {
+    inner: LearnedPolicy,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<Vec<f32>>>>,
+}
+
+impl Policy for Probe {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn preorder(&mut self, view: &NodeView<'_>, buffers: &mut [u32]) {
+        self.inner.preorder(view, buffers);
+    }
+    fn order_candidates(&mut self, view: &NodeView<'_>, candidates: &mut [Candidate]) {
+        self.inner.order_candidates(view, candidates);
+        if !candidates.is_empty() {
+            let rows = self.inner.features(view, candidates).to_vec();
+            self.seen.lock().unwrap().push(rows);
+        }
+    }
+    fn on_conflict(&mut self, buffers: &[u32]) {
+        self.inner.on_conflict(buffers);
+    }
+    fn boxed_clone(&self) -> Box<dyn Policy> {
+        unreachable!("one policy, no threads")
+    }
+}
+
+/// The features the policy computes at a node are those the solve log records for it (the
+/// training data), except that the conflict count may be higher (see `LearnedPolicy`).
+#[test]
+fn policy_features_match_the_solve_log() {
+    use telamalloc::search::record::read_log;
+    use telamalloc::search::{search_recorded, Recording};
+    let mut compared = 0usize;
+    let mut conflict_rows = 0usize;
+    let mut conflict_equal = 0usize;
+    let mut later_runs = 0usize;
+    for seed in 0..8 {
+        let problem = perfect_problem(80 + seed as usize, seed);
+        let capacity = problem.capacity.unwrap();
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let probe = Probe {
+            inner: LearnedPolicy::from_model(random_mlp(seed, 0.0), problem.len(), true),
+            seen: seen.clone(),
+        };
+        let mut log: Vec<u8> = Vec::new();
+        let result = search_recorded(
+            &problem,
+            capacity,
+            &options(true),
+            Some(vec![Box::new(probe)]),
+            limits(5000),
+            None,
+            Some(Recording {
+                writer: &mut log,
+                problem: format!("perfect-{seed}"),
+                limit_per_run: 1_000_000,
+            }),
+        );
+        assert!(result.log_error.is_none());
+        let mut decisions = read_log(log.as_slice()).expect("a readable log").decisions;
+        // Decisions are written as nodes finish; the policy saw them as nodes were entered.
+        decisions.sort_by_key(|d| (d.run, d.node));
+        let seen = seen.lock().unwrap();
+        assert_eq!(decisions.len(), seen.len(), "seed {seed}");
+        for (d, rows) in decisions.iter().zip(seen.iter()) {
+            let logged: Vec<f32> = d
+                .candidates
+                .iter()
+                .flat_map(|c| c.features.clone())
+                .collect();
+            assert_eq!(logged.len(), rows.len());
+            for (a, b) in logged.chunks(WIDTH).zip(rows.chunks(WIDTH)) {
+                assert_eq!(
+                    a[..WIDTH - 1],
+                    b[..WIDTH - 1],
+                    "seed {seed}, node {}",
+                    d.node
+                );
+                assert!(b[WIDTH - 1] >= a[WIDTH - 1], "seed {seed}, node {}", d.node);
+                conflict_rows += (a[WIDTH - 1] > 0.0) as usize;
+                later_runs += (d.run > 0 && a[WIDTH - 1] > 0.0) as usize;
+                conflict_equal += (a[WIDTH - 1] > 0.0 && a[WIDTH - 1] == b[WIDTH - 1]) as usize;
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 1000, "only {compared} candidates compared");
+    eprintln!(
+        "{compared} candidates; {conflict_equal} of {conflict_rows} nonzero conflict features \
+         equal, {later_runs} in later runs"
+    );
+    // Conflicts in later runs of the restart schedule: the counts restart with each run.
+    assert!(
+        later_runs > 0,
+        "no conflict feature in a later run: the test misses restarts"
+    );
+    // Only a buffer that failed on its own counts higher, which is rare.
+    assert!(
+        conflict_equal as f64 >= 0.99 * conflict_rows as f64,
+        "{conflict_equal} of {conflict_rows} conflict features equal"
+    );
+}

@@ -503,7 +503,9 @@ pub struct LearnedPolicy {
     fixed: FixedPolicy,
     network: Option<Arc<Network>>,
     fallback: Option<String>,
-    /// Conflict notifications per buffer (the last candidate feature).
+    /// Conflict notifications per buffer in the current run (the last candidate feature).
+    /// The search's own count, which the solve logs record, leaves out the notifications for a
+    /// buffer that no longer fits on its own, so a buffer can count a little higher here.
     conflicts: Vec<u64>,
     /// Scratch: the features of a node's candidates, row-major.
     batch: Vec<f32>,
@@ -583,6 +585,13 @@ impl LearnedPolicy {
         }
     }
 
+    /// The features the policy computes for `candidates` at the node of `view`, row-major (one
+    /// row of [`CANDIDATE_FEATURES`] per candidate), as the model sees them.
+    pub fn features(&mut self, view: &NodeView<'_>, candidates: &[Candidate]) -> &[f32] {
+        self.fill_batch(view, candidates);
+        &self.batch
+    }
+
     /// The model's scores of `candidates` at the node of `view`, one batched forward pass;
     /// `None` without a model.
     pub fn score_candidates(
@@ -618,6 +627,15 @@ impl Policy for LearnedPolicy {
     }
 
     fn preorder(&mut self, view: &NodeView<'_>, buffers: &mut [u32]) {
+        if view.depth == 0 {
+            // A run starts (or, under major backtracking, re-explores from its root): the
+            // search counts conflicts per run, and so do the features it was trained on.
+            for &b in buffers.iter() {
+                if let Some(count) = self.conflicts.get_mut(b as usize) {
+                    *count = 0;
+                }
+            }
+        }
         self.fixed.preorder(view, buffers);
     }
 
