@@ -65,7 +65,7 @@ struct Args {
     /// Risk examples per log from decisions without a solution below them.
     #[arg(long, default_value_t = 100)]
     failed_per_log: usize,
-    /// The order prior's starting value (learned from there; 0 with --no-prior).
+    /// The order prior's starting value (learned from there; unused with --no-prior).
     #[arg(long, default_value_t = 1.0)]
     initial_prior: f32,
     /// No order prior: rank by the model's score alone.
