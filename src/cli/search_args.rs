@@ -7,9 +7,10 @@ use telamalloc::search::{policy_by_name, SearchOptions};
 
 #[derive(Args, Clone, Debug, Default)]
 pub struct SearchArgs {
-    /// Policy for `--algo search`: `fixed` (TelaMalloc's order with conflict boosting) or an
-    /// order word over W (lifetime), A (area), T (section total), Z (size), e.g. WAT.
-    /// Default: the portfolio fixed, WAT, TAW, TWA in round robin.
+    /// Policy for `--algo search`: `fixed` (TelaMalloc's order with conflict boosting), an
+    /// order word over W (lifetime), A (area), T (section total), Z (size), e.g. WAT,
+    /// `learned` (the model in models/policy.json; falls back to `fixed` with a warning), or a
+    /// model file `PATH.json`. Default: the portfolio fixed, WAT, TAW, TWA in round robin.
     #[arg(long)]
     pub policy: Option<String>,
     /// Worker threads for the search portfolio (the answer does not depend on it).
@@ -53,7 +54,7 @@ impl SearchArgs {
         if let Some(name) = &self.policy {
             if policy_by_name(name, 0, &options).is_none() {
                 return Err(CliError::Usage(format!(
-                    "--policy {name}: expected 'fixed' or an order word over W, A, T, Z (e.g. WAT)"
+                    "--policy {name}: expected 'fixed', 'learned', a model file (.json) or an order word over W, A, T, Z (e.g. WAT)"
                 )));
             }
         }

@@ -15,6 +15,7 @@
 
 mod dfs;
 pub mod features;
+pub mod learned;
 pub(crate) mod max_tree;
 pub mod minimize;
 mod model;
@@ -132,7 +133,9 @@ pub fn default_policies(buffers: usize, options: &SearchOptions) -> Vec<Box<dyn 
     policies
 }
 
-/// A policy by name: `fixed`, or an order word over `W`, `A`, `T`, `Z` such as `WAT`.
+/// A policy by name: `fixed`, `learned` (the model at [`learned::DEFAULT_MODEL_PATH`]), the path
+/// of a `.json` model file, or an order word over `W`, `A`, `T`, `Z` such as `WAT`. A learned
+/// policy whose model cannot be used warns once and runs as the fixed policy.
 pub fn policy_by_name(
     name: &str,
     buffers: usize,
@@ -140,6 +143,20 @@ pub fn policy_by_name(
 ) -> Option<Box<dyn Policy>> {
     if name.eq_ignore_ascii_case("fixed") {
         return Some(Box::new(FixedPolicy::new(buffers, options.conflict_boost)));
+    }
+    let model = if name.eq_ignore_ascii_case("learned") {
+        Some(learned::DEFAULT_MODEL_PATH)
+    } else if name.to_ascii_lowercase().ends_with(".json") {
+        Some(name)
+    } else {
+        None
+    };
+    if let Some(path) = model {
+        return Some(Box::new(learned::LearnedPolicy::from_path(
+            path,
+            buffers,
+            options.conflict_boost,
+        )));
     }
     StaticOrder::new(name).map(|p| Box::new(p) as Box<dyn Policy>)
 }

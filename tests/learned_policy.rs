@@ -1,0 +1,726 @@
+//! The learned policy's inference side (no training framework needed): the model file
+//! round-trips, a hand-made model that scores like the fixed order searches exactly like the
+//! fixed policy, a model that cannot be used falls back to the fixed policy with a warning
+//! naming the reason, and a learned search returns only valid solutions and the same verdicts
+//! as the fixed one.
+
+#[path = "search_support/mod.rs"]
+mod common;
+
+use common::{naive_load, tiny_problem, TinyShape};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use std::path::PathBuf;
+use telamalloc::allocate::Limits;
+use telamalloc::generate::{perfect, random, CutStyle, PerfectOptions, RandomOptions};
+use telamalloc::search::features::{CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION};
+use telamalloc::search::learned::{
+    fallback_warning, DenseLayer, LearnedPolicy, ModelError, ModelFile, DEFAULT_MODEL_PATH,
+};
+use telamalloc::search::{
+    policy_by_name, search, Candidate, FixedPolicy, Model, NodeView, Outcome, Policy,
+    SearchOptions, SearchResult, State,
+};
+use telamalloc::{validate, Problem};
+
+const WIDTH: usize = CANDIDATE_FEATURES.len();
+/// Index of "offset / capacity" and "static rank / unplaced buffers" in the features.
+const OFFSET: usize = 3;
+const RANK: usize = 7;
+
+fn options(boost: bool) -> SearchOptions {
+    SearchOptions {
+        heuristic_first: false,
+        conflict_boost: boost,
+        ..SearchOptions::default()
+    }
+}
+
+fn limits(nodes: u64) -> Limits {
+    Limits {
+        timeout: None,
+        nodes: Some(nodes),
+    }
+}
+
+/// A temporary file path unique to this test process and `name`.
+fn temp_path(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("telamalloc-learned-{}-{name}", std::process::id()))
+}
+
+/// A model with two hidden layers and a risk head, weights drawn from `seed`.
+fn random_mlp(seed: u64, margin: f32) -> ModelFile {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut layer = |inputs: usize, outputs: usize| DenseLayer {
+        inputs,
+        outputs,
+        weights: (0..inputs * outputs)
+            .map(|_| rng.random_range(-1.0f32..1.0))
+            .collect(),
+        bias: (0..outputs)
+            .map(|_| rng.random_range(-0.1f32..0.1))
+            .collect(),
+    };
+    let hidden = vec![layer(WIDTH, 16), layer(16, 8)];
+    let score = layer(8, 1);
+    let risk = layer(8, 1);
+    let mut model = ModelFile::linear(&[0.0; WIDTH], margin);
+    model.normalisation.mean = (0..WIDTH).map(|k| 0.1 * k as f32).collect();
+    model.normalisation.std = (0..WIDTH).map(|k| 0.5 + 0.1 * k as f32).collect();
+    model.hidden = hidden;
+    model.score = score;
+    model.risk = Some(risk);
+    model.training.data_hash = "0123456789abcdef".into();
+    model.metrics.insert("validation_top1".into(), 0.75);
+    model
+}
+
+/// Scores like the fixed order without conflict boosting: lowest offset first, then the best
+/// static rank. The offset weight beats any rank term on the problems below (capacity at most
+/// 4096, fewer than 200 buffers), and rounding keeps the order monotone, so the stable sort
+/// reproduces the fixed order exactly.
+fn fixed_like_model() -> ModelFile {
+    let mut weights = [0.0f32; WIDTH];
+    weights[OFFSET] = -1.0e6;
+    weights[RANK] = -1.0;
+    ModelFile::linear(&weights, 0.0)
+}
+
+fn perfect_problem(buffers: usize, seed: u64) -> Problem {
+    perfect(
+        &PerfectOptions {
+            capacity: 4096,
+            horizon: 200,
+            buffers,
+            style: CutStyle::Mixed,
+            remove: 0,
+            alignment: 1,
+        },
+        seed,
+    )
+    .0
+}
+
+fn run(
+    problem: &Problem,
+    policy: Box<dyn Policy>,
+    options: &SearchOptions,
+    nodes: u64,
+) -> SearchResult {
+    let capacity = problem.capacity.expect("generated with a capacity");
+    search(
+        problem,
+        capacity,
+        options,
+        Some(vec![policy]),
+        limits(nodes),
+    )
+}
+
+fn solution_of(result: &SearchResult) -> Option<&Vec<u64>> {
+    match &result.outcome {
+        Outcome::Solved(s) => Some(&s.offsets),
+        _ => None,
+    }
+}
+
+#[test]
+fn model_file_round_trips() {
+    let model = random_mlp(7, 0.25);
+    model.check().expect("a well-formed model");
+    let text = model.to_json();
+    let back = ModelFile::from_json(&text).expect("parses back");
+    assert_eq!(back, model);
+    // Through a file, as the policy loads it.
+    let path = temp_path("round-trip.json");
+    std::fs::write(&path, &text).expect("writable temp dir");
+    assert_eq!(ModelFile::load(&path).expect("loads"), model);
+    let policy = LearnedPolicy::from_path(&path, 10, true);
+    assert_eq!(policy.fallback_reason(), None);
+    assert_eq!(policy.warning(), None);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(
+        model.parameters(),
+        WIDTH * 16 + 16 + 16 * 8 + 8 + 8 + 1 + 8 + 1
+    );
+}
+
+#[test]
+fn fixed_like_model_searches_exactly_like_the_fixed_policy() {
+    let options = options(false);
+    let mut compared = 0;
+    for seed in 0..12 {
+        for buffers in [30, 60, 90] {
+            let problem = perfect_problem(buffers, seed);
+            let n = problem.len();
+            let fixed = run(
+                &problem,
+                Box::new(FixedPolicy::new(n, false)),
+                &options,
+                20_000,
+            );
+            let learned = LearnedPolicy::from_model(fixed_like_model(), n, false);
+            assert!(learned.fallback_reason().is_none());
+            let learned = run(&problem, Box::new(learned), &options, 20_000);
+            assert_eq!(
+                learned.outcome, fixed.outcome,
+                "seed {seed}, {buffers} buffers"
+            );
+            assert_eq!(
+                learned.stats.nodes, fixed.stats.nodes,
+                "seed {seed}, {buffers} buffers"
+            );
+            assert_eq!(learned.stats.minor_backtracks, fixed.stats.minor_backtracks);
+            compared += (fixed.stats.minor_backtracks > 0) as usize;
+        }
+    }
+    // The comparison means something only if the search had to backtrack somewhere.
+    assert!(compared > 3, "only {compared} searches backtracked");
+}
+
+#[test]
+fn offset_model_keeps_conflict_boosting() {
+    // With boosting on, the fixed policy orders by (offset, activity, rank); a model that only
+    // prefers low offsets leaves ties in that order, so the search is the same.
+    let options = options(true);
+    let mut weights = [0.0f32; WIDTH];
+    weights[OFFSET] = -1.0e6;
+    for seed in 0..12 {
+        let problem = perfect_problem(70, seed);
+        let n = problem.len();
+        let fixed = run(
+            &problem,
+            Box::new(FixedPolicy::new(n, true)),
+            &options,
+            20_000,
+        );
+        let learned = LearnedPolicy::from_model(ModelFile::linear(&weights, 0.0), n, true);
+        let learned = run(&problem, Box::new(learned), &options, 20_000);
+        assert_eq!(learned.outcome, fixed.outcome, "seed {seed}");
+        assert_eq!(learned.stats.nodes, fixed.stats.nodes, "seed {seed}");
+    }
+}
+
+#[test]
+fn unsure_model_keeps_the_fixed_order() {
+    // A margin no score gap reaches: the model never decides.
+    let options = options(true);
+    for seed in 0..6 {
+        let problem = perfect_problem(60, seed);
+        let n = problem.len();
+        let fixed = run(
+            &problem,
+            Box::new(FixedPolicy::new(n, true)),
+            &options,
+            20_000,
+        );
+        let learned = LearnedPolicy::from_model(random_mlp(seed, 1.0e30), n, true);
+        let learned = run(&problem, Box::new(learned), &options, 20_000);
+        assert_eq!(learned.outcome, fixed.outcome);
+        assert_eq!(learned.stats.nodes, fixed.stats.nodes);
+    }
+}
+
+#[test]
+fn schema_mismatch_falls_back_to_the_fixed_policy_with_a_warning() {
+    let mut model = fixed_like_model();
+    model.feature_schema_version = FEATURE_SCHEMA_VERSION + 1;
+    let path = temp_path("mismatch.json");
+    std::fs::write(&path, model.to_json()).expect("writable temp dir");
+    assert!(matches!(
+        ModelFile::load(&path),
+        Err(ModelError::SchemaMismatch(_))
+    ));
+    let policy = LearnedPolicy::from_path(&path, 0, true);
+    let reason = policy.fallback_reason().expect("falls back").to_string();
+    assert!(reason.contains("feature schema"), "{reason}");
+    assert!(
+        reason.contains(&format!("{}", FEATURE_SCHEMA_VERSION + 1)),
+        "{reason}"
+    );
+    let warning = policy.warning().expect("a warning");
+    assert_eq!(warning, fallback_warning(&reason));
+    assert!(
+        warning.contains("fixed policy") && warning.contains(&reason),
+        "{warning}"
+    );
+    assert!(policy.network().is_none());
+
+    // Renamed features are a mismatch too.
+    let mut renamed = fixed_like_model();
+    renamed.features[0] = "something else".into();
+    let policy = LearnedPolicy::new(renamed.check().map(|_| renamed.clone()), 0, true);
+    assert!(policy.fallback_reason().unwrap().contains("feature schema"));
+
+    // The fallback searches exactly as the fixed policy, boosting included.
+    let options = options(true);
+    let path_name = path.to_string_lossy().to_string();
+    for seed in 0..8 {
+        let problem = perfect_problem(70, seed);
+        let n = problem.len();
+        let fixed = run(
+            &problem,
+            Box::new(FixedPolicy::new(n, true)),
+            &options,
+            20_000,
+        );
+        let by_name = policy_by_name(&path_name, n, &options).expect("a .json path is a policy");
+        let learned = run(&problem, by_name, &options, 20_000);
+        assert_eq!(learned.outcome, fixed.outcome, "seed {seed}");
+        assert_eq!(learned.stats.nodes, fixed.stats.nodes, "seed {seed}");
+    }
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn bad_model_files_never_panic() {
+    let cases: Vec<(&str, String)> = vec![
+        ("empty", String::new()),
+        ("garbage", "not json at all {".into()),
+        (
+            "wrong-format",
+            fixed_like_model()
+                .to_json()
+                .replace("telamalloc-policy-model", "x"),
+        ),
+        ("truncated", {
+            let t = random_mlp(1, 0.0).to_json();
+            t[..t.len() / 2].to_string()
+        }),
+        ("wrong-shape", {
+            let mut m = random_mlp(2, 0.0);
+            m.hidden[1].weights.pop();
+            m.to_json()
+        }),
+        ("chain-mismatch", {
+            let mut m = random_mlp(3, 0.0);
+            m.score.inputs = 5;
+            m.to_json()
+        }),
+        ("zero-std", {
+            let mut m = fixed_like_model();
+            m.normalisation.std[2] = 0.0;
+            m.to_json()
+        }),
+        ("two-outputs", {
+            let mut m = fixed_like_model();
+            m.score.outputs = 2;
+            m.score.weights.extend([0.0; WIDTH]);
+            m.score.bias.push(0.0);
+            m.to_json()
+        }),
+        ("huge-shape", {
+            let mut m = fixed_like_model();
+            m.score.inputs = usize::MAX;
+            m.to_json()
+        }),
+    ];
+    let problem = perfect_problem(40, 1);
+    let n = problem.len();
+    let options = options(true);
+    let fixed = run(
+        &problem,
+        Box::new(FixedPolicy::new(n, true)),
+        &options,
+        20_000,
+    );
+    for (name, text) in cases {
+        let path = temp_path(&format!("{name}.json"));
+        std::fs::write(&path, text).expect("writable temp dir");
+        let policy = LearnedPolicy::from_path(&path, n, true);
+        let reason = policy.fallback_reason().map(str::to_string);
+        assert!(reason.is_some(), "{name}: accepted");
+        let result = run(&problem, Box::new(policy), &options, 20_000);
+        assert_eq!(result.outcome, fixed.outcome, "{name}");
+        assert_eq!(result.stats.nodes, fixed.stats.nodes, "{name}");
+        let _ = std::fs::remove_file(&path);
+    }
+    // No file at all.
+    let missing = LearnedPolicy::from_path(temp_path("does-not-exist.json"), n, true);
+    assert!(missing.fallback_reason().unwrap().contains("no model file"));
+}
+
+/// Small random problems at and around LOAD: the learned search (a random network that always
+/// decides, so the order differs from the fixed one) gives the fixed search's verdicts and only
+/// valid solutions.
+#[test]
+fn learned_search_gives_the_fixed_verdicts_and_valid_solutions() {
+    const NODES: u64 = 2_000_000;
+    let mut problems: Vec<(Problem, u64)> = Vec::new();
+    for seed in 0..150u64 {
+        let p = tiny_problem(seed, TinyShape::default());
+        let load = naive_load(&p);
+        for capacity in [load, load + 1, load + 3] {
+            problems.push((p.clone(), capacity));
+        }
+    }
+    for seed in 0..60u64 {
+        let p = random(
+            &RandomOptions {
+                buffers: 8 + (seed % 7) as usize,
+                horizon: 30,
+                max_lifetime: 12,
+                min_size: 1,
+                max_size: 64,
+                tightness: 1.0,
+            },
+            seed,
+        );
+        let capacity = p.capacity.expect("random sets a capacity");
+        problems.push((p.clone(), capacity));
+        problems.push((p, capacity + 2));
+    }
+    let mut solved = 0;
+    let mut refuted = 0;
+    let mut reordered = false;
+    for (i, (problem, capacity)) in problems.iter().enumerate() {
+        for boost in [true, false] {
+            let options = options(boost);
+            let n = problem.len();
+            let fixed = search(
+                problem,
+                *capacity,
+                &options,
+                Some(vec![Box::new(FixedPolicy::new(n, boost))]),
+                limits(NODES),
+            );
+            let policy = LearnedPolicy::from_model(random_mlp(i as u64, 0.0), n, boost);
+            let learned = search(
+                problem,
+                *capacity,
+                &options,
+                Some(vec![Box::new(policy)]),
+                limits(NODES),
+            );
+            assert!(
+                !matches!(fixed.outcome, Outcome::LimitReached)
+                    && !matches!(learned.outcome, Outcome::LimitReached),
+                "case {i}: a tiny search hit the node guard"
+            );
+            assert_eq!(
+                learned.outcome.status(),
+                fixed.outcome.status(),
+                "case {i} (boost {boost}): verdicts differ"
+            );
+            if let Some(offsets) = solution_of(&learned) {
+                let report = validate(
+                    problem,
+                    &telamalloc::Solution {
+                        offsets: offsets.clone(),
+                    },
+                    Some(*capacity),
+                );
+                assert!(report.is_valid(), "case {i}: invalid solution\n{report}");
+                solved += 1;
+                reordered |= solution_of(&fixed) != Some(offsets);
+            } else {
+                refuted += 1;
+            }
+        }
+    }
+    assert!(
+        solved > 100 && refuted > 10,
+        "solved {solved}, refuted {refuted}"
+    );
+    assert!(
+        reordered,
+        "the random model never changed a solution: the test tests nothing"
+    );
+}
+
+#[test]
+fn scores_and_risk_come_from_one_batched_pass() {
+    let problem = perfect_problem(60, 4);
+    let capacity = problem.capacity.unwrap();
+    let model = Model::new(&problem, capacity);
+    let state = State::new(&model);
+    let view = NodeView {
+        model: &model,
+        state: &state,
+        depth: 0,
+        unplaced: model.free.len(),
+    };
+    let mut candidates: Vec<Candidate> = model
+        .free
+        .iter()
+        .enumerate()
+        .map(|(rank, &b)| Candidate {
+            buffer: b as u32,
+            offset: state.min_offsets[b],
+            rank: rank as u32,
+        })
+        .collect();
+    candidates.sort_by_key(|c| (c.offset, c.rank));
+    let mut policy = LearnedPolicy::from_model(random_mlp(9, 0.0), problem.len(), true);
+    let scores = policy
+        .score_candidates(&view, &candidates)
+        .expect("a model");
+    assert_eq!(scores.len(), candidates.len());
+    // Each candidate scored alone gives the same number as in the batch.
+    for (k, c) in candidates.iter().enumerate().take(5) {
+        let alone = policy
+            .score_candidates(&view, std::slice::from_ref(c))
+            .unwrap();
+        assert!((alone[0] - scores[k]).abs() <= 1e-4 * (1.0 + scores[k].abs()));
+        let risk = policy.risk(&view, c).expect("a risk head");
+        assert!((0.0..=1.0).contains(&risk));
+    }
+    // Margin 0: where the best-scored candidate is not the fixed first choice, the candidates
+    // end up sorted by score; otherwise the fixed order stays.
+    let mut ordered = candidates.clone();
+    policy.order_candidates(&view, &mut ordered);
+    let best = scores.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    if scores[0] == best {
+        assert_eq!(ordered, candidates);
+    } else {
+        let reordered = policy.score_candidates(&view, &ordered).unwrap();
+        assert!(reordered.to_vec().windows(2).all(|w| w[0] >= w[1]));
+        assert_ne!(ordered, candidates);
+    }
+    // Without a risk head, no risk.
+    let mut plain = LearnedPolicy::from_model(fixed_like_model(), problem.len(), true);
+    assert_eq!(plain.risk(&view, &candidates[0]), None);
+}
+
+#[test]
+fn learned_is_a_policy_name() {
+    let options = options(true);
+    let policy = policy_by_name("learned", 5, &options).expect("learned is a policy");
+    assert_eq!(policy.name(), "learned");
+    assert!(policy_by_name("some/model.JSON", 5, &options).is_some());
+    assert_eq!(DEFAULT_MODEL_PATH, "models/policy.json");
+}
+
+/// The committed model, when there is one, loads under this build's feature schema.
+#[test]
+fn committed_model_loads() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(DEFAULT_MODEL_PATH);
+    if !path.exists() {
+        return;
+    }
+    let model = ModelFile::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let policy = LearnedPolicy::from_model(model, 10, true);
+    assert!(policy.fallback_reason().is_none());
+}
+
+#[test]
+fn order_prior_and_margin_decide_when_the_model_overrides() {
+    use telamalloc::search::learned::Network;
+    // Score = feature 0 (lifetime share); prior 1 per position; margin 0.5.
+    let mut weights = [0.0f32; WIDTH];
+    weights[0] = 10.0;
+    let mut model = ModelFile::linear(&weights, 0.5);
+    model.order_prior = 1.0;
+    let network = Network::new(&model).expect("valid");
+    let rows = |lifetimes: &[f32]| -> Vec<f32> {
+        lifetimes
+            .iter()
+            .flat_map(|&l| {
+                let mut row = [0.0f32; WIDTH];
+                row[0] = l;
+                row
+            })
+            .collect()
+    };
+    let view = |data: &Vec<f32>| {
+        ndarray::ArrayView2::from_shape((data.len() / WIDTH, WIDTH), data.as_slice())
+            .expect("rows")
+            .to_owned()
+    };
+    // Ranking scores 0, 2 - 1 = 1, 0.5 - 2: the second beats the first by 1 >= 0.5.
+    let a = rows(&[0.0, 0.2, 0.05]);
+    let scores = network.ranking_scores(view(&a).view());
+    assert_eq!(scores.to_vec(), vec![0.0, 1.0, -1.5]);
+    assert_eq!(
+        network.reorder(scores.as_slice().unwrap()),
+        Some(vec![1, 0, 2])
+    );
+    // 0, 1.3 - 1 = 0.3: better, but by less than the margin: the fixed order stays.
+    let b = rows(&[0.0, 0.13, 0.0]);
+    let scores = network.ranking_scores(view(&b).view());
+    assert_eq!(network.reorder(scores.as_slice().unwrap()), None);
+    // The fixed first choice is the best: the fixed order stays, whatever follows.
+    let c = rows(&[0.5, 0.0, 0.4]);
+    let scores = network.ranking_scores(view(&c).view());
+    assert_eq!(network.reorder(scores.as_slice().unwrap()), None);
+    // Non-finite order prior: rejected.
+    model.order_prior = f32::NAN;
+    assert!(matches!(model.check(), Err(ModelError::Malformed(_))));
+}
+
+/// The forward pass by the book: normalise, each hidden layer and ReLU, the heads.
+fn reference_forward(model: &ModelFile, x: &[f32]) -> (f32, Option<f32>) {
+    let apply = |layer: &DenseLayer, input: &[f32]| -> Vec<f32> {
+        (0..layer.outputs)
+            .map(|j| {
+                layer.bias[j]
+                    + (0..layer.inputs)
+                        .map(|i| input[i] * layer.weights[i * layer.outputs + j])
+                        .sum::<f32>()
+            })
+            .collect()
+    };
+    let mut h: Vec<f32> = x
+        .iter()
+        .zip(
+            model
+                .normalisation
+                .mean
+                .iter()
+                .zip(&model.normalisation.std),
+        )
+        .map(|(v, (m, s))| (v - m) / s)
+        .collect();
+    for layer in &model.hidden {
+        h = apply(layer, &h).into_iter().map(|v| v.max(0.0)).collect();
+    }
+    let score = apply(&model.score, &h)[0];
+    let risk = model
+        .risk
+        .as_ref()
+        .map(|r| 1.0 / (1.0 + (-apply(r, &h)[0]).exp()));
+    (score, risk)
+}
+
+#[test]
+fn network_matches_the_reference_forward_pass() {
+    use telamalloc::search::learned::Network;
+    let mut rng = StdRng::seed_from_u64(11);
+    for seed in 0..5 {
+        let mut linear = ModelFile::linear(&[0.5, -1.0, 2.0, 0.0, 0.25, -0.5, 1.0, 0.1, 3.0], 0.0);
+        linear.normalisation.mean = vec![0.3; WIDTH];
+        linear.normalisation.std = vec![0.7; WIDTH];
+        linear.risk = Some(linear.score.clone());
+        for model in [random_mlp(seed, 0.0), linear] {
+            let network = Network::new(&model).expect("valid");
+            let rows: Vec<f32> = (0..7 * WIDTH)
+                .map(|_| rng.random_range(-1.0f32..2.0))
+                .collect();
+            let view = ndarray::ArrayView2::from_shape((7, WIDTH), rows.as_slice()).unwrap();
+            let (scores, risks) = network.forward(view, true);
+            let risks = risks.expect("a risk head");
+            for (k, row) in rows.chunks(WIDTH).enumerate() {
+                let (score, risk) = reference_forward(&model, row);
+                assert!(
+                    (scores[k] - score).abs() <= 1e-4 * (1.0 + score.abs()),
+                    "{} vs {score}",
+                    scores[k]
+                );
+                assert!((risks[k] - risk.unwrap()).abs() <= 1e-5);
+            }
+        }
+    }
+}
+
+/// Wraps a learned policy and keeps the features it computes at each node, after ordering.
+struct Probe {
+    inner: LearnedPolicy,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<Vec<f32>>>>,
+}
+
+impl Policy for Probe {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn preorder(&mut self, view: &NodeView<'_>, buffers: &mut [u32]) {
+        self.inner.preorder(view, buffers);
+    }
+    fn order_candidates(&mut self, view: &NodeView<'_>, candidates: &mut [Candidate]) {
+        self.inner.order_candidates(view, candidates);
+        if !candidates.is_empty() {
+            let rows = self.inner.features(view, candidates).to_vec();
+            self.seen.lock().unwrap().push(rows);
+        }
+    }
+    fn on_conflict(&mut self, buffers: &[u32]) {
+        self.inner.on_conflict(buffers);
+    }
+    fn boxed_clone(&self) -> Box<dyn Policy> {
+        unreachable!("one policy, no threads")
+    }
+}
+
+/// The features the policy computes at a node are those the solve log records for it (the
+/// training data), except that the conflict count may be higher (see `LearnedPolicy`).
+#[test]
+fn policy_features_match_the_solve_log() {
+    use telamalloc::search::record::{read_log, round_feature};
+    use telamalloc::search::{search_recorded, Recording};
+    let mut compared = 0usize;
+    let mut conflict_rows = 0usize;
+    let mut conflict_equal = 0usize;
+    let mut later_runs = 0usize;
+    for seed in 0..8 {
+        let problem = perfect_problem(80 + seed as usize, seed);
+        let capacity = problem.capacity.unwrap();
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let probe = Probe {
+            inner: LearnedPolicy::from_model(random_mlp(seed, 0.0), problem.len(), true),
+            seen: seen.clone(),
+        };
+        let mut log: Vec<u8> = Vec::new();
+        let result = search_recorded(
+            &problem,
+            capacity,
+            &options(true),
+            Some(vec![Box::new(probe)]),
+            limits(5000),
+            None,
+            Some(Recording {
+                writer: &mut log,
+                problem: format!("perfect-{seed}"),
+                limit_per_run: 1_000_000,
+            }),
+        );
+        assert!(result.log_error.is_none());
+        let mut decisions = read_log(log.as_slice()).expect("a readable log").decisions;
+        // Decisions are written as nodes finish; the policy saw them as nodes were entered.
+        decisions.sort_by_key(|d| (d.run, d.node));
+        // The log keeps only nodes with a choice (two candidates or more), with features
+        // rounded to 1e-4: compare the policy's view the same way.
+        let seen: Vec<Vec<f32>> = seen
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|rows| rows.len() >= 2 * WIDTH)
+            .map(|rows| rows.iter().map(|&f| round_feature(f)).collect())
+            .collect();
+        assert_eq!(decisions.len(), seen.len(), "seed {seed}");
+        for (d, rows) in decisions.iter().zip(seen.iter()) {
+            let logged: Vec<f32> = d
+                .candidates
+                .iter()
+                .flat_map(|c| c.features.clone())
+                .collect();
+            assert_eq!(logged.len(), rows.len());
+            for (a, b) in logged.chunks(WIDTH).zip(rows.chunks(WIDTH)) {
+                assert_eq!(
+                    a[..WIDTH - 1],
+                    b[..WIDTH - 1],
+                    "seed {seed}, node {}",
+                    d.node
+                );
+                assert!(b[WIDTH - 1] >= a[WIDTH - 1], "seed {seed}, node {}", d.node);
+                conflict_rows += (a[WIDTH - 1] > 0.0) as usize;
+                later_runs += (d.run > 0 && a[WIDTH - 1] > 0.0) as usize;
+                conflict_equal += (a[WIDTH - 1] > 0.0 && a[WIDTH - 1] == b[WIDTH - 1]) as usize;
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 1000, "only {compared} candidates compared");
+    eprintln!(
+        "{compared} candidates; {conflict_equal} of {conflict_rows} nonzero conflict features \
+         equal, {later_runs} in later runs"
+    );
+    // Conflicts in later runs of the restart schedule: the counts restart with each run.
+    assert!(
+        later_runs > 0,
+        "no conflict feature in a later run: the test misses restarts"
+    );
+    // Only a buffer that failed on its own counts higher, which is rare.
+    assert!(
+        conflict_equal as f64 >= 0.99 * conflict_rows as f64,
+        "{conflict_equal} of {conflict_rows} conflict features equal"
+    );
+}
