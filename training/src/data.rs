@@ -16,7 +16,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use std::path::{Path, PathBuf};
 use telamalloc::search::features::{CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION};
-use telamalloc::search::record::{read_log, TryResult};
+use telamalloc::search::record::{read_log_file, TryResult};
 
 /// Number of candidate features.
 pub const WIDTH: usize = CANDIDATE_FEATURES.len();
@@ -77,17 +77,20 @@ pub fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
 /// The FNV-1a offset basis.
 pub const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
 
-/// The `.jsonl` logs of a folder, sorted by name.
+/// The `.jsonl` and `.jsonl.gz` logs of a folder, sorted by name.
 pub fn log_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let entries =
         std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .filter(|p| {
+            let name = p.to_string_lossy();
+            name.ends_with(".jsonl") || name.ends_with(".jsonl.gz")
+        })
         .collect();
     files.sort();
     if files.is_empty() {
-        return Err(format!("no .jsonl logs in {}", dir.display()));
+        return Err(format!("no .jsonl or .jsonl.gz logs in {}", dir.display()));
     }
     Ok(files)
 }
@@ -143,7 +146,7 @@ pub fn read_dir(
             file.file_name().unwrap_or_default().as_encoded_bytes(),
         );
         data.hash = fnv1a(data.hash, &bytes);
-        let log = match read_log(bytes.as_slice()) {
+        let log = match read_log_file(file) {
             Ok(log) => log,
             Err(e) => {
                 data.skipped.push(format!("{}: {e}", file.display()));
