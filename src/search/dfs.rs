@@ -561,10 +561,3 @@ impl<'a> Searcher<'a> {
         Flow::Found
     }
 }
-
-impl Model {
-    /// The free buffers as `u32` indices.
-    pub fn free_u32(&self) -> Vec<u32> {
-        self.free.iter().map(|&b| b as u32).collect()
-    }
-}

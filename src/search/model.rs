@@ -135,6 +135,11 @@ impl Model {
         }
     }
 
+    /// The free buffers as `u32` indices.
+    pub fn free_u32(&self) -> Vec<u32> {
+        self.free.iter().map(|&b| b as u32).collect()
+    }
+
     /// The lowest aligned offset at or above `base` where `buffer` avoids its fixed obstacles.
     /// Saturates at `u64::MAX` (which never fits).
     pub fn lowest_fit(&self, buffer: usize, base: u64) -> u64 {
