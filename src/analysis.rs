@@ -117,25 +117,47 @@ impl Timeline {
 
     /// The independent partitions, in time order: maximal runs of sections with no cut inside.
     pub fn partitions(&self) -> Vec<Partition> {
-        let mut ranges = Vec::new();
-        let mut start = 0;
-        for k in 0..self.len() {
-            if k + 1 == self.len() || self.spanning[k] == 0 {
-                ranges.push(start..k + 1);
-                start = k + 1;
-            }
-        }
-        let mut groups: Vec<Vec<usize>> = vec![Vec::new(); ranges.len()];
-        for (i, r) in self.buffer_sections.iter().enumerate() {
-            let g = ranges.partition_point(|p| p.end <= r.start);
-            groups[g].push(i);
-        }
+        let ranges = cut_sections(0..self.len(), &self.spanning);
+        let items = self
+            .buffer_sections
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (i, r.start));
+        let groups = group_by_part(&ranges, items);
         ranges
             .into_iter()
             .zip(groups)
             .map(|(sections, buffers)| Partition { buffers, sections })
             .collect()
     }
+}
+
+/// Cuts the section range `sections` at every boundary `k` (between sections `k` and `k + 1`)
+/// that no buffer crosses (`spanning[k] == 0`): the maximal runs with no cut inside.
+pub fn cut_sections(sections: Range<usize>, spanning: &[u32]) -> Vec<Range<usize>> {
+    let mut parts = Vec::new();
+    let mut start = sections.start;
+    for k in sections.clone() {
+        if k + 1 == sections.end || spanning[k] == 0 {
+            parts.push(start..k + 1);
+            start = k + 1;
+        }
+    }
+    parts
+}
+
+/// Groups `items`, each given with its first section, by the part of `parts` (sorted, disjoint
+/// section ranges) that holds that section.
+pub fn group_by_part<T>(
+    parts: &[Range<usize>],
+    items: impl IntoIterator<Item = (T, usize)>,
+) -> Vec<Vec<T>> {
+    let mut groups: Vec<Vec<T>> = (0..parts.len()).map(|_| Vec::new()).collect();
+    for (item, first) in items {
+        let g = parts.partition_point(|p| p.end <= first);
+        groups[g].push(item);
+    }
+    groups
 }
 
 /// LOAD of a problem: the largest total size of the buffers live at one time.

@@ -9,6 +9,7 @@ use super::policy::{Candidate, NodeView, Policy};
 use super::record::{round_feature, CandidateRecord, Decision, RunRecorder, TryRecord, TryResult};
 use super::state::State;
 use super::SearchStats;
+use crate::analysis::{cut_sections, group_by_part};
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -189,27 +190,12 @@ impl<'a> Searcher<'a> {
     /// Splits `sections` at the boundaries no unplaced buffer crosses; returns the unplaced
     /// buffers and the section range of each part (parts without unplaced buffers omitted).
     fn partitions(&self, buffers: &[u32], sections: Range<usize>) -> Vec<(Vec<u32>, Range<usize>)> {
-        let mut parts = Vec::new();
-        let mut start = sections.start;
-        for k in sections.clone() {
-            if k + 1 == sections.end || self.state.spanning[k] == 0 {
-                parts.push(start..k + 1);
-                start = k + 1;
-            }
-        }
-        self.group(buffers, parts)
-    }
-
-    fn group(&self, buffers: &[u32], parts: Vec<Range<usize>>) -> Vec<(Vec<u32>, Range<usize>)> {
-        let mut groups: Vec<Vec<u32>> = vec![Vec::new(); parts.len()];
-        for &b in buffers {
-            if self.state.is_placed(b as usize) {
-                continue;
-            }
-            let first = self.model.sections[b as usize].start;
-            let g = parts.partition_point(|p| p.end <= first);
-            groups[g].push(b);
-        }
+        let parts = cut_sections(sections, &self.state.spanning);
+        let unplaced = buffers
+            .iter()
+            .filter(|&&b| !self.state.is_placed(b as usize))
+            .map(|&b| (b, self.model.sections[b as usize].start));
+        let groups = group_by_part(&parts, unplaced);
         parts
             .into_iter()
             .zip(groups)
