@@ -599,11 +599,7 @@ impl LearnedPolicy {
         view: &NodeView<'_>,
         candidates: &[Candidate],
     ) -> Option<Array1<f32>> {
-        let network = self.network.clone()?;
-        self.fill_batch(view, candidates);
-        let batch = ArrayView2::from_shape((candidates.len(), network.inputs()), &self.batch)
-            .expect("one row per candidate");
-        Some(network.scores(batch))
+        self.forward(view, candidates, Network::scores)
     }
 
     /// What the policy ranks `candidates` (given in the fixed order) by: the scores less the
@@ -613,11 +609,22 @@ impl LearnedPolicy {
         view: &NodeView<'_>,
         candidates: &[Candidate],
     ) -> Option<Array1<f32>> {
+        self.forward(view, candidates, Network::ranking_scores)
+    }
+
+    /// Fills the batch with the candidates' features and applies `head` of the network to it;
+    /// `None` without a model.
+    fn forward(
+        &mut self,
+        view: &NodeView<'_>,
+        candidates: &[Candidate],
+        head: impl Fn(&Network, ArrayView2<'_, f32>) -> Array1<f32>,
+    ) -> Option<Array1<f32>> {
         let network = self.network.clone()?;
         self.fill_batch(view, candidates);
         let batch = ArrayView2::from_shape((candidates.len(), network.inputs()), &self.batch)
             .expect("one row per candidate");
-        Some(network.ranking_scores(batch))
+        Some(head(&network, batch))
     }
 }
 
