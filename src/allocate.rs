@@ -95,6 +95,20 @@ pub enum Status {
     InvalidProblem(String),
 }
 
+impl Status {
+    /// A one-word label for tables and logs: `solved`, `infeasible`, `limit`, `exceeds` (a
+    /// heuristic above the capacity) or `invalid`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Status::Solved => "solved",
+            Status::Infeasible(_) => "infeasible",
+            Status::LimitReached => "limit",
+            Status::HeuristicExceeded { .. } => "exceeds",
+            Status::InvalidProblem(_) => "invalid",
+        }
+    }
+}
+
 impl std::fmt::Display for Status {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

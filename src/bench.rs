@@ -1,6 +1,6 @@
 //! Side-by-side runs of several algorithms over a set of problems (`telamalloc bench`).
 
-use crate::allocate::{allocate, Algorithm, Goal, Limits, Status};
+use crate::allocate::{allocate, Algorithm, Goal, Limits};
 use crate::error::InputError;
 use crate::io::read_problem;
 use serde::Serialize;
@@ -103,14 +103,7 @@ pub fn run(
             let row = BenchRow {
                 problem: file_name(file),
                 algorithm: label.clone(),
-                status: match result.status {
-                    Status::Solved => "solved",
-                    Status::Infeasible(_) => "infeasible",
-                    Status::LimitReached => "limit",
-                    Status::HeuristicExceeded { .. } => "exceeds",
-                    Status::InvalidProblem(_) => "invalid",
-                }
-                .to_string(),
+                status: result.status.label().to_string(),
                 peak: result.peak,
                 load: result.load,
                 capacity: match goal {

@@ -3,7 +3,7 @@
 //! plot of problems solved against time per policy.
 
 use crate::allocate::Limits;
-use crate::search::{policy_by_name, search, Outcome, SearchOptions};
+use crate::search::{policy_by_name, search, SearchOptions};
 use crate::Problem;
 use serde::Serialize;
 
@@ -38,13 +38,7 @@ pub fn run_policy(
     EvalRun {
         policy: policy.to_string(),
         problem: name.to_string(),
-        status: match result.outcome {
-            Outcome::Solved(_) => "solved",
-            Outcome::Infeasible(_) => "infeasible",
-            Outcome::LimitReached => "limit",
-            Outcome::InvalidProblem(_) => "invalid",
-        }
-        .to_string(),
+        status: result.outcome.status().label().to_string(),
         seconds: result.stats.seconds,
         nodes: result.stats.nodes,
         major_backtracks: result.stats.major_backtracks,

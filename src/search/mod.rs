@@ -206,13 +206,7 @@ pub fn search_recorded(
         stats.seconds = start.elapsed().as_secs_f64();
         if let Some(r) = log.as_mut() {
             let footer = record::LogLine::Footer(record::Footer {
-                outcome: match &outcome {
-                    Outcome::Solved(_) => "solved",
-                    Outcome::Infeasible(_) => "infeasible",
-                    Outcome::LimitReached => "limit",
-                    Outcome::InvalidProblem(_) => "invalid",
-                }
-                .to_string(),
+                outcome: outcome.status().label().to_string(),
                 decisions: stats.recorded_decisions,
                 dropped: stats.dropped_decisions,
                 stats: stats.clone(),
