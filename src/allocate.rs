@@ -278,8 +278,8 @@ fn run_search(
     recording: Option<search::Recording<'_>>,
 ) -> Allocation {
     let policies = policy.map(|name| {
-        vec![search::policy_by_name(name, problem.len(), options)
-            .unwrap_or_else(|| panic!("unknown policy '{name}'"))]
+        search::policies_by_name(name, problem.len(), options)
+            .unwrap_or_else(|| panic!("unknown policy '{name}'"))
     });
     match goal {
         Goal::Fit(capacity) => {

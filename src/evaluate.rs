@@ -3,7 +3,7 @@
 //! plot of problems solved against time per policy.
 
 use crate::allocate::Limits;
-use crate::search::{policy_by_name, search, SearchOptions};
+use crate::search::{policies_by_name, search, SearchOptions};
 use crate::Problem;
 use serde::Serialize;
 
@@ -24,7 +24,8 @@ pub struct EvalRun {
     pub major_backtracks: u64,
 }
 
-/// Runs the search with `policy` (restarts of that one policy) on `problem` at its capacity.
+/// Runs the search with `policy` (see [`policies_by_name`]: restarts of that one policy, or its
+/// portfolio) on `problem` at its capacity.
 pub fn run_policy(
     problem: &Problem,
     name: &str,
@@ -33,7 +34,7 @@ pub fn run_policy(
     limits: Limits,
 ) -> EvalRun {
     let capacity = problem.capacity.unwrap_or(u64::MAX);
-    let policies = policy_by_name(policy, problem.len(), options).map(|p| vec![p]);
+    let policies = policies_by_name(policy, problem.len(), options);
     let result = search(problem, capacity, options, policies, limits);
     EvalRun {
         policy: policy.to_string(),

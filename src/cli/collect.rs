@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use telamalloc::allocate::Limits;
 use telamalloc::bench::problem_files;
 use telamalloc::search::record::create_log_file;
-use telamalloc::search::{policy_by_name, search_recorded, Outcome, Recording, SearchOptions};
+use telamalloc::search::{policies_by_name, search_recorded, Outcome, Recording, SearchOptions};
 
 #[derive(Args)]
 pub struct CollectArgs {
@@ -71,7 +71,7 @@ pub fn run(args: CollectArgs) -> Result<i32, CliError> {
         ..SearchOptions::default()
     };
     if let Some(name) = &args.policy {
-        if policy_by_name(name, 0, &options).is_none() {
+        if policies_by_name(name, 0, &options).is_none() {
             return Err(CliError::Usage(format!("--policy {name}: unknown policy")));
         }
     }
@@ -118,8 +118,7 @@ pub fn run(args: CollectArgs) -> Result<i32, CliError> {
                     let policies = args
                         .policy
                         .as_deref()
-                        .and_then(|n| policy_by_name(n, problem.len(), &options))
-                        .map(|p| vec![p]);
+                        .and_then(|n| policies_by_name(n, problem.len(), &options));
                     let capacity = problem.capacity.expect("checked above");
                     let result = search_recorded(
                         problem,

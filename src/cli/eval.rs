@@ -9,13 +9,14 @@ use std::path::PathBuf;
 use telamalloc::allocate::Limits;
 use telamalloc::bench::problem_files;
 use telamalloc::evaluate::{cactus_svg, run_policy, summarise, summary_markdown, EvalRun};
-use telamalloc::search::{policy_by_name, SearchOptions};
+use telamalloc::search::{policies_by_name, SearchOptions};
 
 #[derive(Args)]
 pub struct EvalArgs {
     /// Problem files or folders.
     paths: Vec<PathBuf>,
-    /// Comma-separated policies: `fixed`, order words such as WAT, `learned`, or model files.
+    /// Comma-separated policies: `fixed`, `portfolio` (the default portfolio), order words such as
+    /// WAT or TWA+, `learned`, or model files.
     #[arg(long, value_delimiter = ',', default_value = "fixed,WAT,TAW,TWA")]
     policies: Vec<String>,
     /// A split: the problems listed in `datasets/splits/NAME.txt`.
@@ -50,7 +51,7 @@ pub fn run(args: EvalArgs) -> Result<i32, CliError> {
         ..SearchOptions::default()
     };
     for name in &args.policies {
-        if policy_by_name(name, 0, &options).is_none() {
+        if policies_by_name(name, 0, &options).is_none() {
             return Err(CliError::Usage(format!(
                 "--policies: unknown policy '{name}'"
             )));

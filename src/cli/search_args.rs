@@ -3,12 +3,13 @@
 use super::CliError;
 use clap::Args;
 use telamalloc::allocate::Algorithm;
-use telamalloc::search::{policy_by_name, SearchOptions};
+use telamalloc::search::{policies_by_name, SearchOptions};
 
 #[derive(Args, Clone, Debug, Default)]
 pub struct SearchArgs {
     /// Policy for `--algo search`: `fixed` (TelaMalloc's order with conflict boosting), an
-    /// order word over W (lifetime), A (area), T (section total), Z (size), e.g. WAT,
+    /// order word over W (lifetime), A (area), T (section total), Z (size), e.g. WAT, an order
+    /// word with conflict boosting, e.g. TWA+ (fixed is WZA+),
     /// `learned` (the model in models/policy.json; falls back to `fixed` with a warning), or a
     /// model file `PATH.json`. Default: the portfolio fixed, WAT, TAW, TWA in round robin.
     #[arg(long)]
@@ -18,7 +19,7 @@ pub struct SearchArgs {
     pub threads: usize,
     /// Turn search techniques off (comma-separated): canonical, dominance, section-inference,
     /// unplaced-floor, decomposition, forced-isolated, conflict-boost, major-backtrack,
-    /// restarts, heuristic-first.
+    /// restarts, portfolio-lead, heuristic-first.
     #[arg(long = "no", value_delimiter = ',', value_name = "TECHNIQUE")]
     pub disable: Vec<String>,
     /// Turn search techniques on (comma-separated, same names; major-backtrack is off by default).
@@ -41,7 +42,7 @@ impl SearchArgs {
                 if name == "luby" || !options.set(name, on) {
                     return Err(CliError::Usage(format!(
                         "{flag} {name}: unknown technique (known: {})",
-                        SearchOptions::SWITCHES[..10].join(", ")
+                        SearchOptions::SWITCHES[..11].join(", ")
                     )));
                 }
             }
@@ -52,9 +53,9 @@ impl SearchArgs {
         }
         options.threads = self.threads;
         if let Some(name) = &self.policy {
-            if policy_by_name(name, 0, &options).is_none() {
+            if policies_by_name(name, 0, &options).is_none() {
                 return Err(CliError::Usage(format!(
-                    "--policy {name}: expected 'fixed', 'learned', a model file (.json) or an order word over W, A, T, Z (e.g. WAT)"
+                    "--policy {name}: expected 'fixed', 'portfolio', 'learned', a model file (.json) or an order word over W, A, T, Z (e.g. WAT, or TWA+ with conflict boosting)"
                 )));
             }
         }

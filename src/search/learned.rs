@@ -22,6 +22,7 @@
 
 use super::features::{candidate_features, CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION};
 use super::policy::{Candidate, FixedPolicy, NodeView, Policy};
+use super::portfolio_model::{PortfolioHead, PortfolioNetwork};
 use ndarray::{Array1, Array2, ArrayView2, Axis};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
@@ -67,11 +68,23 @@ pub struct ModelFile {
     /// the model learns where to depart from the fixed order (0: by the score alone).
     #[serde(default)]
     pub order_prior: f32,
+    /// Whether the policy reorders candidates with the score head at all; `false` keeps the fixed
+    /// order at every node (and skips the features), e.g. when the head did not beat the fixed
+    /// order on validation.
+    #[serde(default = "yes")]
+    pub rank_candidates: bool,
+    /// The optional per-problem portfolio head: which strategies to run first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub portfolio: Option<PortfolioHead>,
     /// Where the model came from.
     pub training: TrainingInfo,
     /// Evaluation figures (validation top-1 agreement and so on), by name.
     #[serde(default)]
     pub metrics: BTreeMap<String, f64>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Per-feature normalisation constants.
@@ -176,6 +189,8 @@ impl ModelFile {
             risk: None,
             confidence_margin,
             order_prior: 0.0,
+            rank_candidates: true,
+            portfolio: None,
             training: TrainingInfo {
                 data: "hand-made".into(),
                 ..TrainingInfo::default()
@@ -269,6 +284,9 @@ impl ModelFile {
                 return malformed("the risk head must have one output".into());
             }
         }
+        if let Some(portfolio) = &self.portfolio {
+            portfolio.check()?;
+        }
         Ok(())
     }
 
@@ -279,12 +297,13 @@ impl ModelFile {
             .chain(std::iter::once(&self.score))
             .chain(self.risk.as_ref())
             .map(|l| l.weights.len() + l.bias.len())
-            .sum()
+            .sum::<usize>()
+            + self.portfolio.as_ref().map_or(0, PortfolioHead::parameters)
     }
 }
 
 impl DenseLayer {
-    fn check(&self, name: &str, inputs: usize) -> Result<(), ModelError> {
+    pub(super) fn check(&self, name: &str, inputs: usize) -> Result<(), ModelError> {
         let fail = |why: String| Err(ModelError::Malformed(format!("{name}: {why}")));
         if self.inputs != inputs {
             return fail(format!("takes {} inputs, gets {inputs}", self.inputs));
@@ -317,7 +336,7 @@ impl DenseLayer {
         Ok(())
     }
 
-    fn to_dense(&self) -> Dense {
+    pub(super) fn to_dense(&self) -> Dense {
         Dense {
             w: Array2::from_shape_vec((self.inputs, self.outputs), self.weights.clone())
                 .expect("shape checked"),
@@ -326,14 +345,15 @@ impl DenseLayer {
     }
 }
 
+/// A dense layer ready for inference.
 #[derive(Clone, Debug)]
-struct Dense {
+pub(super) struct Dense {
     w: Array2<f32>,
     b: Array1<f32>,
 }
 
 impl Dense {
-    fn apply(&self, x: ArrayView2<'_, f32>) -> Array2<f32> {
+    pub(super) fn apply(&self, x: ArrayView2<'_, f32>) -> Array2<f32> {
         let mut y = x.dot(&self.w);
         y += &self.b;
         y
@@ -341,7 +361,7 @@ impl Dense {
 
     /// Folds the input normalisation `x' = (x - mean) * inv_std` into the layer:
     /// `x' W + b = x (diag(inv_std) W) + (b - mean . diag(inv_std) W)`.
-    fn fold_normalisation(&mut self, mean: &[f32], inv_std: &[f32]) {
+    pub(super) fn fold_normalisation(&mut self, mean: &[f32], inv_std: &[f32]) {
         for (mut row, &s) in self.w.rows_mut().into_iter().zip(inv_std) {
             row *= s;
         }
@@ -360,6 +380,8 @@ pub struct Network {
     risk: Option<Dense>,
     margin: f32,
     prior: f32,
+    rank_candidates: bool,
+    portfolio: Option<PortfolioNetwork>,
 }
 
 impl Network {
@@ -387,7 +409,23 @@ impl Network {
             risk,
             margin: model.confidence_margin,
             prior: model.order_prior,
+            rank_candidates: model.rank_candidates,
+            portfolio: model
+                .portfolio
+                .as_ref()
+                .map(PortfolioNetwork::new)
+                .transpose()?,
         })
+    }
+
+    /// Whether the policy reorders candidates (see [`ModelFile::rank_candidates`]).
+    pub fn ranks_candidates(&self) -> bool {
+        self.rank_candidates
+    }
+
+    /// The portfolio head, if the model has one.
+    pub fn portfolio(&self) -> Option<&PortfolioNetwork> {
+        self.portfolio.as_ref()
     }
 
     /// Number of input features.
@@ -648,7 +686,7 @@ impl Policy for LearnedPolicy {
 
     fn order_candidates(&mut self, view: &NodeView<'_>, candidates: &mut [Candidate]) {
         self.fixed.order_candidates(view, candidates);
-        if candidates.len() < 2 {
+        if candidates.len() < 2 || !self.network.as_ref().is_some_and(|n| n.ranks_candidates()) {
             return;
         }
         let (Some(network), Some(scores)) =
@@ -674,6 +712,38 @@ impl Policy for LearnedPolicy {
         self.fill_batch(view, std::slice::from_ref(candidate));
         let batch = ArrayView2::from_shape((1, network.inputs()), &self.batch).expect("one row");
         network.forward(batch, true).1.map(|r| r[0])
+    }
+
+    fn rank_portfolio(&mut self, view: &NodeView<'_>, names: &[String]) -> Option<Vec<usize>> {
+        let portfolio = self.network.as_ref()?.portfolio()?;
+        // The head calls this policy's own slot `fixed`.
+        let slot = |strategy: &str| {
+            names
+                .iter()
+                .position(|n| n == strategy || (strategy == "fixed" && *n == self.name()))
+        };
+        let mut order: Vec<usize> = portfolio
+            .rank(view.model)
+            .into_iter()
+            .filter_map(|i| slot(&portfolio.strategies()[i]))
+            .collect();
+        let missing: Vec<usize> = (0..names.len()).filter(|i| !order.contains(i)).collect();
+        order.extend(missing);
+        Some(order)
+    }
+
+    fn portfolio_strategies(&self) -> Vec<String> {
+        self.network
+            .as_ref()
+            .and_then(|n| n.portfolio())
+            .map_or_else(Vec::new, |p| p.strategies().to_vec())
+    }
+
+    fn portfolio_lead(&self) -> u32 {
+        self.network
+            .as_ref()
+            .and_then(|n| n.portfolio())
+            .map_or(1, PortfolioNetwork::lead)
     }
 
     fn on_conflict(&mut self, buffers: &[u32]) {

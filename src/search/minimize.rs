@@ -1,7 +1,7 @@
 //! Minimise mode: the smallest capacity the search can find a layout for, between LOAD and the
 //! best baseline peak, with the gap to LOAD that remains unproven.
 
-use super::{policy_by_name, search, Outcome, SearchOptions, SearchStats};
+use super::{policies_by_name, search, Outcome, SearchOptions, SearchStats};
 use crate::allocate::Limits;
 use crate::analysis::Timeline;
 use crate::baselines::Baseline;
@@ -71,7 +71,7 @@ pub fn minimize(
             nodes: limits.nodes,
         };
         let policies = policy
-            .map(|name| vec![policy_by_name(name, problem.len(), options).expect("known policy")]);
+            .map(|name| policies_by_name(name, problem.len(), options).expect("known policy"));
         let result = search(problem, capacity, options, policies, probe_limits);
         stats.nodes += result.stats.nodes;
         stats.minor_backtracks += result.stats.minor_backtracks;

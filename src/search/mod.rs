@@ -22,6 +22,7 @@ mod model;
 pub mod options;
 pub mod policy;
 mod portfolio;
+pub mod portfolio_model;
 pub mod record;
 pub mod schedule;
 mod state;
@@ -134,7 +135,8 @@ pub fn default_policies(buffers: usize, options: &SearchOptions) -> Vec<Box<dyn 
 }
 
 /// A policy by name: `fixed`, `learned` (the model at [`learned::DEFAULT_MODEL_PATH`]), the path
-/// of a `.json` model file, or an order word over `W`, `A`, `T`, `Z` such as `WAT`. A learned
+/// of a `.json` model file, an order word over `W`, `A`, `T`, `Z` such as `WAT`, or an order
+/// word with conflict boosting such as `TWA+` (the fixed policy is `WZA+`). A learned
 /// policy whose model cannot be used warns once and runs as the fixed policy.
 pub fn policy_by_name(
     name: &str,
@@ -158,7 +160,35 @@ pub fn policy_by_name(
             options.conflict_boost,
         )));
     }
+    if let Some(word) = name.strip_suffix('+') {
+        return FixedPolicy::boosted(word, buffers).map(|p| Box::new(p) as Box<dyn Policy>);
+    }
     StaticOrder::new(name).map(|p| Box::new(p) as Box<dyn Policy>)
+}
+
+/// The portfolio a policy name stands for: `portfolio` is [`default_policies`]; a learned
+/// policy whose model has a portfolio head runs itself (in the head's `fixed` slot) with the
+/// head's other strategies, ordered per problem by the head; any other name (see
+/// [`policy_by_name`]) is that policy alone. `None` for an unknown name.
+pub fn policies_by_name(
+    name: &str,
+    buffers: usize,
+    options: &SearchOptions,
+) -> Option<Vec<Box<dyn Policy>>> {
+    if name.eq_ignore_ascii_case("portfolio") {
+        return Some(default_policies(buffers, options));
+    }
+    let first = policy_by_name(name, buffers, options)?;
+    let strategies: Vec<String> = first
+        .portfolio_strategies()
+        .into_iter()
+        .filter(|s| s != "fixed")
+        .collect();
+    let mut policies = vec![first];
+    for strategy in strategies {
+        policies.push(policy_by_name(&strategy, buffers, options)?);
+    }
+    Some(policies)
 }
 
 /// Fits `problem` under `capacity`, or proves it cannot, within `limits`.
@@ -282,8 +312,12 @@ pub fn search_recorded(
         depth: 0,
         unplaced: model.free.len(),
     };
+    let mut lead = 1;
     if let Some(order) = policies[0].rank_portfolio(&view, &names) {
         if is_permutation(&order, policies.len()) {
+            if options.portfolio_lead {
+                lead = policies[0].portfolio_lead().max(1) as u64;
+            }
             let mut slots: Vec<Option<Box<dyn Policy>>> = policies.into_iter().map(Some).collect();
             policies = order.iter().filter_map(|&i| slots[i].take()).collect();
         }
@@ -300,6 +334,7 @@ pub fn search_recorded(
             recording: recording
                 .as_mut()
                 .map(|r| (&mut *r.writer, r.limit_per_run)),
+            lead,
         },
         &mut stats,
     );

@@ -39,6 +39,8 @@ pub struct Model {
     pub free: Vec<usize>,
     /// Time-section boundaries, for features: section start times.
     pub section_starts: Vec<u64>,
+    /// Section end times (exclusive).
+    pub section_ends: Vec<u64>,
     /// The problem's largest `upper`.
     pub horizon: u64,
 }
@@ -131,6 +133,7 @@ impl Model {
                 .filter(|&i| problem.buffers[i].offset.is_none())
                 .collect(),
             section_starts: timeline.starts.clone(),
+            section_ends: timeline.ends.clone(),
             horizon: problem.horizon(),
         }
     }

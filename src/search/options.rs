@@ -40,6 +40,9 @@ pub struct SearchOptions {
     pub restarts: bool,
     /// The restart schedule.
     pub schedule: Schedule,
+    /// When the first policy ranks the portfolio for the problem (a learned portfolio head), give
+    /// its first choice the policy's lead (times the others' node budget) each round.
+    pub portfolio_lead: bool,
     /// Try the fast baselines first and return at once when one fits the capacity.
     pub heuristic_first: bool,
     /// Worker threads for the portfolio (1 = sequential). The answer does not depend on it.
@@ -59,6 +62,7 @@ impl Default for SearchOptions {
             major_backtrack: false,
             restarts: true,
             schedule: Schedule::Geometric,
+            portfolio_lead: true,
             heuristic_first: true,
             threads: 1,
         }
@@ -67,7 +71,7 @@ impl Default for SearchOptions {
 
 impl SearchOptions {
     /// The names of the boolean switches, as the CLI spells them (`--no-NAME` turns one off).
-    pub const SWITCHES: [&'static str; 11] = [
+    pub const SWITCHES: [&'static str; 12] = [
         "canonical",
         "dominance",
         "section-inference",
@@ -77,6 +81,7 @@ impl SearchOptions {
         "conflict-boost",
         "major-backtrack",
         "restarts",
+        "portfolio-lead",
         "heuristic-first",
         "luby",
     ];
@@ -93,6 +98,7 @@ impl SearchOptions {
             "conflict-boost" => self.conflict_boost,
             "major-backtrack" => self.major_backtrack,
             "restarts" => self.restarts,
+            "portfolio-lead" => self.portfolio_lead,
             "heuristic-first" => self.heuristic_first,
             "luby" => self.schedule == Schedule::Luby,
             _ => return None,
@@ -127,6 +133,7 @@ impl SearchOptions {
             "conflict-boost" => self.conflict_boost = on,
             "major-backtrack" => self.major_backtrack = on,
             "restarts" => self.restarts = on,
+            "portfolio-lead" => self.portfolio_lead = on,
             "heuristic-first" => self.heuristic_first = on,
             "luby" => {
                 self.schedule = if on {

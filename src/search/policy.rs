@@ -63,6 +63,18 @@ pub trait Policy: Send {
         None
     }
 
+    /// The strategies (policy names) this policy wants to run alongside it in a portfolio, if
+    /// it brings its own (see [`crate::search::policies_by_name`]).
+    fn portfolio_strategies(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// When this policy ranked the portfolio ([`Policy::rank_portfolio`]), how many times the
+    /// others' node budget its first choice gets each round (1: the plain round robin).
+    fn portfolio_lead(&self) -> u32 {
+        1
+    }
+
     /// An independent copy for another portfolio worker or restart sequence.
     fn boxed_clone(&self) -> Box<dyn Policy>;
 }
@@ -162,6 +174,7 @@ impl Policy for StaticOrder {
 /// (as VSIDS does), and among candidates at the same offset the most active go first.
 #[derive(Clone, Debug)]
 pub struct FixedPolicy {
+    name: String,
     keys: Vec<OrderKey>,
     activity: Vec<f64>,
     increment: f64,
@@ -176,11 +189,24 @@ impl FixedPolicy {
     /// prioritisation on.
     pub fn new(buffers: usize, boost: bool) -> FixedPolicy {
         FixedPolicy {
+            name: "fixed".into(),
             keys: vec![OrderKey::Lifetime, OrderKey::Size, OrderKey::Area],
             activity: vec![0.0; buffers],
             increment: 1.0,
             boost,
         }
+    }
+
+    /// The static order of `word` (see [`parse_order`]) with conflict-driven boosting, named
+    /// `word+` (e.g. `TWA+`); `None` if the word is not an order word.
+    pub fn boosted(word: &str, buffers: usize) -> Option<FixedPolicy> {
+        Some(FixedPolicy {
+            name: format!("{}+", word.to_ascii_uppercase()),
+            keys: parse_order(word)?,
+            activity: vec![0.0; buffers],
+            increment: 1.0,
+            boost: true,
+        })
     }
 
     /// The current activity of each buffer.
@@ -191,7 +217,7 @@ impl FixedPolicy {
 
 impl Policy for FixedPolicy {
     fn name(&self) -> String {
-        "fixed".into()
+        self.name.clone()
     }
 
     fn preorder(&mut self, view: &NodeView<'_>, buffers: &mut [u32]) {

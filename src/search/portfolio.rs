@@ -46,6 +46,9 @@ pub struct RunSettings<'a, 'w> {
     pub cancel: Option<&'a AtomicBool>,
     /// Where to write decision lines, and how many per run.
     pub recording: Option<(&'a mut (dyn std::io::Write + Send + 'w), u64)>,
+    /// The first policy's node budget per round, in multiples of the others' (1: plain round
+    /// robin).
+    pub lead: u64,
 }
 
 fn run_one(
@@ -118,6 +121,12 @@ pub fn run(
             }
             nodes = nodes.min(limit - spent);
         }
+        let lead_nodes = nodes.saturating_mul(settings.lead.max(1));
+        let lead_nodes = match node_limit {
+            Some(limit) => lead_nodes.min(limit - spent),
+            None => lead_nodes,
+        };
+        let budget_of = |i: usize| if i == 0 { lead_nodes } else { nodes };
         let first_run = runs as u32;
         let recorder = |i: usize| record_limit.map(|l| (RunRecorder::new(l), first_run + i as u32));
         let results: Vec<(RunEnd, SearchStats, Option<RunRecorder>)> = if options.threads > 1 {
@@ -130,14 +139,28 @@ pub fn run(
                     .par_iter_mut()
                     .enumerate()
                     .map(|(i, w)| {
-                        run_one(model, options, w, nodes, (deadline, cancel), recorder(i))
+                        run_one(
+                            model,
+                            options,
+                            w,
+                            budget_of(i),
+                            (deadline, cancel),
+                            recorder(i),
+                        )
                     })
                     .collect()
             })
         } else {
             let mut results = Vec::new();
             for (i, w) in workers.iter_mut().enumerate() {
-                let result = run_one(model, options, w, nodes, (deadline, cancel), recorder(i));
+                let result = run_one(
+                    model,
+                    options,
+                    w,
+                    budget_of(i),
+                    (deadline, cancel),
+                    recorder(i),
+                );
                 let decisive = matches!(
                     result.0,
                     RunEnd::Found(_) | RunEnd::Exhausted | RunEnd::Stopped

@@ -1,0 +1,184 @@
+//! The portfolio head of a learned model: from a whole problem's features
+//! ([`PROBLEM_FEATURES`]), a score per strategy of the portfolio (a policy name such as `fixed`,
+//! `TWA` or `TWA+`), larger = run first. The search runs the strategies round robin in that
+//! order and gives the first one `lead` times the node budget of the others each round, so a
+//! right guess costs little more than running that strategy alone, and a wrong one still ends in
+//! the round robin (the search stays complete).
+
+use super::features::{problem_features, PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION};
+use super::learned::{Dense, DenseLayer, ModelError, Normalisation};
+use super::model::Model;
+use ndarray::{Array2, ArrayView2, Axis};
+use serde::{Deserialize, Serialize};
+
+/// The most budget the first-ranked strategy may get per round, relative to the others.
+pub const MAX_LEAD: u32 = 64;
+
+/// A per-problem strategy ranker, as stored in a model file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PortfolioHead {
+    /// The [`PROBLEM_FEATURE_SCHEMA_VERSION`] it was trained on; it must equal the reader's.
+    pub feature_schema_version: u32,
+    /// The input feature names; they must equal [`PROBLEM_FEATURES`].
+    pub features: Vec<String>,
+    /// The strategies it ranks, as policy names (`fixed`, order words, order words with `+`),
+    /// in the order of the output layer. `fixed` stands for the learned policy itself.
+    pub strategies: Vec<String>,
+    /// Input normalisation: `x' = (x - mean) / std`.
+    pub normalisation: Normalisation,
+    /// Hidden layers, each followed by a ReLU.
+    pub hidden: Vec<DenseLayer>,
+    /// The output layer: one score per strategy.
+    pub output: DenseLayer,
+    /// Budget multiplier of the first-ranked strategy in each round (1 to [`MAX_LEAD`]).
+    pub lead: u32,
+}
+
+impl PortfolioHead {
+    /// Checks the feature layout against this build's and that the numbers make a network.
+    pub fn check(&self) -> Result<(), ModelError> {
+        if self.feature_schema_version != PROBLEM_FEATURE_SCHEMA_VERSION
+            || self.features.len() != PROBLEM_FEATURES.len()
+            || self
+                .features
+                .iter()
+                .zip(PROBLEM_FEATURES)
+                .any(|(a, b)| a != b)
+        {
+            return Err(ModelError::SchemaMismatch(format!(
+                "the portfolio head was trained on problem-feature schema {} ({} features), this \
+                 build computes schema {} ({} features)",
+                self.feature_schema_version,
+                self.features.len(),
+                PROBLEM_FEATURE_SCHEMA_VERSION,
+                PROBLEM_FEATURES.len()
+            )));
+        }
+        let malformed = |why: String| Err(ModelError::Malformed(format!("portfolio head: {why}")));
+        let n = self.features.len();
+        let norm = &self.normalisation;
+        if norm.mean.len() != n || norm.std.len() != n {
+            return malformed(format!("normalisation needs {n} means and {n} stds"));
+        }
+        if norm.mean.iter().any(|v| !v.is_finite())
+            || norm.std.iter().any(|v| !(v.is_finite() && *v > 0.0))
+        {
+            return malformed("normalisation values must be finite, stds positive".into());
+        }
+        if self.strategies.is_empty() {
+            return malformed("no strategies".into());
+        }
+        for (i, name) in self.strategies.iter().enumerate() {
+            if !is_strategy_name(name) {
+                return malformed(format!(
+                    "'{name}' is not a strategy (fixed or an order word)"
+                ));
+            }
+            if self.strategies[..i].contains(name) {
+                return malformed(format!("strategy '{name}' is listed twice"));
+            }
+        }
+        if !(1..=MAX_LEAD).contains(&self.lead) {
+            return malformed(format!("lead {} is not within 1 to {MAX_LEAD}", self.lead));
+        }
+        let mut width = n;
+        for (i, layer) in self.hidden.iter().enumerate() {
+            layer.check(&format!("portfolio hidden layer {i}"), width)?;
+            width = layer.outputs;
+        }
+        self.output.check("portfolio output", width)?;
+        if self.output.outputs != self.strategies.len() {
+            return malformed(format!(
+                "{} outputs for {} strategies",
+                self.output.outputs,
+                self.strategies.len()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Number of trainable numbers.
+    pub fn parameters(&self) -> usize {
+        self.hidden
+            .iter()
+            .chain(std::iter::once(&self.output))
+            .map(|l| l.weights.len() + l.bias.len())
+            .sum()
+    }
+}
+
+/// Whether `name` is a strategy a portfolio head may rank: `fixed`, an order word over `W`, `A`,
+/// `T`, `Z`, or such a word followed by `+` (with conflict boosting).
+pub fn is_strategy_name(name: &str) -> bool {
+    let word = name.strip_suffix('+').unwrap_or(name);
+    name == "fixed" || super::policy::parse_order(word).is_some()
+}
+
+/// A checked portfolio head ready for inference.
+#[derive(Clone, Debug)]
+pub struct PortfolioNetwork {
+    strategies: Vec<String>,
+    hidden: Vec<Dense>,
+    output: Dense,
+    lead: u32,
+}
+
+impl PortfolioNetwork {
+    /// The network of a head (checked first).
+    pub fn new(head: &PortfolioHead) -> Result<PortfolioNetwork, ModelError> {
+        head.check()?;
+        let mean = &head.normalisation.mean;
+        let inv_std: Vec<f32> = head.normalisation.std.iter().map(|s| 1.0 / s).collect();
+        let mut hidden: Vec<Dense> = head.hidden.iter().map(DenseLayer::to_dense).collect();
+        let mut output = head.output.to_dense();
+        match hidden.first_mut() {
+            Some(first) => first.fold_normalisation(mean, &inv_std),
+            None => output.fold_normalisation(mean, &inv_std),
+        }
+        Ok(PortfolioNetwork {
+            strategies: head.strategies.clone(),
+            hidden,
+            output,
+            lead: head.lead,
+        })
+    }
+
+    /// The strategies, in output order.
+    pub fn strategies(&self) -> &[String] {
+        &self.strategies
+    }
+
+    /// The budget multiplier of the first-ranked strategy.
+    pub fn lead(&self) -> u32 {
+        self.lead
+    }
+
+    /// One score per strategy for a problem with these [`PROBLEM_FEATURES`].
+    pub fn scores(&self, features: &[f32]) -> Vec<f32> {
+        let x = ArrayView2::from_shape((1, features.len()), features).expect("one row");
+        let mut h: Option<Array2<f32>> = None;
+        for layer in &self.hidden {
+            let mut next = layer.apply(h.as_ref().map_or(x, |h| h.view()));
+            next.mapv_inplace(|v| v.max(0.0));
+            h = Some(next);
+        }
+        let last = h.as_ref().map_or(x, |h| h.view());
+        self.output.apply(last).remove_axis(Axis(0)).to_vec()
+    }
+
+    /// The strategies' indices from most to least promising for `model`'s problem (equal or
+    /// non-finite scores keep the stored order).
+    pub fn rank(&self, model: &Model) -> Vec<usize> {
+        let scores = self.scores(&problem_features(model));
+        let mut order: Vec<usize> = (0..scores.len()).collect();
+        let key = |i: usize| {
+            if scores[i].is_finite() {
+                scores[i]
+            } else {
+                f32::NEG_INFINITY
+            }
+        };
+        order.sort_by(|&a, &b| key(b).total_cmp(&key(a)));
+        order
+    }
+}
