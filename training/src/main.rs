@@ -3,11 +3,17 @@
 //!
 //! ```sh
 //! cargo run --release -- --logs DIR --validation-logs DIR --out ../models/policy.json
+//! cargo run --release -- portfolio --runs A/eval.json --validation-runs B/eval.json \
+//!     --problems DIR,DIR --base ../models/policy.json --out ../models/policy.json
 //! ```
+//!
+//! The first form trains the candidate ranking (and risk) heads; the second adds the
+//! per-problem portfolio head (see `portfolio.rs`).
 
 mod data;
 mod eval;
 mod net;
+mod portfolio;
 
 use burn::optim::AdamConfig;
 use burn::tensor::Device;
@@ -81,7 +87,17 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    match run(Args::parse()) {
+    let result = if std::env::args().nth(1).as_deref() == Some("portfolio") {
+        portfolio::run(portfolio::PortfolioArgs::parse_from(
+            std::env::args()
+                .enumerate()
+                .filter(|(i, _)| *i != 1)
+                .map(|(_, a)| a),
+        ))
+    } else {
+        run(Args::parse())
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -150,6 +166,8 @@ fn run(args: Args) -> Result<(), String> {
             risk: with_risk.then_some(risk),
             confidence_margin: margin,
             order_prior: if args.no_prior { 0.0 } else { prior },
+            rank_candidates: true,
+            portfolio: None,
             training: TrainingInfo::default(),
             metrics: BTreeMap::new(),
         }

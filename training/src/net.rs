@@ -23,7 +23,7 @@ pub struct PolicyNet {
 
 /// A layer with weights drawn uniformly from `[-k, k]`, `k = sqrt(6 / (inputs + outputs))`
 /// (Glorot), biases 0, from the seeded `rng`.
-fn layer(inputs: usize, outputs: usize, rng: &mut StdRng, device: &Device) -> Linear {
+pub fn layer(inputs: usize, outputs: usize, rng: &mut StdRng, device: &Device) -> Linear {
     let k = (6.0 / (inputs + outputs) as f64).sqrt() as f32;
     let weights: Vec<f32> = (0..inputs * outputs)
         .map(|_| rng.random_range(-k..k))
@@ -75,7 +75,7 @@ impl PolicyNet {
     }
 }
 
-fn dense(l: &Linear) -> DenseLayer {
+pub fn dense(l: &Linear) -> DenseLayer {
     let [inputs, outputs] = l.weight.val().dims();
     DenseLayer {
         inputs,
