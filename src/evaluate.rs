@@ -22,6 +22,8 @@ pub struct EvalRun {
     pub nodes: u64,
     /// Major backtracks.
     pub major_backtracks: u64,
+    /// Buffers of the problem (a search that never backtracks needs about this many nodes).
+    pub buffers: usize,
 }
 
 /// Runs the search with `policy` (see [`policies_by_name`]: restarts of that one policy, or its
@@ -43,6 +45,7 @@ pub fn run_policy(
         seconds: result.stats.seconds,
         nodes: result.stats.nodes,
         major_backtracks: result.stats.major_backtracks,
+        buffers: problem.len(),
     }
 }
 
@@ -89,10 +92,7 @@ pub fn summarise(runs: &[EvalRun]) -> Vec<PolicySummary> {
         .into_iter()
         .map(|policy| {
             let mine: Vec<&EvalRun> = runs.iter().filter(|r| r.policy == policy).collect();
-            let decided: Vec<&&EvalRun> = mine
-                .iter()
-                .filter(|r| r.status == "solved" || r.status == "infeasible")
-                .collect();
+            let decided: Vec<&&EvalRun> = mine.iter().filter(|r| decided(r)).collect();
             let mut seconds: Vec<f64> = decided.iter().map(|r| r.seconds).collect();
             seconds.sort_by(f64::total_cmp);
             let mut nodes: Vec<u64> = decided.iter().map(|r| r.nodes).collect();
@@ -110,6 +110,104 @@ pub fn summarise(runs: &[EvalRun]) -> Vec<PolicySummary> {
             }
         })
         .collect()
+}
+
+/// A policy against a reference policy on the problems both decide.
+#[derive(Clone, Debug, Serialize)]
+pub struct PairedSummary {
+    /// The policy.
+    pub policy: String,
+    /// The reference policy.
+    pub reference: String,
+    /// Problems both decide.
+    pub both: usize,
+    /// The policy's median nodes on them.
+    pub median_nodes: u64,
+    /// The reference's median nodes on them.
+    pub reference_median_nodes: u64,
+    /// Median over those problems of reference nodes / policy nodes (above 1: fewer nodes).
+    pub median_node_ratio: f64,
+    /// Problems on which the reference never backtracked (nodes at most the buffers): no
+    /// policy can need fewer nodes there.
+    pub reference_first_dive: usize,
+    /// The policy's total seconds on them.
+    pub seconds: f64,
+    /// The reference's total seconds on them.
+    pub reference_seconds: f64,
+}
+
+fn decided(r: &EvalRun) -> bool {
+    r.status == "solved" || r.status == "infeasible"
+}
+
+/// Each policy after the first against the first, on the problems both decide.
+pub fn paired(runs: &[EvalRun]) -> Vec<PairedSummary> {
+    let summaries = summarise(runs);
+    let Some(reference) = summaries.first().map(|s| s.policy.clone()) else {
+        return Vec::new();
+    };
+    let of = |policy: &str| -> std::collections::BTreeMap<&str, &EvalRun> {
+        runs.iter()
+            .filter(|r| r.policy == policy && decided(r))
+            .map(|r| (r.problem.as_str(), r))
+            .collect()
+    };
+    let base = of(&reference);
+    summaries[1..]
+        .iter()
+        .map(|s| {
+            let mine = of(&s.policy);
+            let pairs: Vec<(&EvalRun, &EvalRun)> = mine
+                .iter()
+                .filter_map(|(p, r)| base.get(p).map(|b| (*r, *b)))
+                .collect();
+            let mut nodes: Vec<u64> = pairs.iter().map(|(r, _)| r.nodes).collect();
+            let mut base_nodes: Vec<u64> = pairs.iter().map(|(_, b)| b.nodes).collect();
+            let mut ratios: Vec<f64> = pairs
+                .iter()
+                .map(|(r, b)| b.nodes.max(1) as f64 / r.nodes.max(1) as f64)
+                .collect();
+            nodes.sort_unstable();
+            base_nodes.sort_unstable();
+            ratios.sort_by(f64::total_cmp);
+            PairedSummary {
+                policy: s.policy.clone(),
+                reference: reference.clone(),
+                both: pairs.len(),
+                median_nodes: percentile(&nodes, 0.5).unwrap_or(0),
+                reference_median_nodes: percentile(&base_nodes, 0.5).unwrap_or(0),
+                median_node_ratio: percentile(&ratios, 0.5).unwrap_or(1.0),
+                reference_first_dive: pairs
+                    .iter()
+                    .filter(|(_, b)| b.nodes <= b.buffers as u64)
+                    .count(),
+                seconds: pairs.iter().map(|(r, _)| r.seconds).sum(),
+                reference_seconds: pairs.iter().map(|(_, b)| b.seconds).sum(),
+            }
+        })
+        .collect()
+}
+
+/// The paired comparisons as a Markdown table.
+pub fn paired_markdown(pairs: &[PairedSummary]) -> String {
+    let mut out = String::from(
+        "| policy | vs | both decide | median nodes | vs median nodes | median node ratio (vs / policy) | vs never backtracked | total s | vs total s |\n|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for p in pairs {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {:.2} | {} | {:.2} | {:.2} |\n",
+            p.policy,
+            p.reference,
+            p.both,
+            p.median_nodes,
+            p.reference_median_nodes,
+            p.median_node_ratio,
+            p.reference_first_dive,
+            p.seconds,
+            p.reference_seconds
+        ));
+    }
+    out
 }
 
 /// The summaries as a Markdown table.
@@ -214,4 +312,50 @@ pub fn cactus_svg(runs: &[EvalRun]) -> String {
     }
     svg.push_str("</svg>\n");
     svg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(policy: &str, problem: &str, status: &str, nodes: u64) -> EvalRun {
+        EvalRun {
+            policy: policy.into(),
+            problem: problem.into(),
+            status: status.into(),
+            seconds: nodes as f64 / 1000.0,
+            nodes,
+            major_backtracks: 0,
+            buffers: 10,
+        }
+    }
+
+    #[test]
+    fn paired_compares_on_problems_both_decide() {
+        let runs = vec![
+            run("fixed", "a", "solved", 10),
+            run("fixed", "b", "solved", 400),
+            run("fixed", "c", "limit", 9000),
+            run("fixed", "d", "infeasible", 80),
+            run("learned", "a", "solved", 10),
+            run("learned", "b", "solved", 100),
+            run("learned", "c", "solved", 50),
+            run("learned", "d", "limit", 9000),
+        ];
+        let pairs = paired(&runs);
+        assert_eq!(pairs.len(), 1);
+        let p = &pairs[0];
+        assert_eq!(
+            (p.policy.as_str(), p.reference.as_str()),
+            ("learned", "fixed")
+        );
+        // Only a and b are decided by both.
+        assert_eq!(p.both, 2);
+        assert_eq!(p.reference_first_dive, 1);
+        // Ratios 1 and 4; the upper median of two.
+        assert_eq!(p.median_node_ratio, 4.0);
+        assert_eq!((p.median_nodes, p.reference_median_nodes), (100, 400));
+        assert!((p.seconds - 0.11).abs() < 1e-9 && (p.reference_seconds - 0.41).abs() < 1e-9);
+        assert!(paired_markdown(&pairs).contains("| learned | fixed | 2 |"));
+    }
 }

@@ -8,7 +8,9 @@ use rayon::prelude::*;
 use std::path::PathBuf;
 use telamalloc::allocate::Limits;
 use telamalloc::bench::problem_files;
-use telamalloc::evaluate::{cactus_svg, run_policy, summarise, summary_markdown, EvalRun};
+use telamalloc::evaluate::{
+    cactus_svg, paired, paired_markdown, run_policy, summarise, summary_markdown, EvalRun,
+};
 use telamalloc::search::{policies_by_name, SearchOptions};
 
 #[derive(Args)]
@@ -100,7 +102,12 @@ pub fn run(args: EvalArgs) -> Result<i32, CliError> {
             .collect()
     });
     bar.finish_and_clear();
-    let table = summary_markdown(&summarise(&runs));
+    let mut table = summary_markdown(&summarise(&runs));
+    let pairs = paired(&runs);
+    if !pairs.is_empty() {
+        table.push('\n');
+        table.push_str(&paired_markdown(&pairs));
+    }
     println!("{table}");
     if let Some(out) = &args.out {
         std::fs::create_dir_all(out)
