@@ -1,6 +1,7 @@
 //! Criterion benchmarks of the learned policy's inference: the cost per scored candidate, in
 //! batches of 32 candidates (one node), for the forward pass alone and for the policy's whole
-//! `order_candidates` (features, forward pass, decision), next to the fixed policy's.
+//! `order_candidates` (features, forward pass, decision), next to the fixed policy's; and the
+//! portfolio head's once-per-problem cost (problem features and ranking) on 450 buffers.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ndarray::Array2;
@@ -105,5 +106,54 @@ fn order_candidates(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, forward, order_candidates);
+fn portfolio_head(c: &mut Criterion) {
+    use telamalloc::search::features::{problem_features, PROBLEM_FEATURES};
+    use telamalloc::search::learned::Normalisation;
+    use telamalloc::search::portfolio_model::{PortfolioHead, PortfolioNetwork};
+    let (problem, _) = perfect(
+        &PerfectOptions {
+            capacity: 1 << 20,
+            horizon: 1024,
+            buffers: 450,
+            style: CutStyle::Mixed,
+            remove: 0,
+            alignment: 1024,
+        },
+        7,
+    );
+    let model_data = Model::new(&problem, 1 << 20);
+    let n = PROBLEM_FEATURES.len();
+    let mut rng = StdRng::seed_from_u64(9);
+    let mut layer = |inputs: usize, outputs: usize| DenseLayer {
+        inputs,
+        outputs,
+        weights: (0..inputs * outputs)
+            .map(|_| rng.random_range(-0.5f32..0.5))
+            .collect(),
+        bias: vec![0.01; outputs],
+    };
+    let head = PortfolioHead {
+        feature_schema_version: telamalloc::search::features::PROBLEM_FEATURE_SCHEMA_VERSION,
+        features: PROBLEM_FEATURES.iter().map(|s| s.to_string()).collect(),
+        strategies: ["fixed", "WAT", "TAW", "TWA"].map(String::from).to_vec(),
+        normalisation: Normalisation {
+            mean: vec![0.0; n],
+            std: vec![1.0; n],
+        },
+        hidden: vec![layer(n, 16)],
+        output: layer(16, 4),
+        lead: 4,
+    };
+    let network = PortfolioNetwork::new(&head).expect("valid head");
+    let mut group = c.benchmark_group("portfolio_head");
+    group.bench_function("problem_features_450", |b| {
+        b.iter(|| black_box(problem_features(black_box(&model_data))))
+    });
+    group.bench_function("rank_450", |b| {
+        b.iter(|| black_box(network.rank(black_box(&model_data))))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, forward, order_candidates, portfolio_head);
 criterion_main!(benches);

@@ -286,3 +286,62 @@ fn learned_portfolio_keeps_the_verdicts_and_returns_valid_solutions() {
         "solved {solved}, refuted {refuted}"
     );
 }
+
+#[test]
+fn node_limit_is_exact_for_portfolios_threads_or_not() {
+    // A perfect packing that no strategy solves within 50,000 nodes (the synthetic corpus's
+    // perfect.n150.mixed.s9).
+    let (problem, _) = perfect(
+        &PerfectOptions {
+            capacity: 1 << 20,
+            horizon: 1024,
+            buffers: 150,
+            style: CutStyle::Mixed,
+            remove: 0,
+            alignment: 1024,
+        },
+        9,
+    );
+    let n = problem.len();
+    for limit in [1_000u64, 7_777] {
+        let mut answers = Vec::new();
+        for threads in [1, 2] {
+            let options = SearchOptions {
+                heuristic_first: false,
+                threads,
+                ..SearchOptions::default()
+            };
+            let limits = Limits {
+                timeout: None,
+                nodes: Some(limit),
+            };
+            let learned = LearnedPolicy::from_model(
+                model_with(constant_head([0.0, 0.0, 0.0, 5.0], 16)),
+                n,
+                true,
+            );
+            let mut lead: Vec<Box<dyn Policy>> = vec![Box::new(learned)];
+            for s in &STRATEGIES[1..] {
+                lead.push(policy_by_name(s, n, &options).unwrap());
+            }
+            for policies in [lead, policies_by_name("portfolio", n, &options).unwrap()] {
+                let runs = policies.len() as u64;
+                let result = search(&problem, 1 << 20, &options, Some(policies), limits);
+                assert_eq!(result.outcome, Outcome::LimitReached, "limit {limit}");
+                // Each run may count the node on which it stops.
+                let restarts = result.stats.restarts + 1;
+                assert!(
+                    result.stats.nodes <= limit + restarts && result.stats.nodes >= limit,
+                    "limit {limit}, threads {threads}: {} nodes over {restarts} runs of {runs}",
+                    result.stats.nodes
+                );
+                answers.push(result.stats.nodes);
+            }
+        }
+        assert_eq!(
+            answers[0..2],
+            answers[2..4],
+            "threads changed the node counts"
+        );
+    }
+}

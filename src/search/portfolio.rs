@@ -110,26 +110,39 @@ pub fn run(
     let mut spent: u64 = 0;
     let mut runs: u64 = 0;
     for round in 0u32.. {
-        let mut nodes = if options.restarts {
+        let nodes = if options.restarts {
             budget(options.schedule, round, model.free.len())
         } else {
             u64::MAX
         };
-        if let Some(limit) = node_limit {
-            if spent >= limit {
-                return Verdict::Limit;
-            }
-            nodes = nodes.min(limit - spent);
-        }
-        let lead_nodes = nodes.saturating_mul(settings.lead.max(1));
-        let lead_nodes = match node_limit {
-            Some(limit) => lead_nodes.min(limit - spent),
-            None => lead_nodes,
+        // Each run's budget, fixed before the round starts so that threads and sequential runs
+        // agree; under a node limit, later runs get what earlier ones leave (exactly the limit).
+        let mut left = match node_limit {
+            Some(limit) if spent >= limit => return Verdict::Limit,
+            Some(limit) => Some(limit - spent),
+            None => None,
         };
-        let budget_of = |i: usize| if i == 0 { lead_nodes } else { nodes };
+        let budgets: Vec<u64> = (0..workers.len())
+            .map(|i| {
+                let wanted = if i == 0 {
+                    nodes.saturating_mul(settings.lead.max(1))
+                } else {
+                    nodes
+                };
+                match left.as_mut() {
+                    Some(left) => {
+                        let granted = wanted.min(*left);
+                        *left -= granted;
+                        granted
+                    }
+                    None => wanted,
+                }
+            })
+            .collect();
         let first_run = runs as u32;
         let recorder = |i: usize| record_limit.map(|l| (RunRecorder::new(l), first_run + i as u32));
-        let results: Vec<(RunEnd, SearchStats, Option<RunRecorder>)> = if options.threads > 1 {
+        type RunResult = (usize, RunEnd, SearchStats, Option<RunRecorder>);
+        let results: Vec<RunResult> = if options.threads > 1 {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(options.threads)
                 .build()
@@ -138,41 +151,44 @@ pub fn run(
                 workers
                     .par_iter_mut()
                     .enumerate()
+                    .filter(|(i, _)| budgets[*i] > 0)
                     .map(|(i, w)| {
-                        run_one(
+                        let (end, stats, log) = run_one(
                             model,
                             options,
                             w,
-                            budget_of(i),
+                            budgets[i],
                             (deadline, cancel),
                             recorder(i),
-                        )
+                        );
+                        (i, end, stats, log)
                     })
                     .collect()
             })
         } else {
             let mut results = Vec::new();
             for (i, w) in workers.iter_mut().enumerate() {
-                let result = run_one(
+                if budgets[i] == 0 {
+                    continue;
+                }
+                let (end, stats, log) = run_one(
                     model,
                     options,
                     w,
-                    budget_of(i),
+                    budgets[i],
                     (deadline, cancel),
                     recorder(i),
                 );
-                let decisive = matches!(
-                    result.0,
-                    RunEnd::Found(_) | RunEnd::Exhausted | RunEnd::Stopped
-                );
-                results.push(result);
+                let decisive =
+                    matches!(end, RunEnd::Found(_) | RunEnd::Exhausted | RunEnd::Stopped);
+                results.push((i, end, stats, log));
                 if decisive {
                     break;
                 }
             }
             results
         };
-        for (i, (end, run_stats, run_log)) in results.into_iter().enumerate() {
+        for (i, end, run_stats, run_log) in results {
             stats.add(&run_stats);
             if let (Some((writer, _)), Some(log)) = (settings.recording.as_mut(), run_log) {
                 stats.recorded_decisions += log.decisions.len() as u64;
