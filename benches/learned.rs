@@ -143,6 +143,7 @@ fn portfolio_head(c: &mut Criterion) {
         hidden: vec![layer(n, 16)],
         output: layer(16, 4),
         lead: 4,
+        confidence_lead: false,
     };
     let network = PortfolioNetwork::new(&head).expect("valid head");
     let mut group = c.benchmark_group("portfolio_head");

@@ -42,6 +42,7 @@ fn constant_head(bias: [f32; 4], lead: u32) -> PortfolioHead {
             bias: bias.to_vec(),
         },
         lead,
+        confidence_lead: false,
     }
 }
 
@@ -159,15 +160,29 @@ fn head_orders_the_portfolio() {
         let network = PortfolioNetwork::new(&head).expect("valid");
         assert_eq!(network.lead(), 8);
         let mut policy = LearnedPolicy::from_model(model_with(head), problem.len(), true);
-        assert_eq!(policy.portfolio_lead(), 8);
+        assert_eq!(
+            policy.portfolio_lead(),
+            1,
+            "no lead before ranking a problem"
+        );
         let order = policy.rank_portfolio(&view, &slots).expect("a head ranks");
         assert_eq!(order, expected.to_vec(), "bias {bias:?}");
+        assert_eq!(policy.portfolio_lead(), 8);
         // Names the head does not know go last, in their order.
         let mut more = slots.clone();
         more.insert(1, "ZWA".into());
         let order = policy.rank_portfolio(&view, &more).expect("a head ranks");
         assert_eq!(order.len(), 5);
         assert_eq!(order[4], 1, "bias {bias:?}: {order:?}");
+    }
+    // A confidence lead: p(first) / p(second) = e^(score gap), rounded, within 1 to the lead.
+    for (gap, lead) in [(5f32.ln(), 5), (0.0, 1), (0.2, 1), (10.0, 16)] {
+        let mut head = constant_head([0.0, gap, 0.0, 0.0], 16);
+        head.confidence_lead = true;
+        let mut policy = LearnedPolicy::from_model(model_with(head), problem.len(), true);
+        let order = policy.rank_portfolio(&view, &slots).expect("a head ranks");
+        assert_eq!(order[0], if gap > 0.0 { 1 } else { 0 });
+        assert_eq!(policy.portfolio_lead(), lead, "gap {gap}");
     }
     // Without a head, no preference.
     let mut plain = LearnedPolicy::from_model(ModelFile::linear(&[], 0.0), problem.len(), true);

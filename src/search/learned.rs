@@ -551,6 +551,8 @@ pub struct LearnedPolicy {
     order: Vec<usize>,
     /// Scratch: the reordered candidates.
     reordered: Vec<Candidate>,
+    /// The lead the portfolio head gave the last problem it ranked (1 before any).
+    lead: u32,
 }
 
 impl LearnedPolicy {
@@ -569,6 +571,7 @@ impl LearnedPolicy {
             batch: Vec::new(),
             order: Vec::new(),
             reordered: Vec::new(),
+            lead: 1,
         }
     }
 
@@ -715,15 +718,18 @@ impl Policy for LearnedPolicy {
     }
 
     fn rank_portfolio(&mut self, view: &NodeView<'_>, names: &[String]) -> Option<Vec<usize>> {
-        let portfolio = self.network.as_ref()?.portfolio()?;
+        let network = self.network.clone()?;
+        let portfolio = network.portfolio()?;
+        let (ranked, lead) = portfolio.rank(view.model);
+        self.lead = lead;
         // The head calls this policy's own slot `fixed`.
+        let me = self.name();
         let slot = |strategy: &str| {
             names
                 .iter()
-                .position(|n| n == strategy || (strategy == "fixed" && *n == self.name()))
+                .position(|n| n == strategy || (strategy == "fixed" && *n == me))
         };
-        let mut order: Vec<usize> = portfolio
-            .rank(view.model)
+        let mut order: Vec<usize> = ranked
             .into_iter()
             .filter_map(|i| slot(&portfolio.strategies()[i]))
             .collect();
@@ -740,10 +746,7 @@ impl Policy for LearnedPolicy {
     }
 
     fn portfolio_lead(&self) -> u32 {
-        self.network
-            .as_ref()
-            .and_then(|n| n.portfolio())
-            .map_or(1, PortfolioNetwork::lead)
+        self.lead
     }
 
     fn on_conflict(&mut self, buffers: &[u32]) {

@@ -30,8 +30,13 @@ pub struct PortfolioHead {
     pub hidden: Vec<DenseLayer>,
     /// The output layer: one score per strategy.
     pub output: DenseLayer,
-    /// Budget multiplier of the first-ranked strategy in each round (1 to [`MAX_LEAD`]).
+    /// Budget multiplier of the first-ranked strategy in each round (1 to [`MAX_LEAD`]); with
+    /// `confidence_lead`, the most it may get.
     pub lead: u32,
+    /// Scale the lead per problem by the head's confidence: the softmax probability of the
+    /// first choice over that of the second, rounded, between 1 and `lead`.
+    #[serde(default)]
+    pub confidence_lead: bool,
 }
 
 impl PortfolioHead {
@@ -121,6 +126,7 @@ pub struct PortfolioNetwork {
     hidden: Vec<Dense>,
     output: Dense,
     lead: u32,
+    confidence_lead: bool,
 }
 
 impl PortfolioNetwork {
@@ -140,6 +146,7 @@ impl PortfolioNetwork {
             hidden,
             output,
             lead: head.lead,
+            confidence_lead: head.confidence_lead,
         })
     }
 
@@ -148,7 +155,7 @@ impl PortfolioNetwork {
         &self.strategies
     }
 
-    /// The budget multiplier of the first-ranked strategy.
+    /// The (largest) budget multiplier of the first-ranked strategy.
     pub fn lead(&self) -> u32 {
         self.lead
     }
@@ -167,18 +174,30 @@ impl PortfolioNetwork {
     }
 
     /// The strategies' indices from most to least promising for `model`'s problem (equal or
-    /// non-finite scores keep the stored order).
-    pub fn rank(&self, model: &Model) -> Vec<usize> {
-        let scores = self.scores(&problem_features(model));
+    /// non-finite scores keep the stored order), and the first one's lead for this problem.
+    pub fn rank(&self, model: &Model) -> (Vec<usize>, u32) {
+        let scores: Vec<f32> = self
+            .scores(&problem_features(model))
+            .into_iter()
+            .map(|s| if s.is_finite() { s } else { f32::NEG_INFINITY })
+            .collect();
         let mut order: Vec<usize> = (0..scores.len()).collect();
-        let key = |i: usize| {
-            if scores[i].is_finite() {
-                scores[i]
-            } else {
-                f32::NEG_INFINITY
-            }
+        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+        (order.clone(), self.lead_for(&scores, &order))
+    }
+
+    fn lead_for(&self, scores: &[f32], order: &[usize]) -> u32 {
+        if !self.confidence_lead {
+            return self.lead;
+        }
+        let [first, second, ..] = order else {
+            return self.lead;
         };
-        order.sort_by(|&a, &b| key(b).total_cmp(&key(a)));
-        order
+        // Softmax ratio p(first) / p(second) = exp(score difference).
+        let ratio = f64::from(scores[*first] - scores[*second]).exp();
+        if !ratio.is_finite() {
+            return self.lead;
+        }
+        (ratio.round() as u32).clamp(1, self.lead)
     }
 }

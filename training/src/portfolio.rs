@@ -50,9 +50,13 @@ pub struct PortfolioArgs {
     /// default: as in the base).
     #[arg(long)]
     rank_candidates: Option<bool>,
-    /// The first-ranked strategy's budget per round, in multiples of the others'.
+    /// The first-ranked strategy's budget per round, in multiples of the others' (with
+    /// --confidence-lead, the most it may get).
     #[arg(long, default_value_t = 4)]
     lead: u32,
+    /// Scale the lead per problem by the head's confidence (p(first) / p(second), rounded).
+    #[arg(long)]
+    confidence_lead: bool,
     /// The most epochs.
     #[arg(long, default_value_t = 400)]
     epochs: usize,
@@ -128,9 +132,13 @@ fn read_races(
     for file in files {
         let text = std::fs::read_to_string(file)
             .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-        hash = crate::data::fnv1a(hash, text.as_bytes());
         let mut these: Vec<Run> =
             serde_json::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+        // Over what training reads (not the timings), so that re-run races hash the same.
+        for r in &these {
+            let line = format!("{},{},{},{}\n", r.policy, r.problem, r.status, r.nodes);
+            hash = crate::data::fnv1a(hash, line.as_bytes());
+        }
         runs.append(&mut these);
     }
     let strategies: Vec<String> = match strategies {
@@ -296,7 +304,7 @@ fn head_of(
     net: &HeadNet,
     strategies: &[String],
     (mean, std): (&[f32], &[f32]),
-    lead: u32,
+    (lead, confidence_lead): (u32, bool),
 ) -> PortfolioHead {
     PortfolioHead {
         feature_schema_version: PROBLEM_FEATURE_SCHEMA_VERSION,
@@ -309,6 +317,7 @@ fn head_of(
         hidden: net.hidden.iter().map(crate::net::dense).collect(),
         output: crate::net::dense(&net.output),
         lead,
+        confidence_lead,
     }
 }
 
@@ -384,7 +393,12 @@ pub fn run(args: PortfolioArgs) -> Result<(), String> {
             let grads = GradientsParams::from_grads(loss.backward(), &net);
             net = optim.step(args.lr, net, grads);
         }
-        let head = head_of(&net, &train.strategies, (&mean, &std), args.lead);
+        let head = head_of(
+            &net,
+            &train.strategies,
+            (&mean, &std),
+            (args.lead, args.confidence_lead),
+        );
         let scorer = PortfolioNetwork::new(&head).map_err(|e| format!("exported head: {e}"))?;
         let v = figures(&scorer, &valid.examples);
         let improved = best.as_ref().is_none_or(|b| v.regret < b.0 - 1e-9);
@@ -433,14 +447,16 @@ pub fn run(args: PortfolioArgs) -> Result<(), String> {
     put(&mut model, "validation_fixed_hit", v.fixed_hit);
     put(&mut model, "training_regret", t.regret);
     put(&mut model, "training_fixed_regret", t.fixed_regret);
+    // Replace the description of an earlier portfolio head, if the base had one.
+    let candidate_data = match model.training.data.find("portfolio head:") {
+        Some(at) => model.training.data[..at].trim_end_matches("; ").to_string(),
+        None => model.training.data.clone(),
+    };
     model.training.data = format!(
-        "{}{}portfolio head: strategy races {} (FNV-1a {:016x}), validation {} ({:016x})",
-        model.training.data,
-        if model.training.data.is_empty() {
-            ""
-        } else {
-            "; "
-        },
+        "{}{}portfolio head: strategy races {} (FNV-1a over policy, problem, status, nodes: \
+         {:016x}), validation {} ({:016x})",
+        candidate_data,
+        if candidate_data.is_empty() { "" } else { "; " },
         args.runs
             .iter()
             .map(|p| p.display().to_string())
