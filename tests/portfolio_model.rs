@@ -360,3 +360,18 @@ fn node_limit_is_exact_for_portfolios_threads_or_not() {
         );
     }
 }
+
+#[test]
+fn committed_model_runs_its_learned_portfolio() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/policy.json");
+    let model = ModelFile::load(&path).expect("the committed model loads");
+    let head = model.portfolio.as_ref().expect("it has a portfolio head");
+    assert_eq!(head.strategies, STRATEGIES.map(String::from).to_vec());
+    assert!(
+        !model.rank_candidates,
+        "the model card says the candidate head is off"
+    );
+    let name = path.display().to_string();
+    let policies = policies_by_name(&name, 10, &SearchOptions::default()).expect("a model file");
+    assert_eq!(names(&policies), ["learned", "WAT", "TAW", "TWA"]);
+}

@@ -67,6 +67,13 @@ pub struct SearchStats {
     /// Decision lines dropped by the per-run record limit.
     #[serde(default)]
     pub dropped_decisions: u64,
+    /// The portfolio's policies in the order they ran (empty if the search did not run).
+    #[serde(default)]
+    pub portfolio: Vec<String>,
+    /// The first policy's node budget per round, in multiples of the others' (1: plain round
+    /// robin; 0 if the search did not run).
+    #[serde(default)]
+    pub lead: u64,
 }
 
 impl SearchStats {
@@ -322,6 +329,8 @@ pub fn search_recorded(
             policies = order.iter().filter_map(|&i| slots[i].take()).collect();
         }
     }
+    stats.portfolio = policies.iter().map(|p| p.name()).collect();
+    stats.lead = lead;
     let deadline = limits.timeout.map(|t| start + t);
     let outcome = portfolio::run(
         &model,
