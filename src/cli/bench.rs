@@ -1,10 +1,9 @@
 //! `telamalloc bench`: a table per problem and algorithm (status, peak/LOAD, peak/capacity, time).
 
-use super::solve::timeout;
 use super::{write_file, CliError, EXIT_SOLVED};
 use clap::Args;
 use std::path::PathBuf;
-use telamalloc::allocate::{Algorithm, Limits};
+use telamalloc::allocate::Algorithm;
 use telamalloc::bench;
 
 #[derive(Args)]
@@ -28,12 +27,8 @@ pub struct BenchArgs {
     /// Find the smallest peak instead of fitting the capacity.
     #[arg(long)]
     minimize: bool,
-    /// Wall-clock limit per run, in seconds.
-    #[arg(long)]
-    timeout: Option<f64>,
-    /// Limit on search nodes (a machine-independent limit; summed over restarts).
-    #[arg(long)]
-    nodes: Option<u64>,
+    #[command(flatten)]
+    limit: super::limit_args::LimitArgs,
     /// Seed for the randomised parts.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -78,10 +73,7 @@ pub fn run(args: BenchArgs) -> Result<i32, CliError> {
             ));
         }
     }
-    let limits = Limits {
-        timeout: timeout(args.timeout)?,
-        nodes: args.nodes,
-    };
+    let limits = args.limit.limits()?;
     println!("{}", bench::table_header());
     let rows = bench::run(
         &files,

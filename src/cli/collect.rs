@@ -7,7 +7,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use telamalloc::allocate::Limits;
 use telamalloc::bench::problem_files;
 use telamalloc::search::record::create_log_file;
 use telamalloc::search::{policies_by_name, search_recorded, Outcome, Recording, SearchOptions};
@@ -26,12 +25,8 @@ pub struct CollectArgs {
     /// Capacity in bytes (default: each file's own).
     #[arg(long)]
     capacity: Option<u64>,
-    /// Wall-clock limit per problem, in seconds.
-    #[arg(long)]
-    timeout: Option<f64>,
-    /// Node limit per problem (use it, rather than a timeout, for logs that are reproducible).
-    #[arg(long)]
-    nodes: Option<u64>,
+    #[command(flatten)]
+    limit: super::limit_args::LimitArgs,
     /// The most decision lines to record per search run.
     #[arg(long, default_value_t = 20_000)]
     record_limit: u64,
@@ -75,10 +70,7 @@ pub fn run(args: CollectArgs) -> Result<i32, CliError> {
             return Err(CliError::Usage(format!("--policy {name}: unknown policy")));
         }
     }
-    let limits = Limits {
-        timeout: super::solve::timeout(args.timeout)?,
-        nodes: args.nodes,
-    };
+    let limits = args.limit.limits()?;
     // Read every problem first, so that bad input stops the command before any work.
     let problems = files
         .iter()

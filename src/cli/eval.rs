@@ -6,7 +6,6 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::path::PathBuf;
-use telamalloc::allocate::Limits;
 use telamalloc::bench::problem_files;
 use telamalloc::evaluate::{
     cactus_svg, paired, paired_markdown, run_policy, summarise, summary_markdown, EvalRun,
@@ -24,12 +23,8 @@ pub struct EvalArgs {
     /// A split: the problems listed in `datasets/splits/NAME.txt`.
     #[arg(long)]
     split: Option<String>,
-    /// Wall-clock limit per run, in seconds.
-    #[arg(long, default_value_t = 10.0)]
-    timeout: f64,
-    /// Node limit per run.
-    #[arg(long)]
-    nodes: Option<u64>,
+    #[command(flatten)]
+    limit: super::limit_args::LimitArgs,
     /// Runs in parallel (each run is single-threaded).
     #[arg(long, default_value_t = 2)]
     threads: usize,
@@ -73,10 +68,7 @@ pub fn run(args: EvalArgs) -> Result<i32, CliError> {
             Ok((name, problem))
         })
         .collect::<Result<Vec<_>, CliError>>()?;
-    let limits = Limits {
-        timeout: super::solve::timeout(Some(args.timeout))?,
-        nodes: args.nodes,
-    };
+    let limits = args.limit.limits_or(Some(10.0))?;
     let jobs: Vec<(usize, &String)> = args
         .policies
         .iter()

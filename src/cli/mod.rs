@@ -5,6 +5,7 @@ mod collect;
 mod eval;
 mod gen;
 mod import;
+mod limit_args;
 mod logs;
 mod plot;
 mod search_args;
@@ -43,7 +44,8 @@ enum Command {
     Stats(stats::StatsArgs),
     /// Run algorithms over problems and print a comparison table.
     Bench(bench::BenchArgs),
-    /// Compare search policies over a split or files: solved, median and p90 time and nodes.
+    /// Compare search policies over a split or files: solved, median and p90 time and nodes
+    /// (10 s per run unless --timeout says otherwise).
     Eval(eval::EvalArgs),
     /// Read solve logs back through the library and summarise them.
     Logs(logs::LogsArgs),

@@ -3,8 +3,7 @@
 use super::{read_problem, write_file, CliError, EXIT_NOT_SOLVED, EXIT_SOLVED};
 use clap::Args;
 use std::path::PathBuf;
-use std::time::Duration;
-use telamalloc::allocate::{allocate_recorded, Goal, Limits, Status};
+use telamalloc::allocate::{allocate_recorded, Goal, Status};
 use telamalloc::io::{render_solution, Format};
 use telamalloc::search::Recording;
 
@@ -26,12 +25,8 @@ pub struct SolveArgs {
     /// Print the search statistics (nodes, backtracks, restarts, time) on standard error.
     #[arg(long)]
     stats: bool,
-    /// Wall-clock limit in seconds.
-    #[arg(long)]
-    timeout: Option<f64>,
-    /// Limit on search nodes (a machine-independent limit; summed over restarts).
-    #[arg(long)]
-    nodes: Option<u64>,
+    #[command(flatten)]
+    limit: super::limit_args::LimitArgs,
     /// Seed for the randomised parts (the same seed gives the same answer).
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -53,17 +48,6 @@ pub struct SolveArgs {
 /// The names `--algo` accepts.
 pub fn algorithm_names() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(telamalloc::allocate::algorithm_names())
-}
-
-/// Turns `--timeout SECONDS` into a duration, rejecting negative or non-finite values.
-pub fn timeout(seconds: Option<f64>) -> Result<Option<Duration>, CliError> {
-    match seconds {
-        None => Ok(None),
-        Some(s) if s.is_finite() && s > 0.0 => Ok(Some(Duration::from_secs_f64(s))),
-        Some(s) => Err(CliError::Usage(format!(
-            "--timeout must be a positive number of seconds, not {s}"
-        ))),
-    }
 }
 
 /// The goal from `--capacity` / `--minimize` and the problem's own capacity.
@@ -92,10 +76,7 @@ pub fn run(args: SolveArgs) -> Result<i32, CliError> {
     let problem = read_problem(&args.input, args.capacity)?;
     let goal = goal(args.minimize, problem.capacity, &args.input)?;
     let algorithm = args.search.algorithm(&args.algo)?;
-    let limits = Limits {
-        timeout: timeout(args.timeout)?,
-        nodes: args.nodes,
-    };
+    let limits = args.limit.limits()?;
     let mut log_file = match &args.record {
         Some(path) => {
             if !matches!(algorithm, telamalloc::allocate::Algorithm::Search { .. }) {
