@@ -724,3 +724,104 @@ fn policy_features_match_the_solve_log() {
         "{conflict_equal} of {conflict_rows} conflict features equal"
     );
 }
+
+#[test]
+fn risky_candidates_are_postponed_and_the_search_stays_complete() {
+    // Risk head: sigmoid(1000 x (size / capacity - 0.1)), so the buffers larger than a tenth of
+    // the capacity are risky.
+    const SIZE: usize = 1;
+    let problem = perfect_problem(40, 2);
+    let n = problem.len();
+    let model_data = Model::new(&problem, 4096);
+    let state = State::new(&model_data);
+    let view = NodeView {
+        model: &model_data,
+        state: &state,
+        depth: 0,
+        unplaced: model_data.free.len(),
+    };
+    let mut risk = DenseLayer {
+        inputs: WIDTH,
+        outputs: 1,
+        weights: vec![0.0; WIDTH],
+        bias: vec![-100.0],
+    };
+    risk.weights[SIZE] = 1000.0;
+    let mut model = ModelFile::linear(&[], 0.0);
+    model.rank_candidates = false;
+    model.risk = Some(risk);
+    model.postpone_risk = Some(0.5);
+    let candidates: Vec<Candidate> = model_data
+        .free
+        .iter()
+        .enumerate()
+        .map(|(rank, &b)| Candidate {
+            buffer: b as u32,
+            offset: 0,
+            rank: rank as u32,
+        })
+        .collect();
+    let large = |c: &Candidate| problem.buffers[c.buffer as usize].size * 10 > 4096;
+    assert!(candidates.iter().any(large) && !candidates.iter().all(large));
+    let mut ordered = candidates.clone();
+    let mut policy = LearnedPolicy::from_model(model.clone(), n, false);
+    policy.order_candidates(&view, &mut ordered);
+    let expected: Vec<Candidate> = candidates
+        .iter()
+        .filter(|c| !large(c))
+        .chain(candidates.iter().filter(|c| large(c)))
+        .copied()
+        .collect();
+    assert_eq!(ordered, expected);
+    // Without a risk head the threshold is refused; out of (0, 1] too.
+    let mut no_head = model.clone();
+    no_head.risk = None;
+    assert!(matches!(no_head.check(), Err(ModelError::Malformed(_))));
+    let mut zero = model.clone();
+    zero.postpone_risk = Some(0.0);
+    assert!(zero.check().is_err());
+
+    // Postponing only reorders: the verdicts stay the fixed policy's, solutions valid.
+    let mut changed = false;
+    for seed in 0..120u64 {
+        let p = tiny_problem(seed, TinyShape::default());
+        let load = naive_load(&p);
+        for capacity in [load, load + 2] {
+            let options = options(true);
+            let fixed = search(
+                &p,
+                capacity,
+                &options,
+                Some(vec![Box::new(FixedPolicy::new(p.len(), true))]),
+                limits(2_000_000),
+            );
+            let mut random = random_mlp(seed, 0.0);
+            random.rank_candidates = false;
+            random.postpone_risk = Some(0.5);
+            let policy = LearnedPolicy::from_model(random, p.len(), true);
+            let learned = search(
+                &p,
+                capacity,
+                &options,
+                Some(vec![Box::new(policy)]),
+                limits(2_000_000),
+            );
+            assert_eq!(
+                learned.outcome.status(),
+                fixed.outcome.status(),
+                "seed {seed}"
+            );
+            if let Some(offsets) = solution_of(&learned) {
+                let solution = telamalloc::Solution {
+                    offsets: offsets.clone(),
+                };
+                assert!(validate(&p, &solution, Some(capacity)).is_valid());
+                changed |= solution_of(&fixed) != Some(offsets);
+            }
+        }
+    }
+    assert!(
+        changed,
+        "postponing never changed a solution: the test tests nothing"
+    );
+}

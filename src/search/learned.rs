@@ -73,6 +73,10 @@ pub struct ModelFile {
     /// order on validation.
     #[serde(default = "yes")]
     pub rank_candidates: bool,
+    /// With a risk head: candidates whose estimated risk is at least this are tried after the
+    /// others at each node (each group keeps its order). `None`: the risk head is not used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub postpone_risk: Option<f32>,
     /// The optional per-problem portfolio head: which strategies to run first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub portfolio: Option<PortfolioHead>,
@@ -190,6 +194,7 @@ impl ModelFile {
             confidence_margin,
             order_prior: 0.0,
             rank_candidates: true,
+            postpone_risk: None,
             portfolio: None,
             training: TrainingInfo {
                 data: "hand-made".into(),
@@ -282,6 +287,13 @@ impl ModelFile {
             risk.check("risk head", width)?;
             if risk.outputs != 1 {
                 return malformed("the risk head must have one output".into());
+            }
+        }
+        if let Some(threshold) = self.postpone_risk {
+            if self.risk.is_none() || !(threshold > 0.0 && threshold <= 1.0) {
+                return malformed(format!(
+                    "postpone_risk {threshold} needs a risk head and a value in (0, 1]"
+                ));
             }
         }
         if let Some(portfolio) = &self.portfolio {
@@ -381,6 +393,7 @@ pub struct Network {
     margin: f32,
     prior: f32,
     rank_candidates: bool,
+    postpone_risk: Option<f32>,
     portfolio: Option<PortfolioNetwork>,
 }
 
@@ -410,6 +423,7 @@ impl Network {
             margin: model.confidence_margin,
             prior: model.order_prior,
             rank_candidates: model.rank_candidates,
+            postpone_risk: model.postpone_risk,
             portfolio: model
                 .portfolio
                 .as_ref()
@@ -421,6 +435,11 @@ impl Network {
     /// Whether the policy reorders candidates (see [`ModelFile::rank_candidates`]).
     pub fn ranks_candidates(&self) -> bool {
         self.rank_candidates
+    }
+
+    /// The risk from which candidates are postponed (see [`ModelFile::postpone_risk`]).
+    pub fn postpone_risk(&self) -> Option<f32> {
+        self.postpone_risk
     }
 
     /// The portfolio head, if the model has one.
@@ -667,6 +686,49 @@ impl LearnedPolicy {
             .expect("one row per candidate");
         Some(head(&network, batch))
     }
+    /// Reorders `candidates` by the score head where the model is confident.
+    fn rerank(&mut self, view: &NodeView<'_>, candidates: &mut [Candidate], network: &Network) {
+        let Some(scores) = self.ranking_scores(view, candidates) else {
+            return;
+        };
+        let scores = scores.as_slice().expect("a fresh, contiguous array");
+        if !network.reorder_into(scores, &mut self.order) {
+            return; // Not confident: keep the fixed order.
+        }
+        self.reordered.clear();
+        self.reordered
+            .extend(self.order.iter().map(|&i| candidates[i]));
+        candidates.copy_from_slice(&self.reordered);
+    }
+
+    /// Moves the candidates whose estimated risk is at least `threshold` after the others,
+    /// keeping the order within each group (one batched pass of the risk head).
+    fn postpone_risky(
+        &mut self,
+        view: &NodeView<'_>,
+        candidates: &mut [Candidate],
+        network: &Network,
+        threshold: f32,
+    ) {
+        self.fill_batch(view, candidates);
+        let batch = ArrayView2::from_shape((candidates.len(), network.inputs()), &self.batch)
+            .expect("one row per candidate");
+        let Some(risks) = network.forward(batch, true).1 else {
+            return;
+        };
+        let risky = |i: usize| risks[i].is_nan() || risks[i] >= threshold;
+        if (0..candidates.len()).all(|i| !risky(i)) {
+            return;
+        }
+        self.reordered.clear();
+        self.reordered.extend(
+            (0..candidates.len())
+                .filter(|&i| !risky(i))
+                .chain((0..candidates.len()).filter(|&i| risky(i)))
+                .map(|i| candidates[i]),
+        );
+        candidates.copy_from_slice(&self.reordered);
+    }
 }
 
 impl Policy for LearnedPolicy {
@@ -689,22 +751,18 @@ impl Policy for LearnedPolicy {
 
     fn order_candidates(&mut self, view: &NodeView<'_>, candidates: &mut [Candidate]) {
         self.fixed.order_candidates(view, candidates);
-        if candidates.len() < 2 || !self.network.as_ref().is_some_and(|n| n.ranks_candidates()) {
-            return;
-        }
-        let (Some(network), Some(scores)) =
-            (self.network.clone(), self.ranking_scores(view, candidates))
-        else {
+        let Some(network) = self.network.clone() else {
             return;
         };
-        let scores = scores.as_slice().expect("a fresh, contiguous array");
-        if !network.reorder_into(scores, &mut self.order) {
-            return; // Not confident: keep the fixed order.
+        if candidates.len() < 2 {
+            return;
         }
-        self.reordered.clear();
-        self.reordered
-            .extend(self.order.iter().map(|&i| candidates[i]));
-        candidates.copy_from_slice(&self.reordered);
+        if network.ranks_candidates() {
+            self.rerank(view, candidates, &network);
+        }
+        if let Some(threshold) = network.postpone_risk() {
+            self.postpone_risky(view, candidates, &network, threshold);
+        }
     }
 
     fn risk(&mut self, view: &NodeView<'_>, candidate: &Candidate) -> Option<f32> {

@@ -167,6 +167,7 @@ fn run(args: Args) -> Result<(), String> {
             confidence_margin: margin,
             order_prior: if args.no_prior { 0.0 } else { prior },
             rank_candidates: true,
+            postpone_risk: None,
             portfolio: None,
             training: TrainingInfo::default(),
             metrics: BTreeMap::new(),
