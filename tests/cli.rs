@@ -480,3 +480,48 @@ fn conflicting_fixed_offsets_do_not_crash_the_cli() {
         );
     }
 }
+
+#[test]
+fn eval_compares_policies_and_writes_its_runs() {
+    let scratch = Scratch::new();
+    let out = scratch.path("eval");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/examples");
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/policy.json");
+    let policies = format!("fixed,portfolio,{}", model.display());
+    let run = telamalloc([
+        OsStr::new("eval"),
+        examples.as_os_str(),
+        OsStr::new("--policies"),
+        OsStr::new(&policies),
+        OsStr::new("--nodes"),
+        OsStr::new("100000"),
+        OsStr::new("--out"),
+        out.as_os_str(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // Every example is decided (one is proven infeasible) by every policy.
+    assert!(run.stdout.contains("| fixed | 4/4 |"), "{}", run.stdout);
+    assert!(run.stdout.contains("| portfolio | 4/4 |"), "{}", run.stdout);
+    // The paired table compares each later policy with the first on the 4 problems.
+    assert!(
+        run.stdout.contains("| portfolio | fixed | 4 |"),
+        "{}",
+        run.stdout
+    );
+    let runs: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("eval.json")).unwrap()).unwrap();
+    let runs = runs.as_array().expect("a list of runs");
+    assert_eq!(runs.len(), 12);
+    assert!(runs
+        .iter()
+        .all(|r| r["buffers"].as_u64().is_some_and(|b| b > 0) && r["nodes"].as_u64().is_some()));
+    assert!(out.join("eval.svg").exists() && out.join("eval.md").exists());
+    let bad = telamalloc([
+        OsStr::new("eval"),
+        examples.as_os_str(),
+        OsStr::new("--policies"),
+        OsStr::new("fixed,nonsense"),
+    ]);
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("nonsense"), "{}", bad.stderr);
+}
