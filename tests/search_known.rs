@@ -461,6 +461,12 @@ fn the_answer_does_not_depend_on_the_thread_count() {
                 "{label}: threads 1 and {threads} differ"
             );
             assert_eq!(sequential.stats.policy, parallel.stats.policy, "{label}");
+            // Runs after the decisive one are cut short, and their counts are not added.
+            assert_eq!(sequential.stats.nodes, parallel.stats.nodes, "{label}");
+            assert_eq!(
+                sequential.stats.restarts, parallel.stats.restarts,
+                "{label}"
+            );
         }
         solved += usize::from(matches!(sequential.outcome, Outcome::Solved(_)));
     }

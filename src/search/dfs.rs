@@ -11,7 +11,7 @@ use super::state::State;
 use super::SearchStats;
 use crate::analysis::{cut_sections, group_by_part};
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// Why a run stopped before finishing.
@@ -23,6 +23,9 @@ pub enum Stop {
     Timeout,
     /// Someone cancelled the search.
     Cancelled,
+    /// A run before this one in the same portfolio round has decided, so this one's answer
+    /// cannot be used.
+    Outranked,
 }
 
 /// How a subtree ended.
@@ -46,6 +49,9 @@ pub struct RunLimits<'a> {
     pub deadline: Option<Instant>,
     /// Cancellation flag.
     pub cancel: Option<&'a AtomicBool>,
+    /// The lowest index of a run that decided in this round, and this run's index: the run
+    /// stops once a run before it has decided.
+    pub outranked: Option<(&'a AtomicUsize, usize)>,
 }
 
 /// One run of the search with one policy.
@@ -61,6 +67,7 @@ pub struct Searcher<'a> {
     nodes_left: u64,
     deadline: Option<Instant>,
     cancel: Option<&'a AtomicBool>,
+    outranked: Option<(&'a AtomicUsize, usize)>,
     failures_since_major: u64,
     major_budget: u64,
     /// Depth of the earliest placement involved in the last conflict.
@@ -95,6 +102,7 @@ impl<'a> Searcher<'a> {
             nodes_left: limits.nodes,
             deadline: limits.deadline,
             cancel: limits.cancel,
+            outranked: limits.outranked,
             failures_since_major: 0,
             major_budget: (model.free.len() as u64).max(32),
             last_conflict_depth: 0,
@@ -234,6 +242,12 @@ impl<'a> Searcher<'a> {
         if self.stats.nodes.is_multiple_of(256) {
             if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                 return Some(Stop::Cancelled);
+            }
+            if self
+                .outranked
+                .is_some_and(|(decided, me)| decided.load(Ordering::Relaxed) < me)
+            {
+                return Some(Stop::Outranked);
             }
             if self.deadline.is_some_and(|d| Instant::now() >= d) {
                 return Some(Stop::Timeout);

@@ -11,7 +11,10 @@ use super::schedule::budget;
 use super::state::State;
 use super::SearchStats;
 use rayon::prelude::*;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// The round's lowest decided index and this run's index (threads only).
+type Outranked<'a> = Option<(&'a AtomicUsize, usize)>;
 use std::time::Instant;
 
 /// What the portfolio concluded.
@@ -29,6 +32,8 @@ enum RunEnd {
     Exhausted,
     Budget,
     Stopped,
+    /// A run before it in the round decided first (threads only); its result is not needed.
+    Outranked,
 }
 
 struct Worker {
@@ -56,13 +61,17 @@ fn run_one(
     options: &SearchOptions,
     worker: &mut Worker,
     nodes: u64,
-    (deadline, cancel): (Option<Instant>, Option<&AtomicBool>),
+    (deadline, cancel, outranked): (Option<Instant>, Option<&AtomicBool>, Outranked<'_>),
     recorder: Option<(RunRecorder, u32)>,
 ) -> (RunEnd, SearchStats, Option<RunRecorder>) {
+    if outranked.is_some_and(|(decided, me)| decided.load(Ordering::Relaxed) < me) {
+        return (RunEnd::Outranked, SearchStats::default(), None);
+    }
     let limits = RunLimits {
         nodes,
         deadline,
         cancel,
+        outranked,
     };
     let mut searcher = Searcher::new(
         model,
@@ -81,6 +90,7 @@ fn run_one(
         Flow::Found => RunEnd::Found(worker.state.solution.clone()),
         Flow::Failed => RunEnd::Exhausted,
         Flow::Stop(Stop::Budget) => RunEnd::Budget,
+        Flow::Stop(Stop::Outranked) => RunEnd::Outranked,
         Flow::Stop(_) => RunEnd::Stopped,
         Flow::Unwind(_) => unreachable!("the root re-explores on unwinding"),
     };
@@ -147,20 +157,21 @@ pub fn run(
                 .num_threads(options.threads)
                 .build()
                 .expect("thread pool");
+            // The lowest index that decided this round: later runs stop, earlier ones go on
+            // (one of them may still decide, and the earliest decisive run is the answer).
+            let decided = AtomicUsize::new(usize::MAX);
             pool.install(|| {
                 workers
                     .par_iter_mut()
                     .enumerate()
                     .filter(|(i, _)| budgets[*i] > 0)
                     .map(|(i, w)| {
-                        let (end, stats, log) = run_one(
-                            model,
-                            options,
-                            w,
-                            budgets[i],
-                            (deadline, cancel),
-                            recorder(i),
-                        );
+                        let stops = (deadline, cancel, Some((&decided, i)));
+                        let (end, stats, log) =
+                            run_one(model, options, w, budgets[i], stops, recorder(i));
+                        if matches!(end, RunEnd::Found(_) | RunEnd::Exhausted) {
+                            decided.fetch_min(i, Ordering::Relaxed);
+                        }
                         (i, end, stats, log)
                     })
                     .collect()
@@ -176,7 +187,7 @@ pub fn run(
                     options,
                     w,
                     budgets[i],
-                    (deadline, cancel),
+                    (deadline, cancel, None),
                     recorder(i),
                 );
                 let decisive =
@@ -212,6 +223,7 @@ pub fn run(
                 }
                 RunEnd::Stopped => return Verdict::Limit,
                 RunEnd::Budget => {}
+                RunEnd::Outranked => unreachable!("an earlier run of the round decided"),
             }
         }
     }
