@@ -2,7 +2,8 @@
 # Rebuilds the synthetic perfect-packing corpus for the portfolio model, bit for bit: every
 # problem is `telamalloc gen perfect --buffers N --style STYLE --seed S --alignment 1024
 # --horizon 1024` (LOAD = capacity = 1048576, a packing exists). The corpus is made by our own
-# generator only; the hard set (datasets/challenging/) is never part of it.
+# generator only; the hard set (datasets/challenging/) is never part of it. synthetic-test is
+# held out: never used for training or model selection.
 # Usage (from the repository root): datasets/tools/build_synthetic.sh [--check]
 #   --check: rebuild into a temporary folder and compare with datasets/splits/synthetic-manifest.csv.
 set -euo pipefail
@@ -10,13 +11,14 @@ cargo build --release --quiet
 bin=target/release/telamalloc
 sizes="150 200 250 300 350 400 450"
 styles="mixed guillotine non-guillotine"
-declare -A seeds=([synthetic-train]="$(seq -s ' ' 0 14)" [synthetic-validation]="$(seq -s ' ' 100 104)")
+declare -A seeds=([synthetic-train]="$(seq -s ' ' 0 14)" [synthetic-validation]="$(seq -s ' ' 100 104)"
+  [synthetic-test]="$(seq -s ' ' 200 204)")
 out=datasets/splits
 check=false
 if [ "${1:-}" = "--check" ]; then check=true; out=$(mktemp -d); fi
 manifest="$out/synthetic-manifest.csv.new"
 echo "split,file,buffers,style,seed,capacity,sha256" > "$manifest"
-for split in synthetic-train synthetic-validation; do
+for split in synthetic-train synthetic-validation synthetic-test; do
   rm -rf "${out:?}/$split"; mkdir -p "$out/$split"; : > "$out/$split.txt.new"
   for buffers in $sizes; do
     for style in $styles; do
@@ -41,7 +43,7 @@ if $check; then
   rm -rf "$out"
 else
   mv "$manifest" "$out/synthetic-manifest.csv"
-  for split in synthetic-train synthetic-validation; do
+  for split in synthetic-train synthetic-validation synthetic-test; do
     mv "$out/$split.txt.new" "$out/$split.txt"
     echo "$split: $(wc -l < "$out/$split.txt") problems"
   done
