@@ -18,7 +18,7 @@ enum Change {
 
 /// The mutable state of one search.
 pub struct State {
-    /// Offset of each buffer, or [`UNPLACED`].
+    /// Offset of each buffer, or `u64::MAX` while it is unplaced.
     pub offsets: Vec<u64>,
     /// The decision depth at which each placed buffer was placed.
     pub levels: Vec<u32>,
