@@ -257,28 +257,12 @@ impl ModelFile {
                 CANDIDATE_FEATURES.len()
             )));
         }
-        let n = self.features.len();
         let malformed = |why: String| Err(ModelError::Malformed(why));
-        if self.normalisation.mean.len() != n || self.normalisation.std.len() != n {
-            return malformed(format!("normalisation needs {n} means and {n} stds"));
-        }
-        if self.normalisation.mean.iter().any(|v| !v.is_finite())
-            || self
-                .normalisation
-                .std
-                .iter()
-                .any(|v| !(v.is_finite() && *v > 0.0))
-        {
-            return malformed("normalisation values must be finite, stds positive".into());
-        }
+        self.normalisation.check(self.features.len(), "")?;
         if !self.confidence_margin.is_finite() || !self.order_prior.is_finite() {
             return malformed("the confidence margin and the order prior must be finite".into());
         }
-        let mut width = n;
-        for (i, layer) in self.hidden.iter().enumerate() {
-            layer.check(&format!("hidden layer {i}"), width)?;
-            width = layer.outputs;
-        }
+        let width = check_hidden(&self.hidden, self.features.len(), "")?;
         self.score.check("score head", width)?;
         if self.score.outputs != 1 {
             return malformed("the score head must have one output".into());
@@ -312,6 +296,38 @@ impl ModelFile {
             .sum::<usize>()
             + self.portfolio.as_ref().map_or(0, PortfolioHead::parameters)
     }
+}
+
+impl Normalisation {
+    /// Checks that there are `n` means and stds, all finite, the stds positive; errors are
+    /// prefixed with `name`.
+    pub(super) fn check(&self, n: usize, name: &str) -> Result<(), ModelError> {
+        let malformed = |why: &str| Err(ModelError::Malformed(format!("{name}{why}")));
+        if self.mean.len() != n || self.std.len() != n {
+            return malformed(&format!("normalisation needs {n} means and {n} stds"));
+        }
+        if self.mean.iter().any(|v| !v.is_finite())
+            || self.std.iter().any(|v| !(v.is_finite() && *v > 0.0))
+        {
+            return malformed("normalisation values must be finite, stds positive");
+        }
+        Ok(())
+    }
+}
+
+/// Checks that `hidden` chains from `inputs` features; returns the last width. Layer names are
+/// prefixed with `name`.
+pub(super) fn check_hidden(
+    hidden: &[DenseLayer],
+    inputs: usize,
+    name: &str,
+) -> Result<usize, ModelError> {
+    let mut width = inputs;
+    for (i, layer) in hidden.iter().enumerate() {
+        layer.check(&format!("{name}hidden layer {i}"), width)?;
+        width = layer.outputs;
+    }
+    Ok(width)
 }
 
 impl DenseLayer {
@@ -373,7 +389,7 @@ impl Dense {
 
     /// Folds the input normalisation `x' = (x - mean) * inv_std` into the layer:
     /// `x' W + b = x (diag(inv_std) W) + (b - mean . diag(inv_std) W)`.
-    pub(super) fn fold_normalisation(&mut self, mean: &[f32], inv_std: &[f32]) {
+    fn fold_normalisation(&mut self, mean: &[f32], inv_std: &[f32]) {
         for (mut row, &s) in self.w.rows_mut().into_iter().zip(inv_std) {
             row *= s;
         }
@@ -382,12 +398,53 @@ impl Dense {
     }
 }
 
+/// The hidden layers of a network (ReLU after each), with the input normalisation folded into
+/// the first layer, or into the heads when there is no hidden layer.
+#[derive(Clone, Debug)]
+pub(super) struct Trunk {
+    hidden: Vec<Dense>,
+}
+
+impl Trunk {
+    /// The trunk of checked `hidden` layers; folds `normalisation` into its first layer or,
+    /// without hidden layers, into each of `heads`.
+    pub(super) fn new(
+        hidden: &[DenseLayer],
+        normalisation: &Normalisation,
+        heads: &mut [&mut Dense],
+    ) -> Trunk {
+        let mean = &normalisation.mean;
+        let inv_std: Vec<f32> = normalisation.std.iter().map(|s| 1.0 / s).collect();
+        let mut hidden: Vec<Dense> = hidden.iter().map(DenseLayer::to_dense).collect();
+        match hidden.first_mut() {
+            Some(first) => first.fold_normalisation(mean, &inv_std),
+            None => {
+                for head in heads {
+                    head.fold_normalisation(mean, &inv_std);
+                }
+            }
+        }
+        Trunk { hidden }
+    }
+
+    /// The last hidden activations for a batch, or `None` without hidden layers (the heads
+    /// then read the input itself).
+    pub(super) fn run(&self, x: ArrayView2<'_, f32>) -> Option<Array2<f32>> {
+        let mut h: Option<Array2<f32>> = None;
+        for layer in &self.hidden {
+            let mut next = layer.apply(h.as_ref().map_or(x, |h| h.view()));
+            next.mapv_inplace(|v| v.max(0.0));
+            h = Some(next);
+        }
+        h
+    }
+}
+
 /// A checked model ready for inference: batched forward passes with `ndarray`.
 #[derive(Clone, Debug)]
 pub struct Network {
     inputs: usize,
-    /// The layers, the input normalisation folded into the first (or into both heads).
-    hidden: Vec<Dense>,
+    trunk: Trunk,
     score: Dense,
     risk: Option<Dense>,
     margin: f32,
@@ -401,23 +458,13 @@ impl Network {
     /// The network of a model file (checked first).
     pub fn new(model: &ModelFile) -> Result<Network, ModelError> {
         model.check()?;
-        let mean = &model.normalisation.mean;
-        let inv_std: Vec<f32> = model.normalisation.std.iter().map(|s| 1.0 / s).collect();
-        let mut hidden: Vec<Dense> = model.hidden.iter().map(DenseLayer::to_dense).collect();
         let mut score = model.score.to_dense();
         let mut risk = model.risk.as_ref().map(DenseLayer::to_dense);
-        match hidden.first_mut() {
-            Some(first) => first.fold_normalisation(mean, &inv_std),
-            None => {
-                score.fold_normalisation(mean, &inv_std);
-                if let Some(risk) = risk.as_mut() {
-                    risk.fold_normalisation(mean, &inv_std);
-                }
-            }
-        }
+        let mut heads: Vec<&mut Dense> = std::iter::once(&mut score).chain(risk.as_mut()).collect();
+        let trunk = Trunk::new(&model.hidden, &model.normalisation, &mut heads);
         Ok(Network {
-            inputs: mean.len(),
-            hidden,
+            inputs: model.normalisation.mean.len(),
+            trunk,
             score,
             risk,
             margin: model.confidence_margin,
@@ -509,12 +556,7 @@ impl Network {
         features: ArrayView2<'_, f32>,
         with_risk: bool,
     ) -> (Array1<f32>, Option<Array1<f32>>) {
-        let mut h: Option<Array2<f32>> = None;
-        for layer in &self.hidden {
-            let mut next = layer.apply(h.as_ref().map_or(features, |h| h.view()));
-            next.mapv_inplace(|v| v.max(0.0));
-            h = Some(next);
-        }
+        let h = self.trunk.run(features);
         let last = h.as_ref().map_or(features, |h| h.view());
         let scores = self.score.apply(last).remove_axis(Axis(1));
         let risks = match (&self.risk, with_risk) {

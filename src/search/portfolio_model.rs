@@ -6,9 +6,9 @@
 //! the round robin (the search stays complete).
 
 use super::features::{problem_features, PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION};
-use super::learned::{Dense, DenseLayer, ModelError, Normalisation};
+use super::learned::{check_hidden, Dense, DenseLayer, ModelError, Normalisation, Trunk};
 use super::model::Model;
-use ndarray::{Array2, ArrayView2, Axis};
+use ndarray::{ArrayView2, Axis};
 use serde::{Deserialize, Serialize};
 
 /// The most budget the first-ranked strategy may get per round, relative to the others.
@@ -60,16 +60,8 @@ impl PortfolioHead {
             )));
         }
         let malformed = |why: String| Err(ModelError::Malformed(format!("portfolio head: {why}")));
-        let n = self.features.len();
-        let norm = &self.normalisation;
-        if norm.mean.len() != n || norm.std.len() != n {
-            return malformed(format!("normalisation needs {n} means and {n} stds"));
-        }
-        if norm.mean.iter().any(|v| !v.is_finite())
-            || norm.std.iter().any(|v| !(v.is_finite() && *v > 0.0))
-        {
-            return malformed("normalisation values must be finite, stds positive".into());
-        }
+        self.normalisation
+            .check(self.features.len(), "portfolio head: ")?;
         if self.strategies.is_empty() {
             return malformed("no strategies".into());
         }
@@ -86,11 +78,7 @@ impl PortfolioHead {
         if !(1..=MAX_LEAD).contains(&self.lead) {
             return malformed(format!("lead {} is not within 1 to {MAX_LEAD}", self.lead));
         }
-        let mut width = n;
-        for (i, layer) in self.hidden.iter().enumerate() {
-            layer.check(&format!("portfolio hidden layer {i}"), width)?;
-            width = layer.outputs;
-        }
+        let width = check_hidden(&self.hidden, self.features.len(), "portfolio ")?;
         self.output.check("portfolio output", width)?;
         if self.output.outputs != self.strategies.len() {
             return malformed(format!(
@@ -123,7 +111,7 @@ pub fn is_strategy_name(name: &str) -> bool {
 #[derive(Clone, Debug)]
 pub struct PortfolioNetwork {
     strategies: Vec<String>,
-    hidden: Vec<Dense>,
+    trunk: Trunk,
     output: Dense,
     lead: u32,
     confidence_lead: bool,
@@ -133,17 +121,11 @@ impl PortfolioNetwork {
     /// The network of a head (checked first).
     pub fn new(head: &PortfolioHead) -> Result<PortfolioNetwork, ModelError> {
         head.check()?;
-        let mean = &head.normalisation.mean;
-        let inv_std: Vec<f32> = head.normalisation.std.iter().map(|s| 1.0 / s).collect();
-        let mut hidden: Vec<Dense> = head.hidden.iter().map(DenseLayer::to_dense).collect();
         let mut output = head.output.to_dense();
-        match hidden.first_mut() {
-            Some(first) => first.fold_normalisation(mean, &inv_std),
-            None => output.fold_normalisation(mean, &inv_std),
-        }
+        let trunk = Trunk::new(&head.hidden, &head.normalisation, &mut [&mut output]);
         Ok(PortfolioNetwork {
             strategies: head.strategies.clone(),
-            hidden,
+            trunk,
             output,
             lead: head.lead,
             confidence_lead: head.confidence_lead,
@@ -163,12 +145,7 @@ impl PortfolioNetwork {
     /// One score per strategy for a problem with these [`PROBLEM_FEATURES`].
     pub fn scores(&self, features: &[f32]) -> Vec<f32> {
         let x = ArrayView2::from_shape((1, features.len()), features).expect("one row");
-        let mut h: Option<Array2<f32>> = None;
-        for layer in &self.hidden {
-            let mut next = layer.apply(h.as_ref().map_or(x, |h| h.view()));
-            next.mapv_inplace(|v| v.max(0.0));
-            h = Some(next);
-        }
+        let h = self.trunk.run(x);
         let last = h.as_ref().map_or(x, |h| h.view());
         self.output.apply(last).remove_axis(Axis(0)).to_vec()
     }
