@@ -793,12 +793,12 @@ impl Policy for LearnedPolicy {
 
     fn order_candidates(&mut self, view: &NodeView<'_>, candidates: &mut [Candidate]) {
         self.fixed.order_candidates(view, candidates);
-        let Some(network) = self.network.clone() else {
-            return;
-        };
-        if candidates.len() < 2 {
+        // Most nodes end here: no model, one candidate, or a model that leaves the order alone.
+        let acts = |n: &Network| n.ranks_candidates() || n.postpone_risk().is_some();
+        if candidates.len() < 2 || !self.network.as_deref().is_some_and(acts) {
             return;
         }
+        let network = self.network.clone().expect("checked above");
         if network.ranks_candidates() {
             self.rerank(view, candidates, &network);
         }
