@@ -365,13 +365,5 @@ fn run(args: Args) -> Result<(), String> {
         "data hash {:016x} (validation {:016x})",
         train.hash, valid.hash
     );
-    if let Some(parent) = args.out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-    }
-    let text = model.to_json();
-    std::fs::write(&args.out, &text)
-        .map_err(|e| format!("cannot write {}: {e}", args.out.display()))?;
-    println!("wrote {} ({} bytes)", args.out.display(), text.len());
-    Ok(())
+    portfolio::write_model(&model, &args.out)
 }
