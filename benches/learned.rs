@@ -16,18 +16,23 @@ use telamalloc::search::{Candidate, FixedPolicy, Model, NodeView, Policy, State}
 const WIDTH: usize = CANDIDATE_FEATURES.len();
 const BATCH: usize = 32;
 
-/// A model of the trained shape (9 -> 32 -> 32 -> 1 plus a risk head) with random weights, so
-/// that the benchmark does not depend on a model file.
-fn model(margin: f32) -> ModelFile {
-    let mut rng = StdRng::seed_from_u64(5);
-    let mut layer = |inputs: usize, outputs: usize| DenseLayer {
+/// A dense layer with weights drawn from `rng`.
+fn random_layer(rng: &mut StdRng, inputs: usize, outputs: usize) -> DenseLayer {
+    DenseLayer {
         inputs,
         outputs,
         weights: (0..inputs * outputs)
             .map(|_| rng.random_range(-0.5f32..0.5))
             .collect(),
         bias: vec![0.01; outputs],
-    };
+    }
+}
+
+/// A model of the trained shape (9 -> 32 -> 32 -> 1 plus a risk head) with random weights, so
+/// that the benchmark does not depend on a model file.
+fn model(margin: f32) -> ModelFile {
+    let mut rng = StdRng::seed_from_u64(5);
+    let mut layer = |inputs: usize, outputs: usize| random_layer(&mut rng, inputs, outputs);
     let mut model = ModelFile::linear(&[0.0; WIDTH], margin);
     model.hidden = vec![layer(WIDTH, 32), layer(32, 32)];
     model.score = layer(32, 1);
@@ -124,14 +129,7 @@ fn portfolio_head(c: &mut Criterion) {
     let model_data = Model::new(&problem, 1 << 20);
     let n = PROBLEM_FEATURES.len();
     let mut rng = StdRng::seed_from_u64(9);
-    let mut layer = |inputs: usize, outputs: usize| DenseLayer {
-        inputs,
-        outputs,
-        weights: (0..inputs * outputs)
-            .map(|_| rng.random_range(-0.5f32..0.5))
-            .collect(),
-        bias: vec![0.01; outputs],
-    };
+    let mut layer = |inputs: usize, outputs: usize| random_layer(&mut rng, inputs, outputs);
     let head = PortfolioHead {
         feature_schema_version: telamalloc::search::features::PROBLEM_FEATURE_SCHEMA_VERSION,
         features: PROBLEM_FEATURES.iter().map(|s| s.to_string()).collect(),

@@ -7,12 +7,12 @@
 #[path = "search_support/mod.rs"]
 mod common;
 
-use common::{naive_load, tiny_problem, TinyShape};
+use common::{naive_load, perfect_problem, tiny_problem, TinyShape};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use std::path::PathBuf;
 use telamalloc::allocate::Limits;
-use telamalloc::generate::{perfect, random, CutStyle, PerfectOptions, RandomOptions};
+use telamalloc::generate::{random, RandomOptions};
 use telamalloc::search::features::{CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION};
 use telamalloc::search::learned::{
     fallback_warning, DenseLayer, LearnedPolicy, ModelError, ModelFile, DEFAULT_MODEL_PATH,
@@ -84,21 +84,6 @@ fn fixed_like_model() -> ModelFile {
     weights[OFFSET] = -1.0e6;
     weights[RANK] = -1.0;
     ModelFile::linear(&weights, 0.0)
-}
-
-fn perfect_problem(buffers: usize, seed: u64) -> Problem {
-    perfect(
-        &PerfectOptions {
-            capacity: 4096,
-            horizon: 200,
-            buffers,
-            style: CutStyle::Mixed,
-            remove: 0,
-            alignment: 1,
-        },
-        seed,
-    )
-    .0
 }
 
 fn run(

@@ -5,7 +5,7 @@
 #[path = "search_support/mod.rs"]
 mod common;
 
-use common::{naive_load, tiny_problem, TinyShape};
+use common::{naive_load, perfect_problem, tiny_problem, TinyShape};
 use telamalloc::allocate::Limits;
 use telamalloc::generate::{perfect, CutStyle, PerfectOptions};
 use telamalloc::search::features::{
@@ -19,7 +19,7 @@ use telamalloc::search::{
     policies_by_name, policy_by_name, search, FixedPolicy, Model, NodeView, Outcome, Policy,
     SearchOptions, State,
 };
-use telamalloc::{validate, Problem};
+use telamalloc::validate;
 
 const STRATEGIES: [&str; 4] = ["fixed", "WAT", "TAW", "TWA"];
 
@@ -52,21 +52,6 @@ fn model_with(head: PortfolioHead) -> ModelFile {
     model.rank_candidates = false;
     model.portfolio = Some(head);
     model
-}
-
-fn perfect_problem(buffers: usize, seed: u64) -> Problem {
-    perfect(
-        &PerfectOptions {
-            capacity: 4096,
-            horizon: 200,
-            buffers,
-            style: CutStyle::Mixed,
-            remove: 0,
-            alignment: 1,
-        },
-        seed,
-    )
-    .0
 }
 
 fn names(policies: &[Box<dyn Policy>]) -> Vec<String> {

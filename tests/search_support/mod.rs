@@ -225,6 +225,23 @@ impl Default for TinyShape {
 /// sizes `1..=max_size`; about a third of the problems give their buffers alignments from
 /// {1, 2, 4}, and about a quarter fix the offset of one buffer (a few fix a second one, clear
 /// of the first).
+/// A perfect packing of `buffers` buffers at capacity 4096 over 200 steps (mixed cuts).
+pub fn perfect_problem(buffers: usize, seed: u64) -> Problem {
+    use telamalloc::generate::{perfect, CutStyle, PerfectOptions};
+    perfect(
+        &PerfectOptions {
+            capacity: 4096,
+            horizon: 200,
+            buffers,
+            style: CutStyle::Mixed,
+            remove: 0,
+            alignment: 1,
+        },
+        seed,
+    )
+    .0
+}
+
 pub fn tiny_problem(seed: u64, shape: TinyShape) -> Problem {
     let mut rng = StdRng::seed_from_u64(seed);
     let count = rng.random_range(1..=shape.max_buffers as u64) as usize;
