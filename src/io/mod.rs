@@ -1,18 +1,23 @@
 //! Reading and writing problems and solutions (CSV compatible with MiniMalloc, and JSON).
 //!
-//! Every reader checks the problem with [`check_problem`], so what it returns is well formed:
+//! Every reader checks the problem with [`check_problem`] (the rules of [`Problem::check`]), so
+//! what it returns is well formed:
 //! `lower < upper`, `size > 0`, alignments are powers of two, ids are unique, fixed offsets are
 //! aligned and fit, and no sum of sizes can overflow.
 
 mod check;
 mod csv_format;
+mod files;
 mod json_format;
 
 pub use check::{check_problem, check_problem_for, BufferPlaces};
 pub use csv_format::{
     parse_csv_problem, parse_csv_solution, write_csv_problem, write_csv_solution,
 };
-pub use json_format::{parse_json_problem, parse_json_solution, write_json_solution};
+pub use files::{file_name, problem_files, split_files, write_file, SPLITS_DIR};
+pub use json_format::{
+    json_solution_value, parse_json_problem, parse_json_solution, write_json_solution,
+};
 
 use crate::error::InputError;
 use crate::problem::{Problem, Solution};

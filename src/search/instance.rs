@@ -1,11 +1,11 @@
-//! The immutable search model of a problem: buffers, sections, time-overlap lists, fixed obstacles.
+//! The immutable search instance of a problem: buffers, sections, time-overlap lists, fixed obstacles.
 
 use crate::analysis::Timeline;
 use crate::problem::{align_up, Problem};
 use std::ops::Range;
 
 /// Everything the search needs to know about a problem that does not change while searching.
-pub struct Model {
+pub struct Instance {
     /// Capacity the search must fit.
     pub capacity: u64,
     /// Buffer sizes.
@@ -45,9 +45,9 @@ pub struct Model {
     pub horizon: u64,
 }
 
-impl Model {
-    /// Builds the model of `problem` for `capacity`.
-    pub fn new(problem: &Problem, capacity: u64) -> Model {
+impl Instance {
+    /// Builds the instance of `problem` for `capacity`.
+    pub fn new(problem: &Problem, capacity: u64) -> Instance {
         let timeline = Timeline::new(problem);
         let n = problem.buffers.len();
         let fixed: Vec<bool> = problem.buffers.iter().map(|b| b.offset.is_some()).collect();
@@ -110,7 +110,7 @@ impl Model {
             .filter(|&s| !section_obstacles[s].is_empty())
             .map(|s| s as u32)
             .collect();
-        Model {
+        Instance {
             capacity,
             obstacle_sections,
             sizes: problem.buffers.iter().map(|b| b.size).collect(),

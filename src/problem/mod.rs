@@ -1,5 +1,9 @@
 //! The problem model shared by every allocator: buffers, problems and solutions.
 
+mod rules;
+
+pub use rules::RuleBreak;
+
 use serde::{Deserialize, Serialize};
 
 /// One buffer to place: live over the half-open time interval `[lower, upper)`, `size` bytes long.
