@@ -56,7 +56,8 @@ pub mod validate;
 pub use error::{InputError, Location};
 pub use outcome::{trivially_infeasible, Infeasibility, Limits, Status};
 pub use policy_spec::{BuiltPortfolio, PolicySpec, UnknownPolicy};
-pub use problem::{align_up, Buffer, Problem, RuleBreak, Solution};
+pub use problem::rules::RuleBreak;
+pub use problem::{align_up, Buffer, Problem, Solution};
 pub use report_text::{solution_text, summary_lines};
 pub use search::{SearchOptions, SearchStats};
 pub use solver::{

@@ -1,8 +1,6 @@
 //! The problem model shared by every allocator: buffers, problems and solutions.
 
-mod rules;
-
-pub use rules::RuleBreak;
+pub mod rules;
 
 use serde::{Deserialize, Serialize};
 

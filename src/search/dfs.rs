@@ -7,7 +7,7 @@ use super::observer::{RunObserver, TryCounts, TryEnd};
 use super::options::SearchOptions;
 use super::policy::{Candidate, NodePolicy, NodeView};
 use super::state::State;
-use super::SearchStats;
+use super::stats::SearchStats;
 use crate::analysis::{cut_sections, group_by_part};
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

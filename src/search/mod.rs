@@ -18,15 +18,19 @@ pub mod observer;
 pub mod options;
 pub mod policy;
 mod portfolio;
+pub mod root;
 pub mod schedule;
 pub(crate) mod state;
+pub mod stats;
 pub mod strategy;
 
 pub use observer::{RunObserver, RunSummary, SearchObserver, SearchStart, TryCounts, TryEnd};
 pub use options::{Schedule, SearchOptions, Switch};
 pub use policy::{
-    parse_order, Candidate, FixedPolicy, NodePolicy, NodeView, OrderKey, RootNode, StaticOrder,
+    parse_order, Candidate, FixedPolicy, NodePolicy, NodeView, OrderKey, StaticOrder,
 };
+pub use root::RootNode;
+pub use stats::SearchStats;
 pub use strategy::{Portfolio, ProblemView, StrategyPlan, StrategyRanker};
 
 use crate::analysis::Timeline;
@@ -34,53 +38,8 @@ use crate::baselines::Baseline;
 use crate::outcome::{trivially_infeasible, Infeasibility, Limits, Status};
 use crate::problem::{Problem, Solution};
 use instance::Instance;
-use serde::{Deserialize, Serialize};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
-
-/// Counters of a search.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct SearchStats {
-    /// Search nodes expanded.
-    pub nodes: u64,
-    /// Minor backtracks: candidates that failed at once or whose subtree failed.
-    pub minor_backtracks: u64,
-    /// Major backtracks: jumps back to the placements behind a conflict.
-    pub major_backtracks: u64,
-    /// Restarts (runs after the first).
-    pub restarts: u64,
-    /// Times a placement cut the timeline into independent parts.
-    pub decompositions: u64,
-    /// The policy that produced the answer, if the search ran.
-    pub policy: Option<String>,
-    /// Whether a baseline already fitted (no search ran).
-    pub heuristic: Option<String>,
-    /// Wall-clock seconds.
-    pub seconds: f64,
-    /// Decision lines written to the solve log (0 when not recording).
-    #[serde(default)]
-    pub recorded_decisions: u64,
-    /// Decision lines dropped by the per-run record limit.
-    #[serde(default)]
-    pub dropped_decisions: u64,
-    /// The portfolio's policies in the order they ran (empty if the search did not run).
-    #[serde(default)]
-    pub portfolio: Vec<String>,
-    /// The first policy's node budget per round, in multiples of the others' (1: plain round
-    /// robin; 0 if the search did not run).
-    #[serde(default)]
-    pub lead: u64,
-}
-
-impl SearchStats {
-    /// Adds the work counters of `other` (nodes, backtracks, restarts, decompositions).
-    pub(crate) fn add(&mut self, other: &SearchStats) {
-        self.nodes += other.nodes;
-        self.minor_backtracks += other.minor_backtracks;
-        self.major_backtracks += other.major_backtracks;
-        self.decompositions += other.decompositions;
-    }
-}
 
 /// How a search ended.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 //! not depend on the thread count.
 
 use super::policy::{Candidate, NodeView};
-use super::SearchStats;
+use super::stats::SearchStats;
 use crate::outcome::Status;
 use crate::problem::Problem;
 

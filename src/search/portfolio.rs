@@ -9,7 +9,7 @@ use super::options::SearchOptions;
 use super::policy::NodePolicy;
 use super::schedule::budget;
 use super::state::State;
-use super::SearchStats;
+use super::stats::SearchStats;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
