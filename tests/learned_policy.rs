@@ -476,13 +476,15 @@ fn learned_is_a_policy_name() {
     assert_eq!(DEFAULT_MODEL_PATH, "models/policy.json");
 }
 
-/// The committed model, when there is one, loads under this build's feature schema.
+/// The committed model loads under this build's feature schema (a missing file fails).
 #[test]
 fn committed_model_loads() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(DEFAULT_MODEL_PATH);
-    if !path.exists() {
-        return;
-    }
+    assert!(
+        path.is_file(),
+        "{} is committed with the repository",
+        path.display()
+    );
     let model = ModelFile::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let policy = LearnedPolicy::from_model(model, 10, true);
     assert!(policy.fallback_reason().is_none());

@@ -3,7 +3,7 @@
 
 use telamalloc::allocate::Limits;
 use telamalloc::generate::{perfect, CutStyle, PerfectOptions};
-use telamalloc::search::record::{read_log, TryResult, LOG_SCHEMA_VERSION};
+use telamalloc::search::record::{read_log, TryResult, LOG_SCHEMA, LOG_SCHEMA_VERSION};
 use telamalloc::search::{search, search_recorded, Outcome, Recording, SearchOptions};
 
 fn problem(seed: u64) -> telamalloc::Problem {
@@ -187,4 +187,47 @@ fn a_compressed_log_file_reads_back() {
     let packed = std::fs::metadata(dir.join("log.jsonl.gz")).unwrap().len();
     assert!(packed < plain, "gzip is smaller ({packed} vs {plain})");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A log of a small search with its header line edited by `edit` (a JSON object).
+fn log_with_header(edit: impl Fn(&mut serde_json::Value)) -> String {
+    let (_, bytes) = record(&problem(0), 1, 1_000_000);
+    let text = String::from_utf8(bytes).expect("UTF-8 log");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut header: serde_json::Value = serde_json::from_str(&lines[0]).expect("a JSON header");
+    assert_eq!(header["kind"], "header");
+    edit(&mut header);
+    lines[0] = header.to_string();
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn read_log_rejects_a_wrong_schema_or_version() {
+    // Unedited, the log reads.
+    let good = log_with_header(|_| {});
+    assert_eq!(
+        read_log(good.as_bytes())
+            .expect("a good log")
+            .header
+            .version,
+        LOG_SCHEMA_VERSION
+    );
+    let wrong_schema = log_with_header(|h| h["schema"] = "someone-elses-log".into());
+    let error = read_log(wrong_schema.as_bytes()).expect_err("a wrong schema name");
+    assert!(error.starts_with("line 1: "), "{error}");
+    assert!(error.contains("someone-elses-log"), "{error}");
+    assert!(error.contains(LOG_SCHEMA), "{error}");
+
+    let next = LOG_SCHEMA_VERSION + 1;
+    let wrong_version = log_with_header(|h| h["version"] = next.into());
+    let error = read_log(wrong_version.as_bytes()).expect_err("a newer version");
+    assert!(error.starts_with("line 1: "), "{error}");
+    assert!(error.contains(&format!("version {next}")), "{error}");
+    assert!(
+        error.contains(&format!("{LOG_SCHEMA} version {LOG_SCHEMA_VERSION}")),
+        "{error}"
+    );
+    let wrong_version = log_with_header(|h| h["version"] = 0.into());
+    let error = read_log(wrong_version.as_bytes()).expect_err("an older version");
+    assert!(error.contains("version 0"), "{error}");
 }
