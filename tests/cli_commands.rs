@@ -527,7 +527,7 @@ fn collect_writes_a_log_per_problem_that_logs_reads_and_counts() {
         assert_eq!(outcome, expected, "{name}");
         solved += (outcome == "solved") as u64;
         // The library reads each log back, header first.
-        let log = telamalloc::search::record::read_log_file(&path).expect("readable");
+        let log = telamalloc::solve_log::read_log_file(&path).expect("readable");
         assert_eq!(log.header.problem, name);
         assert_eq!(log.decisions.len() as u64, d, "{name}");
         (decisions, candidates, tries, found) =

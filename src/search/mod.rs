@@ -99,6 +99,10 @@ pub(crate) fn fit(
         cancel,
         mut observer,
     } = request;
+    if portfolio.policies.is_empty() {
+        // Nothing to run would never decide: an empty portfolio means the default one.
+        portfolio = Portfolio::round_robin(problem.len(), options.conflict_boost);
+    }
     let load = Timeline::new(problem).load();
     if let Some(o) = observer.as_mut() {
         o.on_start(&SearchStart {

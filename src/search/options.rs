@@ -244,3 +244,8 @@ pub fn techniques_help() -> String {
         .collect::<Vec<_>>()
         .join("; ")
 }
+
+/// The names of every switch, in table order (the techniques, then `luby`).
+pub fn switch_names() -> Vec<&'static str> {
+    SWITCHES.iter().map(|s| s.name).collect()
+}

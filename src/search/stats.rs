@@ -45,4 +45,3 @@ impl SearchStats {
         self.decompositions += other.decompositions;
     }
 }
-
