@@ -327,3 +327,112 @@ impl State {
             .find(|&s| self.section_fails(instance, s, bound, inference))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::problem::{Buffer, Problem};
+    use proptest::prelude::*;
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
+
+    /// Everything a placement may change that its undo must restore: the offsets, the
+    /// propagated bounds, the section floors and totals (and their range-max tree), the cut
+    /// counts, the neighbour counts, the trail, and the levels of the buffers still placed.
+    #[derive(Debug, PartialEq)]
+    struct Snapshot {
+        offsets: Vec<u64>,
+        base: Vec<u64>,
+        min_offsets: Vec<u64>,
+        floors: Vec<u64>,
+        totals: Vec<u64>,
+        spanning: Vec<u32>,
+        unplaced_neighbours: Vec<u32>,
+        total_tree: MaxTree,
+        trail: usize,
+        placed_levels: Vec<Option<u32>>,
+    }
+
+    fn snapshot(state: &State) -> Snapshot {
+        Snapshot {
+            offsets: state.offsets.clone(),
+            base: state.base.clone(),
+            min_offsets: state.min_offsets.clone(),
+            floors: state.floors.clone(),
+            totals: state.totals.clone(),
+            spanning: state.spanning.clone(),
+            unplaced_neighbours: state.unplaced_neighbours.clone(),
+            total_tree: state.total_tree.clone(),
+            trail: state.trail.len(),
+            placed_levels: (0..state.offsets.len())
+                .map(|b| state.is_placed(b).then_some(state.levels[b]))
+                .collect(),
+        }
+    }
+
+    /// A random problem: some buffers fixed (without collisions), some aligned.
+    fn problem(seed: u64) -> Problem {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let n = rng.random_range(2..14usize);
+        let mut buffers: Vec<Buffer> = Vec::new();
+        for i in 0..n {
+            let lower = rng.random_range(0..12u64);
+            let mut b = Buffer::new(
+                format!("b{i}"),
+                lower,
+                lower + rng.random_range(1..8u64),
+                rng.random_range(1..20u64),
+            );
+            b.alignment = [1, 1, 2, 4][rng.random_range(0..4usize)];
+            if rng.random_range(0..5u32) == 0 {
+                // Fixed high up, clear of every other fixed buffer.
+                b.alignment = 1;
+                b.offset = Some(200 + 40 * i as u64);
+            }
+            buffers.push(b);
+        }
+        Problem::new(buffers, None)
+    }
+
+    proptest! {
+        #[test]
+        fn undo_restores_every_field_of_the_state(seed in 0u64..1_000_000, steps in 1usize..60) {
+            let problem = problem(seed);
+            let capacity = 1000;
+            let instance = Instance::new(&problem, capacity);
+            let mut state = State::new(&instance);
+            let mut rng = StdRng::seed_from_u64(seed ^ 0x5eed);
+            // Open placements: the buffer, the trail mark and the state before it.
+            let mut open: Vec<(usize, usize, Snapshot)> = Vec::new();
+            let initial = snapshot(&state);
+            for _ in 0..steps {
+                let unplaced: Vec<usize> = instance
+                    .free
+                    .iter()
+                    .copied()
+                    .filter(|&b| !state.is_placed(b))
+                    .filter(|&b| state.min_offsets[b] + instance.sizes[b] <= capacity)
+                    .collect();
+                let undo = unplaced.is_empty() || (!open.is_empty() && rng.random_range(0..3u32) == 0);
+                if undo {
+                    let Some((b, mark, before)) = open.pop() else { break };
+                    state.undo(&instance, b, mark);
+                    prop_assert_eq!(snapshot(&state), before, "undo of buffer {}", b);
+                } else {
+                    let b = unplaced[rng.random_range(0..unplaced.len())];
+                    let before = snapshot(&state);
+                    let mark = state.mark();
+                    let floor = rng.random_range(0..2u32) == 0;
+                    state.place(&instance, b, state.min_offsets[b], open.len() as u32 + 1, floor);
+                    prop_assert!(state.is_placed(b));
+                    open.push((b, mark, before));
+                }
+            }
+            while let Some((b, mark, before)) = open.pop() {
+                state.undo(&instance, b, mark);
+                prop_assert_eq!(snapshot(&state), before, "undo of buffer {}", b);
+            }
+            prop_assert_eq!(snapshot(&state), initial);
+        }
+    }
+}
