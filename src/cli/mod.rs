@@ -99,34 +99,18 @@ pub fn read_problem(
     Ok(telamalloc::io::read_problem(path, capacity)?)
 }
 
-/// Reads the problems of `paths` (files, folders) and of a split, all before any work, so that
-/// bad input stops a command before it starts; every problem must have a capacity.
+/// Reads the problems of `paths` and of a split, each with a capacity (see
+/// [`telamalloc::io::read_problem_set`]); none at all is a usage error.
 pub fn read_problems_with_capacity(
     paths: &[std::path::PathBuf],
     split: Option<&str>,
     capacity: Option<u64>,
 ) -> Result<Vec<(std::path::PathBuf, telamalloc::Problem)>, CliError> {
-    let mut paths = paths.to_vec();
-    if let Some(split) = split {
-        paths.extend(telamalloc::io::split_files(split)?);
-    }
-    let files = telamalloc::io::problem_files(&paths)?;
-    if files.is_empty() {
+    let problems = telamalloc::io::read_problem_set(paths, split, capacity, true)?;
+    if problems.is_empty() {
         return Err(CliError::Usage("no problem files given".into()));
     }
-    files
-        .into_iter()
-        .map(|file| {
-            let problem = read_problem(&file, capacity)?;
-            if problem.capacity.is_none() {
-                return Err(CliError::Usage(format!(
-                    "{}: no capacity (give --capacity or name it NAME.CAPACITY.csv)",
-                    file.display()
-                )));
-            }
-            Ok((file, problem))
-        })
-        .collect()
+    Ok(problems)
 }
 
 /// Writes `text` to `path` (see [`telamalloc::io::write_file`]).

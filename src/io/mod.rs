@@ -81,6 +81,37 @@ pub fn read_problem(path: &Path, capacity: Option<u64>) -> Result<Problem, Input
     }
 }
 
+/// Reads every problem of `paths` (files, or folders: see [`problem_files`]) and of the split
+/// `split` (see [`split_files`]), all before any work is done, so that bad input stops a batch
+/// before it starts. `capacity` overrides the files' own; with `need_capacity`, a problem
+/// without one is an error naming its file and the `capacity` field.
+pub fn read_problem_set(
+    paths: &[std::path::PathBuf],
+    split: Option<&str>,
+    capacity: Option<u64>,
+    need_capacity: bool,
+) -> Result<Vec<(std::path::PathBuf, Problem)>, InputError> {
+    let mut paths = paths.to_vec();
+    if let Some(split) = split {
+        paths.extend(split_files(split)?);
+    }
+    problem_files(&paths)?
+        .into_iter()
+        .map(|file| {
+            let problem = read_problem(&file, capacity)?;
+            if need_capacity && problem.capacity.is_none() {
+                return Err(InputError::at_line(
+                    &file.display().to_string(),
+                    None,
+                    Some("capacity"),
+                    "no capacity (give --capacity or name the file NAME.CAPACITY.csv)",
+                ));
+            }
+            Ok((file, problem))
+        })
+        .collect()
+}
+
 /// Reads a solution file for `problem` (format from the extension): every buffer's offset by id.
 pub fn read_solution(path: &Path, problem: &Problem) -> Result<Solution, InputError> {
     let name = path.display().to_string();
