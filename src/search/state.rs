@@ -52,15 +52,15 @@ impl State {
         let mut offsets = vec![UNPLACED; n];
         let mut solution = vec![0; n];
         for i in 0..n {
-            if instance.fixed[i] {
-                offsets[i] = instance.fixed_offsets[i];
-                solution[i] = instance.fixed_offsets[i];
+            if instance.preset[i] {
+                offsets[i] = instance.preset_offsets[i];
+                solution[i] = instance.preset_offsets[i];
             }
         }
         let min_offsets = (0..n)
             .map(|i| {
-                if instance.fixed[i] {
-                    instance.fixed_offsets[i]
+                if instance.preset[i] {
+                    instance.preset_offsets[i]
                 } else {
                     instance.lowest_fit(i, 0)
                 }
