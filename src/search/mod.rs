@@ -4,11 +4,11 @@
 //! the buffers involved prioritised), restarting over a portfolio of policies with growing
 //! budgets.
 //!
-//! Laid out by phase: [`instance`] (the immutable problem data), `state` (placement,
+//! Laid out by phase: `instance` (the immutable problem data), `state` (placement,
 //! propagation and undo), `dfs` (decisions and backtracking), `portfolio` and `schedule`
 //! (restarts), [`policy`] and [`strategy`] (the two decision seams), [`observer`] (who watches),
 //! [`features`] (what learned components see). The crate's front door, [`crate::Solver`], is the
-//! only caller of [`fit`].
+//! only caller of the engine's entry point.
 
 mod dfs;
 pub mod features;
