@@ -6,7 +6,9 @@
 use crate::learned::{
     fallback_warning, LearnedPolicy, ModelFile, Network, PortfolioRanker, DEFAULT_MODEL_PATH,
 };
-use crate::search::{parse_order, FixedPolicy, NodePolicy, Portfolio, SearchOptions, StaticOrder};
+use crate::search::{
+    parse_policy_name, FixedPolicy, NodePolicy, PolicyName, Portfolio, SearchOptions, StaticOrder,
+};
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -68,24 +70,17 @@ impl FromStr for PolicySpec {
         let lower = name.to_ascii_lowercase();
         match lower.as_str() {
             "portfolio" => return Ok(PolicySpec::Portfolio),
-            "fixed" => return Ok(PolicySpec::Fixed),
             "learned" => return Ok(PolicySpec::Learned { model: None }),
+            _ if lower.ends_with(".json") => {
+                return Ok(PolicySpec::Learned {
+                    model: Some(PathBuf::from(name)),
+                })
+            }
             _ => {}
         }
-        if lower.ends_with(".json") {
-            return Ok(PolicySpec::Learned {
-                model: Some(PathBuf::from(name)),
-            });
-        }
-        let (word, boosted) = match name.strip_suffix('+') {
-            Some(word) => (word, true),
-            None => (name, false),
-        };
-        match parse_order(word) {
-            Some(_) => Ok(PolicySpec::Order {
-                word: word.to_ascii_uppercase(),
-                boosted,
-            }),
+        match parse_policy_name(name) {
+            Some(PolicyName::Fixed) => Ok(PolicySpec::Fixed),
+            Some(PolicyName::Order { word, boosted }) => Ok(PolicySpec::Order { word, boosted }),
             None => Err(UnknownPolicy(name.to_string())),
         }
     }

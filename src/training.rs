@@ -3,8 +3,8 @@
 //! the trainer uses comes from here, so a change to the contract shows in one place.
 
 pub use crate::learned::{
-    DenseLayer, ModelError, ModelFile, Network, Normalisation, PortfolioHead, PortfolioNetwork,
-    TrainingInfo, MAX_LEAD, MODEL_FORMAT, MODEL_FORMAT_VERSION,
+    is_strategy_name, DenseLayer, ModelError, ModelFile, Network, Normalisation, PortfolioHead,
+    PortfolioNetwork, TrainingInfo, MAX_LEAD, MODEL_FORMAT, MODEL_FORMAT_VERSION,
 };
 pub use crate::search::features::{
     CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION, NODE_FEATURES, PROBLEM_FEATURES,

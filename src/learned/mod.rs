@@ -30,8 +30,8 @@ pub mod node_policy;
 pub mod portfolio_head;
 
 pub use model_file::{
-    DenseLayer, ModelError, ModelFile, Normalisation, PortfolioHead, TrainingInfo,
-    DEFAULT_MODEL_PATH, MAX_LEAD, MODEL_FORMAT, MODEL_FORMAT_VERSION,
+    is_strategy_name, DenseLayer, ModelError, ModelFile, Normalisation, PortfolioHead,
+    TrainingInfo, DEFAULT_MODEL_PATH, MAX_LEAD, MODEL_FORMAT, MODEL_FORMAT_VERSION,
 };
 pub use network::{Network, PortfolioNetwork};
 pub use node_policy::{fallback_warning, LearnedPolicy};

@@ -4,7 +4,7 @@
 use crate::search::features::{
     CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION, PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION,
 };
-use crate::search::parse_order;
+use crate::search::{parse_policy_name, PolicyName};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -437,6 +437,5 @@ impl PortfolioHead {
 /// Whether `name` is a strategy a portfolio head may rank: `fixed`, an order word over `W`, `A`,
 /// `T`, `Z`, or such a word followed by `+` (with conflict boosting).
 pub fn is_strategy_name(name: &str) -> bool {
-    let word = name.strip_suffix('+').unwrap_or(name);
-    name == "fixed" || parse_order(word).is_some()
+    name == "fixed" || matches!(parse_policy_name(name), Some(PolicyName::Order { .. }))
 }

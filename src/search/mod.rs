@@ -27,7 +27,8 @@ pub mod strategy;
 pub use observer::{RunObserver, RunSummary, SearchObserver, SearchStart, TryCounts, TryEnd};
 pub use options::{Schedule, SearchOptions, Switch};
 pub use policy::{
-    parse_order, Candidate, FixedPolicy, NodePolicy, NodeView, OrderKey, StaticOrder,
+    parse_order, parse_policy_name, Candidate, FixedPolicy, NodePolicy, NodeView, OrderKey,
+    PolicyName, StaticOrder,
 };
 pub use root::RootNode;
 pub use stats::SearchStats;

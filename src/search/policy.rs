@@ -173,6 +173,38 @@ pub fn parse_order(word: &str) -> Option<Vec<OrderKey>> {
         .collect()
 }
 
+/// What the name of a single node policy says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PolicyName {
+    /// `fixed`: TelaMalloc's order with conflict boosting.
+    Fixed,
+    /// An order word (upper case), with conflict boosting when written `WORD+`.
+    Order {
+        /// The word, upper case.
+        word: String,
+        /// Whether it ends in `+`.
+        boosted: bool,
+    },
+}
+
+/// Parses the name of a single node policy: `fixed` or an order word over `W`, `A`, `T`, `Z`,
+/// optionally followed by `+` (any case). The one grammar of policy names: the CLI's policy
+/// specs and the strategies of a learned portfolio head both use it.
+pub fn parse_policy_name(name: &str) -> Option<PolicyName> {
+    if name.eq_ignore_ascii_case("fixed") {
+        return Some(PolicyName::Fixed);
+    }
+    let (word, boosted) = match name.strip_suffix('+') {
+        Some(word) => (word, true),
+        None => (name, false),
+    };
+    parse_order(word)?;
+    Some(PolicyName::Order {
+        word: word.to_ascii_uppercase(),
+        boosted,
+    })
+}
+
 /// Sorts `buffers` by the keys of `word`, larger first, ties by buffer index.
 pub fn sort_by_order(view: &NodeView<'_>, word: &[OrderKey], buffers: &mut [u32]) {
     let key = |&b: &u32| -> (Vec<Reverse<u128>>, u32) {
