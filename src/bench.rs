@@ -55,8 +55,9 @@ pub fn ablation(base: &Solver) -> Vec<(String, Solver)> {
 }
 
 /// Runs every labelled solver on every problem, one at a time (so timings do not interfere).
-/// `capacity` overrides the files' own; `minimize` (or a problem without a capacity) asks for
-/// the smallest peak. `on_row` sees each row as soon as it is measured.
+/// `capacity` overrides the files' own; `minimize` asks for the smallest peak. A problem without
+/// a capacity, when not minimising, is an error (the rule of [`Goal::for_problem`], as for
+/// `solve`). `on_row` sees each row as soon as it is measured.
 pub fn run(
     files: &[PathBuf],
     solvers: &[(String, Solver)],
@@ -67,7 +68,14 @@ pub fn run(
     let mut rows = Vec::new();
     for file in files {
         let problem = read_problem(file, capacity)?;
-        let goal = Goal::for_problem(&problem, minimize).unwrap_or(Goal::Minimize);
+        let goal = Goal::for_problem(&problem, minimize).ok_or_else(|| {
+            InputError::at_line(
+                &file.display().to_string(),
+                None,
+                Some("capacity"),
+                "no capacity: give --capacity N or --minimize (or name the file NAME.CAPACITY.csv)",
+            )
+        })?;
         for (label, solver) in solvers {
             let result = solver.solve(&problem, goal).map_err(|e| {
                 InputError::at_line(&file.display().to_string(), None, None, e.to_string())
