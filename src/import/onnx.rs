@@ -31,6 +31,7 @@
 //! Tensors read inside the bodies of control-flow operators (`If`, `Loop`, `Scan`) count as read
 //! by the operator itself; the bodies' own tensors are not imported.
 
+mod dtype;
 mod infer;
 mod proto;
 
@@ -40,29 +41,7 @@ use infer::{infer, Info};
 use proto::{as_bytes, as_string, as_varint, parse_graph, Fields, GraphProto, ValueInfo};
 use std::collections::{BinaryHeap, HashMap};
 
-/// Bits per element of an ONNX `TensorProto.DataType`, `None` for `STRING`, `UNDEFINED` and
-/// unknown codes.
-pub fn element_bits(data_type: i32) -> Option<u64> {
-    Some(match data_type {
-        1 => 32,      // FLOAT
-        2 | 3 => 8,   // UINT8, INT8
-        4 | 5 => 16,  // UINT16, INT16
-        6 => 32,      // INT32
-        7 => 64,      // INT64
-        9 => 8,       // BOOL
-        10 => 16,     // FLOAT16
-        11 => 64,     // DOUBLE
-        12 => 32,     // UINT32
-        13 => 64,     // UINT64
-        14 => 64,     // COMPLEX64
-        15 => 128,    // COMPLEX128
-        16 => 16,     // BFLOAT16
-        17..=20 => 8, // FLOAT8 variants
-        21..=23 => 4, // UINT4, INT4, FLOAT4E2M1
-        24 => 8,      // FLOAT8E8M0
-        _ => return None,
-    })
-}
+pub use dtype::element_bits;
 
 /// Reads an ONNX model into a [`Graph`], inferring shapes where the file has none.
 pub(crate) fn read_graph(

@@ -1,11 +1,8 @@
 //! Shape inference for common ONNX operators, carrying the values of small integer tensors.
 
-use super::proto::{is_integer, Node, Values};
+use super::dtype::{is_integer, BOOL, FLOAT, INT64, UINT8};
+use super::proto::{Node, Values};
 
-const FLOAT: i32 = 1;
-const UINT8: i32 = 2;
-const INT64: i32 = 7;
-const BOOL: i32 = 9;
 /// The most values a `ConstantOfShape` output keeps.
 const VALUE_LIMIT: u64 = 4096;
 
