@@ -228,21 +228,21 @@ fn use_bodies(code: &str) -> Vec<(String, bool)> {
     bodies
 }
 
-/// Inline paths starting with `crate::` or `super::` outside `use` items.
+/// Inline paths starting with `crate::` or `super::` (in `use` items too).
 fn inline_paths(code: &str) -> Vec<String> {
     let mut paths = Vec::new();
     for start in ["crate::", "super::"] {
-        let mut rest = code;
-        while let Some(at) = rest.find(start) {
-            let before = rest[..at].chars().next_back();
-            let path: String = rest[at..]
+        for (at, _) in code.match_indices(start) {
+            // A path's own later segments (`super::super::x`) are not paths of their own.
+            let before = code[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            let path: String = code[at..]
                 .chars()
                 .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
                 .collect();
-            if before.is_none_or(|c| !(c.is_alphanumeric() || c == '_')) {
-                paths.push(path.trim_end_matches(':').to_string());
-            }
-            rest = &rest[at + start.len()..];
+            paths.push(path.trim_end_matches(':').to_string());
         }
     }
     paths
@@ -502,7 +502,11 @@ fn long_functions(file: &SourceFile) -> Vec<String> {
 #[test]
 fn no_function_is_longer_than_150_lines() {
     let long: Vec<String> = source_files().iter().flat_map(long_functions).collect();
-    assert!(long.is_empty(), "functions over 150 lines:\n{}", long.join("\n"));
+    assert!(
+        long.is_empty(),
+        "functions over 150 lines:\n{}",
+        long.join("\n")
+    );
 }
 
 #[test]
@@ -523,6 +527,10 @@ fn use_lists_expand() {
     assert_eq!(
         expand_use("crate::a::{b, c::{d, e as f}}"),
         ["crate::a::b", "crate::a::c::d", "crate::a::c::e"]
+    );
+    assert_eq!(
+        inline_paths("x = super::super::proto::Node;"),
+        ["super::super::proto::Node"]
     );
     let stripped = strip_comments_and_strings("let s = \"crate::x {\"; // crate::y\nlet c = '{';");
     assert!(!stripped.contains("crate::"), "{stripped}");
