@@ -8,6 +8,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+/// The module path prefix of the binary crate's files.
+const BINARY: &str = "<bin>";
+
 /// The longest a function may be, in lines.
 const MAX_FUNCTION_LINES: usize = 150;
 
@@ -40,6 +43,10 @@ fn source_files() -> Vec<SourceFile> {
                     Some("mod" | "lib" | "main")
                 ) {
                     module.pop();
+                }
+                // The binary (main.rs and cli/) is a crate of its own.
+                if module.first().is_some_and(|m| m == "cli") || relative == Path::new("main.rs") {
+                    module.insert(0, BINARY.to_string());
                 }
                 let text = std::fs::read_to_string(&path).expect("readable source");
                 let code = strip_test_modules(&strip_comments_and_strings(&text));
@@ -294,7 +301,12 @@ impl Crate {
             .collect();
         let mut module = self.files[i].module.clone();
         match segments.first().map(String::as_str) {
-            Some("crate") => Some(segments[1..].to_vec()),
+            Some("crate") => {
+                let mut root: Vec<String> =
+                    module.into_iter().take_while(|m| m == BINARY).collect();
+                root.extend(segments[1..].iter().cloned());
+                Some(root)
+            }
             Some("super") => {
                 let supers = segments.iter().take_while(|s| *s == "super").count();
                 for _ in 0..supers {
@@ -339,6 +351,13 @@ impl Crate {
         None
     }
 
+    /// Whether file `i` is a crate root (lib.rs or main.rs): every file may name items through
+    /// it, and it declares every module, so it is no part of a cycle.
+    fn is_crate_root(&self, i: usize) -> bool {
+        let module = &self.files[i].module;
+        module.is_empty() || module == &[BINARY.to_string()]
+    }
+
     /// For each file, the files it imports from.
     fn edges(&self) -> Vec<BTreeSet<usize>> {
         (0..self.files.len())
@@ -353,7 +372,7 @@ impl Crate {
                     .iter()
                     .filter_map(|p| self.absolute(i, p))
                     .filter_map(|p| self.resolve(&p, 0))
-                    .filter(|&target| target != i && !self.files[target].module.is_empty())
+                    .filter(|&target| target != i && !self.is_crate_root(target))
                     .collect()
             })
             .collect()
@@ -432,6 +451,11 @@ fn no_two_source_files_import_each_other() {
         krate.by_module[&path]
     };
     assert!(edges[module("solver")].contains(&module("search")));
+    // Names re-exported at the crate root resolve to the file that defines them.
+    assert_eq!(
+        krate.resolve(&["Goal".to_string()], 0),
+        Some(module("solver"))
+    );
     let found: Vec<String> = cycles(&edges)
         .into_iter()
         .map(|component| {
