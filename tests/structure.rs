@@ -135,11 +135,10 @@ fn is_raw_string(chars: &[char], i: usize) -> bool {
 
 /// Whether the quote at `i` opens a char literal (`'a'`, `'\n'`), not a lifetime (`'a`).
 fn is_char_literal(chars: &[char], i: usize) -> bool {
-    match (chars.get(i + 1), chars.get(i + 2), chars.get(i + 3)) {
-        (Some('\\'), _, _) => true,
-        (Some(_), Some('\''), _) => true,
-        _ => false,
-    }
+    matches!(
+        (chars.get(i + 1), chars.get(i + 2)),
+        (Some('\\'), _) | (Some(_), Some('\''))
+    )
 }
 
 /// The code without `#[cfg(test)] mod name { ... }` blocks.
