@@ -14,3 +14,11 @@ pub use crate::solve_log::{
     read_log, read_log_file, CandidateRecord, Decision, Footer, Header, LogLine, SolveLog,
     TryRecord, TryResult, LOG_SCHEMA, LOG_SCHEMA_VERSION,
 };
+
+/// The features of a whole problem under `capacity` (see [`PROBLEM_FEATURES`]), as the
+/// portfolio head sees them; `problem` must pass [`crate::Problem::check`].
+pub fn problem_features(problem: &crate::Problem, capacity: u64) -> [f32; PROBLEM_FEATURES.len()] {
+    crate::search::RootNode::new(problem, capacity)
+        .problem_view()
+        .features()
+}

@@ -225,4 +225,12 @@ impl NodePolicy for LearnedPolicy {
     fn on_conflict(&mut self, buffers: &[u32]) {
         self.fixed.on_conflict(buffers);
     }
+
+    fn reads_conflicts(&self) -> bool {
+        // The candidate features (the last one counts conflicts) are computed only when the
+        // model reorders or postpones candidates.
+        self.network
+            .as_deref()
+            .is_some_and(|n| n.ranks_candidates() || n.postpone_risk().is_some())
+    }
 }

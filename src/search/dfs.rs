@@ -82,7 +82,8 @@ pub struct Searcher<'a> {
     /// Static rank of each buffer in its current (sub)problem.
     ranks: Vec<u32>,
     /// How many conflicts each buffer was involved in during this run: the one count that the
-    /// policies, the features and the solve logs see.
+    /// policies, the features and the solve logs see. Kept only when someone reads it (an
+    /// observer, or a policy that asks for it); empty otherwise.
     conflicts: Vec<u32>,
     /// Statistics of the run.
     pub stats: SearchStats,
@@ -103,13 +104,14 @@ impl<'a> Searcher<'a> {
         observer: Option<Box<dyn RunObserver>>,
     ) -> Searcher<'a> {
         let n = instance.sizes.len();
+        let counted = observer.is_some() || policy.reads_conflicts();
         Searcher {
             instance,
             state,
             options,
             policy,
             ranks: vec![0; n],
-            conflicts: vec![0; n],
+            conflicts: if counted { vec![0; n] } else { Vec::new() },
             stats: SearchStats::default(),
             limits,
             majors: MajorBacktracks {
@@ -245,7 +247,9 @@ impl<'a> Searcher<'a> {
                 earliest = earliest.min(self.state.levels[b_idx]);
             } else {
                 involved.push(b);
-                self.conflicts[b_idx] += 1;
+                if let Some(count) = self.conflicts.get_mut(b_idx) {
+                    *count += 1;
+                }
             }
         }
         self.majors.last_conflict_depth = if earliest == u32::MAX { 0 } else { earliest };

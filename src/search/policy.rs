@@ -106,6 +106,8 @@ impl NodeView<'_> {
 
     /// How many conflicts (failing sections) involved `buffer` in this run so far: the one
     /// conflict count the search keeps, which the solve logs and the learned features share.
+    /// Kept only for an observer or a policy whose [`NodePolicy::reads_conflicts`] is true (0
+    /// otherwise).
     pub fn conflicts(&self, buffer: u32) -> u32 {
         self.conflicts.get(buffer as usize).copied().unwrap_or(0)
     }
@@ -140,6 +142,12 @@ pub trait NodePolicy: Send {
     /// a buffer that no longer fits).
     fn on_conflict(&mut self, buffers: &[u32]) {
         let _ = buffers;
+    }
+
+    /// Whether the policy reads [`NodeView::conflicts`]; the search keeps that count only when
+    /// someone does (asked once per run). Without it the count reads 0.
+    fn reads_conflicts(&self) -> bool {
+        false
     }
 }
 
