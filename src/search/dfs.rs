@@ -247,9 +247,11 @@ impl<'a> Searcher<'a> {
                 earliest = earliest.min(self.state.levels[b_idx]);
             } else {
                 involved.push(b);
-                if let Some(count) = self.conflicts.get_mut(b_idx) {
-                    *count += 1;
-                }
+            }
+        }
+        if !self.conflicts.is_empty() {
+            for &b in involved.iter() {
+                self.conflicts[b as usize] += 1;
             }
         }
         self.majors.last_conflict_depth = if earliest == u32::MAX { 0 } else { earliest };

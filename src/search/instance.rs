@@ -50,7 +50,11 @@ pub struct Instance {
 impl Instance {
     /// Builds the instance of `problem` for `capacity`.
     pub fn new(problem: &Problem, capacity: u64) -> Instance {
-        let timeline = Timeline::new(problem);
+        Instance::with_timeline(problem, &Timeline::new(problem), capacity)
+    }
+
+    /// [`Instance::new`] with the problem's timeline already built.
+    pub fn with_timeline(problem: &Problem, timeline: &Timeline, capacity: u64) -> Instance {
         let n = problem.buffers.len();
         let preset: Vec<bool> = problem.buffers.iter().map(|b| b.offset.is_some()).collect();
         let mut members = vec![Vec::new(); timeline.len()];

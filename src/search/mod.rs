@@ -74,6 +74,8 @@ pub(crate) struct SearchResult {
 
 /// How to run one search, besides the problem and its portfolio.
 pub(crate) struct FitRequest<'a> {
+    /// The problem's timeline (sections and LOAD), built once by the caller.
+    pub(crate) timeline: &'a Timeline,
     /// The technique switches.
     pub(crate) options: &'a SearchOptions,
     /// Time and node limits.
@@ -95,6 +97,7 @@ pub(crate) fn fit(
 ) -> SearchResult {
     let start = Instant::now();
     let FitRequest {
+        timeline,
         options,
         limits,
         cancel,
@@ -104,7 +107,7 @@ pub(crate) fn fit(
         // Nothing to run would never decide: an empty portfolio means the default one.
         portfolio = Portfolio::round_robin(problem.len(), options.conflict_boost);
     }
-    let load = Timeline::new(problem).load();
+    let load = timeline.load();
     if let Some(o) = observer.as_mut() {
         o.on_start(&SearchStart {
             problem,
@@ -122,7 +125,7 @@ pub(crate) fn fit(
             }
             None => {
                 let deadline = limits.timeout.map(|t| start + t);
-                let instance = Instance::new(problem, capacity);
+                let instance = Instance::with_timeline(problem, timeline, capacity);
                 let view = ProblemView {
                     instance: &instance,
                 };

@@ -42,7 +42,8 @@ pub(crate) fn minimize(
         .min_by_key(|s| s.peak(problem))
         .expect("at least one baseline");
     let mut peak = best.peak(problem);
-    let mut lower = Timeline::new(problem).load();
+    let timeline = Timeline::new(problem);
+    let mut lower = timeline.load();
     let mut probe_low = lower; // Lowest capacity not yet tried (not proven infeasible).
     while probe_low < peak {
         let left = timeout.saturating_sub(start.elapsed());
@@ -56,6 +57,7 @@ pub(crate) fn minimize(
             probe_low + (peak - probe_low) / 2
         };
         let request = FitRequest {
+            timeline: &timeline,
             options,
             limits: Limits {
                 timeout: Some(left / 2),

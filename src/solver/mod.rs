@@ -307,7 +307,8 @@ impl Solver {
             Goal::Minimize => None,
         };
         problem.check(None).map_err(SolveError::InvalidProblem)?;
-        let load = Timeline::new(problem).load();
+        let timeline = Timeline::new(problem);
+        let load = timeline.load();
         let mut allocation = Allocation {
             status: Status::LimitReached,
             solution: None,
@@ -322,7 +323,9 @@ impl Solver {
             (Algorithm::Baseline(baseline), _) => {
                 self.baseline(problem, baseline, capacity, load, &mut allocation)
             }
-            (Algorithm::Search, Goal::Fit(c)) => self.fit(problem, c, observer, &mut allocation),
+            (Algorithm::Search, Goal::Fit(c)) => {
+                self.fit(problem, &timeline, c, observer, &mut allocation)
+            }
             (Algorithm::Search, Goal::Minimize) => self.minimize(problem, &mut allocation),
         };
         if let Some(layout) = layout {
@@ -388,6 +391,7 @@ impl Solver {
     fn fit(
         &self,
         problem: &Problem,
+        timeline: &Timeline,
         capacity: u64,
         observer: Option<&mut dyn SearchObserver>,
         allocation: &mut Allocation,
@@ -395,6 +399,7 @@ impl Solver {
         let (portfolio, warnings) = self.build_portfolio(problem.len());
         allocation.warnings = warnings;
         let request = FitRequest {
+            timeline,
             options: &self.options,
             limits: self.limits,
             cancel: self.cancel.as_deref(),
