@@ -9,9 +9,9 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use std::hint::black_box;
 use telamalloc::generate::{perfect, CutStyle, PerfectOptions};
+use telamalloc::learned::{DenseLayer, LearnedPolicy, ModelFile, Network};
 use telamalloc::search::features::CANDIDATE_FEATURES;
-use telamalloc::search::learned::{DenseLayer, LearnedPolicy, ModelFile, Network};
-use telamalloc::search::{Candidate, FixedPolicy, Model, NodeView, Policy, State};
+use telamalloc::search::{Candidate, FixedPolicy, NodePolicy, RootNode};
 
 const WIDTH: usize = CANDIDATE_FEATURES.len();
 const BATCH: usize = 32;
@@ -69,23 +69,18 @@ fn order_candidates(c: &mut Criterion) {
         3,
     );
     let capacity = problem.capacity.expect("generated with a capacity");
-    let model_data = Model::new(&problem, capacity);
-    let state = State::new(&model_data);
-    let view = NodeView {
-        model: &model_data,
-        state: &state,
-        depth: 0,
-        unplaced: model_data.free.len(),
-    };
-    let mut candidates: Vec<Candidate> = model_data
-        .free
-        .iter()
+    let root = RootNode::new(&problem, capacity);
+    let view = root.view();
+    // The first BATCH free buffers at their root offsets, ranked in buffer order.
+    let mut free = root.candidates();
+    free.sort_by_key(|c| c.buffer);
+    let mut candidates: Vec<Candidate> = free
+        .into_iter()
         .take(BATCH)
         .enumerate()
-        .map(|(rank, &b)| Candidate {
-            buffer: b as u32,
-            offset: state.min_offsets[b],
+        .map(|(rank, c)| Candidate {
             rank: rank as u32,
+            ..c
         })
         .collect();
     candidates.sort_by_key(|c| (c.offset, c.rank));
@@ -112,9 +107,8 @@ fn order_candidates(c: &mut Criterion) {
 }
 
 fn portfolio_head(c: &mut Criterion) {
-    use telamalloc::search::features::{problem_features, PROBLEM_FEATURES};
-    use telamalloc::search::learned::Normalisation;
-    use telamalloc::search::portfolio_model::{PortfolioHead, PortfolioNetwork};
+    use telamalloc::learned::{Normalisation, PortfolioHead, PortfolioNetwork};
+    use telamalloc::search::features::{PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION};
     let (problem, _) = perfect(
         &PerfectOptions {
             capacity: 1 << 20,
@@ -126,12 +120,13 @@ fn portfolio_head(c: &mut Criterion) {
         },
         7,
     );
-    let model_data = Model::new(&problem, 1 << 20);
+    let root = RootNode::new(&problem, 1 << 20);
+    let view = root.problem_view();
     let n = PROBLEM_FEATURES.len();
     let mut rng = StdRng::seed_from_u64(9);
     let mut layer = |inputs: usize, outputs: usize| random_layer(&mut rng, inputs, outputs);
     let head = PortfolioHead {
-        feature_schema_version: telamalloc::search::features::PROBLEM_FEATURE_SCHEMA_VERSION,
+        feature_schema_version: PROBLEM_FEATURE_SCHEMA_VERSION,
         features: PROBLEM_FEATURES.iter().map(|s| s.to_string()).collect(),
         strategies: ["fixed", "WAT", "TAW", "TWA"].map(String::from).to_vec(),
         normalisation: Normalisation {
@@ -146,10 +141,11 @@ fn portfolio_head(c: &mut Criterion) {
     let network = PortfolioNetwork::new(&head).expect("valid head");
     let mut group = c.benchmark_group("portfolio_head");
     group.bench_function("problem_features_450", |b| {
-        b.iter(|| black_box(problem_features(black_box(&model_data))))
+        b.iter(|| black_box(black_box(&view).features()))
     });
+    // Problem features and the head's ranking (what its ranker does once per problem).
     group.bench_function("rank_450", |b| {
-        b.iter(|| black_box(network.rank(black_box(&model_data))))
+        b.iter(|| black_box(network.rank(&black_box(&view).features())))
     });
     group.finish();
 }

@@ -1,17 +1,18 @@
-//! Criterion benchmarks of the hybrid search on small and medium problems (the search itself:
-//! the baseline shortcut is off).
+//! Criterion benchmarks of the hybrid search on small and medium problems, through the front door
+//! (the search itself: the baseline shortcut is off).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
-use telamalloc::allocate::Limits;
 use telamalloc::generate::{overlap, perfect, CutStyle, PerfectOptions};
-use telamalloc::search::{search, search_recorded, Outcome, Recording, SearchOptions};
+use telamalloc::solve_log::LogRecorder;
+use telamalloc::{Goal, SearchOptions, Solver, Status};
 
-fn options() -> SearchOptions {
-    SearchOptions {
+/// The search alone: the baseline shortcut is off.
+fn solver() -> Solver {
+    Solver::new().options(SearchOptions {
         heuristic_first: false,
         ..SearchOptions::default()
-    }
+    })
 }
 
 fn perfect_packings(c: &mut Criterion) {
@@ -31,9 +32,10 @@ fn perfect_packings(c: &mut Criterion) {
         );
         let capacity = problem.capacity.expect("generated with a capacity");
         group.bench_with_input(BenchmarkId::from_parameter(buffers), &problem, |b, p| {
+            let solver = solver();
             b.iter(|| {
-                let result = search(p, capacity, &options(), None, Limits::default());
-                assert!(matches!(result.outcome, Outcome::Solved(_)));
+                let result = solver.solve(p, Goal::Fit(capacity)).expect("valid");
+                assert_eq!(result.status, Status::Solved);
                 black_box(result)
             })
         });
@@ -46,16 +48,9 @@ fn all_overlapping(c: &mut Criterion) {
     group.sample_size(10);
     let problem = overlap(1000, 1, 100_000, 1);
     let capacity = problem.capacity.expect("generated with a capacity");
+    let solver = solver();
     group.bench_function("1000", |b| {
-        b.iter(|| {
-            black_box(search(
-                &problem,
-                capacity,
-                &options(),
-                None,
-                Limits::default(),
-            ))
-        })
+        b.iter(|| black_box(solver.solve(&problem, Goal::Fit(capacity))))
     });
     group.finish();
 }
@@ -76,34 +71,16 @@ fn recording(c: &mut Criterion) {
         3,
     );
     let capacity = problem.capacity.expect("generated with a capacity");
+    let solver = solver();
     group.bench_function("off", |b| {
-        b.iter(|| {
-            black_box(search(
-                &problem,
-                capacity,
-                &options(),
-                None,
-                Limits::default(),
-            ))
-        })
+        b.iter(|| black_box(solver.solve(&problem, Goal::Fit(capacity))))
     });
     group.bench_function("on", |b| {
         b.iter(|| {
-            let mut log = Vec::new();
-            let result = search_recorded(
-                &problem,
-                capacity,
-                &options(),
-                None,
-                Limits::default(),
-                None,
-                Some(Recording {
-                    writer: &mut log,
-                    problem: "bench".into(),
-                    limit_per_run: u64::MAX,
-                }),
-            );
-            black_box((result, log.len()))
+            let mut log = LogRecorder::new(Vec::new(), "bench", u64::MAX);
+            let result = solver.solve_observed(&problem, Goal::Fit(capacity), &mut log);
+            let bytes = log.finish().expect("in memory");
+            black_box((result, bytes.len()))
         })
     });
     group.finish();

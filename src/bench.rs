@@ -1,10 +1,10 @@
 //! Side-by-side runs of several algorithms over a set of problems (`telamalloc bench`).
 
-use crate::allocate::{allocate, Algorithm, Goal, Limits};
 use crate::error::InputError;
-use crate::io::read_problem;
+use crate::io::{file_name, read_problem};
+use crate::solver::{Goal, Solver};
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// One algorithm's result on one problem.
 #[derive(Clone, Debug, Serialize)]
@@ -44,62 +44,42 @@ impl BenchRow {
     }
 }
 
-/// The problem files named by `paths`: files as given, folders searched (not recursively) for
-/// `.csv` and `.json` files, sorted by name (a folder's `manifest.csv` is not a problem and is
-/// skipped).
-pub fn problem_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
-    let mut files = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            let entries = std::fs::read_dir(path).map_err(|e| {
-                InputError::at_line(
-                    &path.display().to_string(),
-                    None,
-                    None,
-                    format!("cannot read folder: {e}"),
-                )
-            })?;
-            let mut found: Vec<PathBuf> = entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| {
-                    p.is_file()
-                        && p.file_name().is_some_and(|n| n != "manifest.csv")
-                        && matches!(
-                            p.extension().and_then(|e| e.to_str()),
-                            Some("csv") | Some("json")
-                        )
-                })
-                .collect();
-            found.sort();
-            files.extend(found);
-        } else {
-            files.push(path.clone());
-        }
+/// The search of `base` with its options as given, then with each technique switch flipped in
+/// turn (labelled `search`, then `-name` or `+name`).
+pub fn ablation(base: &Solver) -> Vec<(String, Solver)> {
+    let mut solvers = vec![("search".to_string(), base.clone())];
+    for (label, options) in base.search_options().ablation_variants() {
+        solvers.push((label, base.clone().options(options)));
     }
-    Ok(files)
+    solvers
 }
 
-/// Runs every algorithm on every problem, one at a time (so timings do not interfere).
-/// `capacity` overrides the files' own; `minimize` ignores capacities. `on_row` sees each row
-/// as soon as it is measured.
+/// Runs every labelled solver on every problem, one at a time (so timings do not interfere).
+/// `capacity` overrides the files' own; `minimize` asks for the smallest peak. A problem without
+/// a capacity, when not minimising, is an error (the rule of [`Goal::for_problem`], as for
+/// `solve`). `on_row` sees each row as soon as it is measured.
 pub fn run(
     files: &[PathBuf],
-    algorithms: &[(String, Algorithm)],
+    solvers: &[(String, Solver)],
     capacity: Option<u64>,
     minimize: bool,
-    limits: Limits,
-    seed: u64,
     mut on_row: impl FnMut(&BenchRow),
 ) -> Result<Vec<BenchRow>, InputError> {
     let mut rows = Vec::new();
     for file in files {
         let problem = read_problem(file, capacity)?;
-        let goal = match (minimize, problem.capacity) {
-            (false, Some(c)) => Goal::Fit(c),
-            _ => Goal::Minimize,
-        };
-        for (label, algorithm) in algorithms {
-            let result = allocate(&problem, algorithm, goal, limits, seed);
+        let goal = Goal::for_problem(&problem, minimize).ok_or_else(|| {
+            InputError::at_line(
+                &file.display().to_string(),
+                None,
+                Some("capacity"),
+                "no capacity: give --capacity N or --minimize (or name the file NAME.CAPACITY.csv)",
+            )
+        })?;
+        for (label, solver) in solvers {
+            let result = solver.solve(&problem, goal).map_err(|e| {
+                InputError::at_line(&file.display().to_string(), None, None, e.to_string())
+            })?;
             let row = BenchRow {
                 problem: file_name(file),
                 algorithm: label.clone(),
@@ -120,12 +100,6 @@ pub fn run(
         }
     }
     Ok(rows)
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_else(|| path.display().to_string())
 }
 
 /// The table header matching [`table_line`].

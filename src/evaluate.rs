@@ -2,9 +2,10 @@
 //! (solved within the limit, median and 90th-percentile time and nodes, major backtracks), with a
 //! plot of problems solved against time per policy.
 
-use crate::allocate::Limits;
-use crate::search::{policies_by_name, search, SearchOptions};
-use crate::Problem;
+use crate::batch::run_parallel;
+use crate::policy_spec::PolicySpec;
+use crate::problem::Problem;
+use crate::solver::{Goal, Solver};
 use serde::Serialize;
 
 /// One policy's run on one problem.
@@ -26,27 +27,48 @@ pub struct EvalRun {
     pub buffers: usize,
 }
 
-/// Runs the search with `policy` (see [`policies_by_name`]: restarts of that one policy, or its
-/// portfolio) on `problem` at its capacity.
-pub fn run_policy(
-    problem: &Problem,
-    name: &str,
-    policy: &str,
-    options: &SearchOptions,
-    limits: Limits,
-) -> EvalRun {
-    let capacity = problem.capacity.unwrap_or(u64::MAX);
-    let policies = policies_by_name(policy, problem.len(), options);
-    let result = search(problem, capacity, options, policies, limits);
+/// Runs `solver` (with its policy `policy`) on `problem` at its capacity; a problem without a
+/// capacity, or one that breaks the rules, counts as `invalid`.
+pub fn run_policy(problem: &Problem, name: &str, policy: &PolicySpec, solver: &Solver) -> EvalRun {
+    let solver = solver.clone().policy(policy.clone());
+    let result =
+        Goal::for_problem(problem, false).and_then(|goal| solver.solve(problem, goal).ok());
+    let stats = result
+        .as_ref()
+        .and_then(|r| r.search.clone())
+        .unwrap_or_default();
     EvalRun {
         policy: policy.to_string(),
         problem: name.to_string(),
-        status: result.outcome.status().label().to_string(),
-        seconds: result.stats.seconds,
-        nodes: result.stats.nodes,
-        major_backtracks: result.stats.major_backtracks,
+        status: result
+            .as_ref()
+            .map_or("invalid", |r| r.status.label())
+            .to_string(),
+        seconds: stats.seconds,
+        nodes: stats.nodes,
+        major_backtracks: stats.major_backtracks,
         buffers: problem.len(),
     }
+}
+
+/// Runs every policy on every problem, `threads` runs at a time (each single-threaded), with
+/// `solver`'s options and limits; the runs come policy by policy, problems in order. The search
+/// itself is evaluated: pass a solver with `heuristic-first` off to keep the baselines out.
+pub fn evaluate(
+    problems: &[(String, Problem)],
+    policies: &[PolicySpec],
+    solver: &Solver,
+    threads: usize,
+    on_done: &(dyn Fn() + Sync),
+) -> Result<Vec<EvalRun>, String> {
+    let jobs: Vec<(usize, &PolicySpec)> = policies
+        .iter()
+        .flat_map(|p| (0..problems.len()).map(move |i| (i, p)))
+        .collect();
+    run_parallel(&jobs, threads, on_done, |&(i, policy)| {
+        let (name, problem) = &problems[i];
+        run_policy(problem, name, policy, solver)
+    })
 }
 
 /// A policy's totals over the runs.

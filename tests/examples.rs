@@ -8,10 +8,26 @@ use common::{brute_force_optimum, live_together, naive_load, round_up, share_add
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use telamalloc::allocate::{allocate, Algorithm, Goal, Infeasibility, Limits, Status};
 use telamalloc::baselines::Baseline;
 use telamalloc::io::read_problem;
 use telamalloc::{validate, Buffer, Problem, Solution};
+use telamalloc::{Algorithm, Allocation, Goal, Infeasibility, Limits, Solver, Status};
+
+/// One solve through the front door: `algorithm` under `limits` and `seed`, for `goal`.
+fn solve_with(
+    problem: &Problem,
+    algorithm: &Algorithm,
+    goal: Goal,
+    limits: Limits,
+    seed: u64,
+) -> Allocation {
+    Solver::new()
+        .algorithm(*algorithm)
+        .limits(limits)
+        .seed(seed)
+        .solve(problem, goal)
+        .expect("a valid problem")
+}
 
 /// One example and its known answer.
 struct Known {
@@ -146,7 +162,7 @@ fn readme_table_matches_the_known_answers() {
 fn every_allocator_solves_the_tiny_example() {
     let problem = load_example(&KNOWN[0]);
     for baseline in Baseline::ALL {
-        let result = allocate(
+        let result = solve_with(
             &problem,
             &Algorithm::Baseline(baseline),
             Goal::Fit(12),
@@ -163,7 +179,7 @@ fn size_descending_placement_misses_the_packing_at_load() {
     for baseline in [Baseline::Tflite, Baseline::TfliteMicro] {
         let peak = baseline.allocate(&problem, 0).peak(&problem);
         assert_eq!(peak, 11, "{}", baseline.name());
-        let result = allocate(
+        let result = solve_with(
             &problem,
             &Algorithm::Baseline(baseline),
             Goal::Fit(8),
@@ -180,7 +196,7 @@ fn the_gap_example_is_infeasible_at_its_capacity() {
     let problem = load_example(known);
     assert!(known.load <= known.capacity && known.capacity < known.optimum);
     for baseline in Baseline::ALL {
-        let result = allocate(
+        let result = solve_with(
             &problem,
             &Algorithm::Baseline(baseline),
             Goal::Fit(known.capacity),
@@ -204,7 +220,7 @@ fn search_finds_the_known_optimum() {
     for known in &KNOWN {
         let problem = load_example(known);
         let name = known.file;
-        let result = allocate(&problem, &search, Goal::Fit(known.optimum), limits(), 0);
+        let result = solve_with(&problem, &search, Goal::Fit(known.optimum), limits(), 0);
         assert_eq!(result.status, Status::Solved, "{name}");
         let solution = result.solution.expect("solved");
         assert!(
@@ -212,14 +228,14 @@ fn search_finds_the_known_optimum() {
             "{name}"
         );
         let below = known.optimum - 1;
-        let result = allocate(&problem, &search, Goal::Fit(below), limits(), 0);
+        let result = solve_with(&problem, &search, Goal::Fit(below), limits(), 0);
         let expected = if below < known.load {
             Status::Infeasible(Infeasibility::LoadExceedsCapacity { load: known.load })
         } else {
             Status::Infeasible(Infeasibility::Exhausted)
         };
         assert_eq!(result.status, expected, "{name} at {below}");
-        let result = allocate(&problem, &search, Goal::Minimize, limits(), 0);
+        let result = solve_with(&problem, &search, Goal::Minimize, limits(), 0);
         assert_eq!(result.status, Status::Solved, "{name}");
         assert_eq!(result.peak, Some(known.optimum), "{name}");
     }

@@ -796,3 +796,103 @@ fn csv_solution_round_trip_of_an_id_starting_with_hash() {
     let text = write_csv_solution(&problem, &solution);
     assert_eq!(parse_csv_solution(&text, "s.csv", &problem), Ok(solution));
 }
+
+/// Ids a CSV writer must take care over: commas, quotes (double and single), spaces inside, a
+/// leading `#` (a comment mark at the start of a line), semicolons, tabs, line breaks, unicode
+/// (accents, CJK, an emoji), and ids that look like numbers or like the header. No space or tab
+/// at either end: those are [`ids_with_edge_whitespace`].
+fn hard_id() -> impl Strategy<Value = String> {
+    let inner = "[a-z0-9 ,\"'#;\t\n\r\u{e9}\u{65e5}\u{1f600}]{0,6}";
+    let edge = "[a-z0-9,\"'#;\u{e9}\u{65e5}\u{1f600}]";
+    prop_oneof![
+        (edge, inner, edge).prop_map(|(a, b, c)| format!("{a}{b}{c}")),
+        edge.prop_map(|s| s.to_string()),
+        Just("#".to_string()),
+        Just("#1".to_string()),
+        Just("\"".to_string()),
+        Just("\"\"".to_string()),
+        Just("a,b".to_string()),
+        Just("a \"quoted\" id".to_string()),
+        Just("id".to_string()),
+        Just("id,lower,upper,size".to_string()),
+        Just("12".to_string()),
+        Just("-0".to_string()),
+        Just("line\nbreak".to_string()),
+        Just("crlf\r\nid".to_string()),
+        Just("caf\u{e9} \u{65e5}\u{672c} \u{1f600}".to_string()),
+    ]
+}
+
+/// Distinct ids, one per buffer of `problem` (extra buffers are dropped: the fixed offsets of
+/// [`problems`] stay consistent when buffers go).
+fn with_distinct_ids(mut problem: Problem, ids: std::collections::BTreeSet<String>) -> Problem {
+    problem.buffers.truncate(ids.len());
+    for (b, id) in problem.buffers.iter_mut().zip(ids) {
+        b.id = id;
+    }
+    problem
+}
+
+/// Checks that `problem` survives every write and read: problem CSV, solution CSV and JSON.
+fn round_trips(problem: &Problem, offsets: &[u64]) -> Result<(), TestCaseError> {
+    let text = write_csv_problem(problem);
+    prop_assert_eq!(
+        parse_csv_problem(&text, "p.csv", None),
+        Ok(problem.clone()),
+        "problem CSV:\n{}",
+        text
+    );
+    let solution = Solution {
+        offsets: offsets[..problem.len()].to_vec(),
+    };
+    let text = write_csv_solution(problem, &solution);
+    prop_assert_eq!(
+        parse_csv_solution(&text, "s.csv", problem),
+        Ok(solution.clone()),
+        "solution CSV:\n{}",
+        text
+    );
+    let text = write_json_solution(problem, &solution);
+    prop_assert_eq!(
+        parse_json_solution(&text, "s.json", problem),
+        Ok(solution),
+        "solution JSON:\n{}",
+        text
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn round_trip_with_hard_ids(
+        problem in problems(Shape::CONSTRAINED),
+        ids in prop::collection::btree_set(hard_id(), 1..14),
+        offsets in prop::collection::vec(0..1u64 << 40, 14),
+    ) {
+        round_trips(&with_distinct_ids(problem, ids), &offsets)?;
+    }
+
+    /// The reader trims every field (`csv::Trim::All`), quoted or not, while the writer and the
+    /// checks let such ids through: `" "` is written unquoted and read back as a missing id, and
+    /// `" a"` comes back as `"a"` (a different buffer), even when quoted by hand.
+    #[test]
+    #[ignore = "bug: ids with a space or tab at either end do not survive write_csv_problem / write_csv_solution and the CSV reader (Trim::All trims them, quoted or not; check_problem accepts them)"]
+    fn round_trip_with_ids_with_edge_whitespace(
+        problem in problems(Shape::CONSTRAINED),
+        ids in prop::collection::btree_set(ids_with_edge_whitespace(), 1..14),
+        offsets in prop::collection::vec(0..1u64 << 40, 14),
+    ) {
+        round_trips(&with_distinct_ids(problem, ids), &offsets)?;
+    }
+}
+
+/// Ids with a space or tab at one end or both (spaces only are among them).
+fn ids_with_edge_whitespace() -> impl Strategy<Value = String> {
+    ("[ \t]{0,2}", "[a-z#,\" ]{0,4}", "[ \t]{0,2}")
+        .prop_filter("whitespace at an end", |(a, _, c)| {
+            !a.is_empty() || !c.is_empty()
+        })
+        .prop_map(|(a, b, c)| format!("{a}{b}{c}"))
+}

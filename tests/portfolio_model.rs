@@ -6,20 +6,19 @@
 mod common;
 
 use common::{naive_load, perfect_problem, tiny_problem, TinyShape};
-use telamalloc::allocate::Limits;
+use std::sync::Arc;
 use telamalloc::generate::{perfect, CutStyle, PerfectOptions};
-use telamalloc::search::features::{
-    problem_features, PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION,
+use telamalloc::learned::{
+    DenseLayer, LearnedPolicy, ModelError, ModelFile, Network, Normalisation, PortfolioHead,
+    PortfolioNetwork, PortfolioRanker,
 };
-use telamalloc::search::learned::{
-    DenseLayer, LearnedPolicy, ModelError, ModelFile, Normalisation,
-};
-use telamalloc::search::portfolio_model::{PortfolioHead, PortfolioNetwork};
+use telamalloc::search::features::{PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION};
 use telamalloc::search::{
-    policies_by_name, policy_by_name, search, FixedPolicy, Model, NodeView, Outcome, Policy,
-    SearchOptions, State,
+    FixedPolicy, NodePolicy, Portfolio, RootNode, SearchOptions, StrategyPlan, StrategyRanker,
 };
-use telamalloc::validate;
+use telamalloc::{
+    validate, Allocation, BuiltPortfolio, Goal, Limits, PolicySpec, Problem, Solver, Status,
+};
 
 const STRATEGIES: [&str; 4] = ["fixed", "WAT", "TAW", "TWA"];
 
@@ -54,15 +53,62 @@ fn model_with(head: PortfolioHead) -> ModelFile {
     model
 }
 
-fn names(policies: &[Box<dyn Policy>]) -> Vec<String> {
-    policies.iter().map(|p| p.name()).collect()
+/// The portfolio a policy name stands for, on a problem of `buffers` buffers.
+fn built(name: &str, buffers: usize, options: &SearchOptions) -> BuiltPortfolio {
+    name.parse::<PolicySpec>()
+        .unwrap_or_else(|e| panic!("{e}"))
+        .build(buffers, options)
+}
+
+/// The one policy a name stands for (`fixed` or an order word).
+fn single(name: &str, buffers: usize, options: &SearchOptions) -> Box<dyn NodePolicy> {
+    let mut portfolio = built(name, buffers, options).portfolio;
+    assert_eq!(portfolio.policies.len(), 1, "{name}");
+    portfolio.policies.pop().expect("one policy")
+}
+
+/// The ranker of the portfolio head in `model` (through the network, as a learned spec builds
+/// it), for a portfolio whose learned policy is named `learned`.
+fn ranker_of(model: &ModelFile) -> Option<PortfolioRanker> {
+    let network = Network::new(model).ok()?;
+    let head = network.portfolio()?.clone();
+    Some(PortfolioRanker::new(Arc::new(head), "learned"))
+}
+
+/// The learned portfolio of `model` on a problem of `buffers` buffers: the learned policy, the
+/// head's other strategies by name, and the head as the ranker.
+fn learned_portfolio(model: &ModelFile, buffers: usize, options: &SearchOptions) -> Portfolio {
+    let learned = LearnedPolicy::from_model(model.clone(), buffers, true);
+    let mut policies: Vec<Box<dyn NodePolicy>> = vec![Box::new(learned)];
+    for s in &STRATEGIES[1..] {
+        policies.push(single(s, buffers, options));
+    }
+    Portfolio {
+        policies,
+        ranker: ranker_of(model).map(|r| Box::new(r) as Box<dyn StrategyRanker>),
+    }
+}
+
+/// Fits `capacity` with the portfolio `factory` makes, under `options` and `limits`.
+fn solve_with(
+    problem: &Problem,
+    capacity: u64,
+    options: &SearchOptions,
+    limits: Limits,
+    factory: impl Fn(usize, &SearchOptions) -> Portfolio + Send + Sync + 'static,
+) -> Allocation {
+    Solver::new()
+        .options(options.clone())
+        .limits(limits)
+        .portfolio(factory)
+        .solve(problem, Goal::Fit(capacity))
+        .expect("a well-formed problem")
 }
 
 #[test]
 fn problem_features_describe_the_problem() {
     let problem = perfect_problem(60, 3);
-    let model = Model::new(&problem, 4096);
-    let f = problem_features(&model);
+    let f = RootNode::new(&problem, 4096).problem_view().features();
     assert_eq!(f.len(), PROBLEM_FEATURES.len());
     assert!(f.iter().all(|v| v.is_finite()), "{f:?}");
     // A perfect packing at its capacity: the largest section total is the capacity.
@@ -73,7 +119,7 @@ fn problem_features_describe_the_problem() {
     );
     assert!((f[0] - (61f32).ln() / 10.0).abs() < 1e-6);
     // Half the capacity: the ratio doubles.
-    let half = problem_features(&Model::new(&problem, 2048));
+    let half = RootNode::new(&problem, 2048).problem_view().features();
     assert!((half[1] - 2.0).abs() < 1e-6);
     assert!((half[6] - 2.0 * f[6]).abs() < 1e-6);
 }
@@ -103,6 +149,11 @@ fn head_round_trips_and_bad_heads_fall_back() {
             Box::new(|h| h.features[0] = "something else".into()),
         ),
     ];
+    let options = SearchOptions::default();
+    let path = std::env::temp_dir().join(format!(
+        "telamalloc-portfolio-broken-{}.json",
+        std::process::id()
+    ));
     for (what, breaks) in broken {
         let mut head = constant_head([0.0; 4], 4);
         breaks(&mut head);
@@ -114,23 +165,26 @@ fn head_round_trips_and_bad_heads_fall_back() {
                 "{what}: {err}"
             );
         }
-        let policy = LearnedPolicy::new(Ok(model), 5, true);
+        let policy = LearnedPolicy::new(Ok(model.clone()), 5, true);
         assert!(policy.fallback_reason().is_some(), "{what}");
-        assert!(policy.portfolio_strategies().is_empty(), "{what}");
+        // No head without a usable model: the learned policy runs alone, unranked, and says
+        // why.
+        assert!(Network::new(&model).is_err(), "{what}");
+        assert!(ranker_of(&model).is_none(), "{what}");
+        std::fs::write(&path, model.to_json()).expect("writable temp dir");
+        let spec = built(&path.display().to_string(), 5, &options);
+        assert_eq!(spec.portfolio.names(), ["learned"], "{what}");
+        assert!(spec.portfolio.ranker.is_none(), "{what}");
+        assert_eq!(spec.warnings.len(), 1, "{what}: {:?}", spec.warnings);
     }
+    std::fs::remove_file(&path).ok();
 }
 
 #[test]
 fn head_orders_the_portfolio() {
     let problem = perfect_problem(30, 1);
-    let model = Model::new(&problem, 4096);
-    let state = State::new(&model);
-    let view = NodeView {
-        model: &model,
-        state: &state,
-        depth: 0,
-        unplaced: model.free.len(),
-    };
+    let root = RootNode::new(&problem, 4096);
+    let view = root.problem_view();
     let slots: Vec<String> = ["learned", "WAT", "TAW", "TWA"]
         .iter()
         .map(|s| s.to_string())
@@ -144,19 +198,15 @@ fn head_orders_the_portfolio() {
         let head = constant_head(bias, 8);
         let network = PortfolioNetwork::new(&head).expect("valid");
         assert_eq!(network.lead(), 8);
-        let mut policy = LearnedPolicy::from_model(model_with(head), problem.len(), true);
-        assert_eq!(
-            policy.portfolio_lead(),
-            1,
-            "no lead before ranking a problem"
-        );
-        let order = policy.rank_portfolio(&view, &slots).expect("a head ranks");
+        // The ranker holds no state: the lead comes with each problem's plan.
+        let ranker = ranker_of(&model_with(head)).expect("a head");
+        let StrategyPlan { order, lead } = ranker.rank(&view, &slots).expect("a head ranks");
         assert_eq!(order, expected.to_vec(), "bias {bias:?}");
-        assert_eq!(policy.portfolio_lead(), 8);
+        assert_eq!(lead, 8);
         // Names the head does not know go last, in their order.
         let mut more = slots.clone();
         more.insert(1, "ZWA".into());
-        let order = policy.rank_portfolio(&view, &more).expect("a head ranks");
+        let order = ranker.rank(&view, &more).expect("a head ranks").order;
         assert_eq!(order.len(), 5);
         assert_eq!(order[4], 1, "bias {bias:?}: {order:?}");
     }
@@ -164,15 +214,15 @@ fn head_orders_the_portfolio() {
     for (gap, lead) in [(5f32.ln(), 5), (0.0, 1), (0.2, 1), (10.0, 16)] {
         let mut head = constant_head([0.0, gap, 0.0, 0.0], 16);
         head.confidence_lead = true;
-        let mut policy = LearnedPolicy::from_model(model_with(head), problem.len(), true);
-        let order = policy.rank_portfolio(&view, &slots).expect("a head ranks");
-        assert_eq!(order[0], if gap > 0.0 { 1 } else { 0 });
-        assert_eq!(policy.portfolio_lead(), lead, "gap {gap}");
+        let ranker = ranker_of(&model_with(head)).expect("a head");
+        let plan = ranker.rank(&view, &slots).expect("a head ranks");
+        assert_eq!(plan.order[0], if gap > 0.0 { 1 } else { 0 });
+        assert_eq!(plan.lead, lead, "gap {gap}");
     }
-    // Without a head, no preference.
-    let mut plain = LearnedPolicy::from_model(ModelFile::linear(&[], 0.0), problem.len(), true);
-    assert!(plain.rank_portfolio(&view, &slots).is_none());
-    assert_eq!(plain.portfolio_lead(), 1);
+    // Without a head, no ranker: no preference, no lead.
+    let plain = ModelFile::linear(&[], 0.0);
+    assert!(Network::new(&plain).expect("valid").portfolio().is_none());
+    assert!(ranker_of(&plain).is_none());
 }
 
 #[test]
@@ -182,21 +232,25 @@ fn policy_names_stand_for_portfolios() {
         std::env::temp_dir().join(format!("telamalloc-portfolio-{}.json", std::process::id()));
     std::fs::write(&path, model_with(constant_head([0.0; 4], 4)).to_json()).unwrap();
     let name = path.display().to_string();
-    let with_head = policies_by_name(&name, 10, &options).expect("a model file");
-    assert_eq!(names(&with_head), ["learned", "WAT", "TAW", "TWA"]);
-    std::fs::write(&path, ModelFile::linear(&[], 0.0).to_json()).unwrap();
-    let without = policies_by_name(&name, 10, &options).expect("a model file");
-    assert_eq!(names(&without), ["learned"]);
-    std::fs::remove_file(&path).ok();
-    let default = policies_by_name("portfolio", 10, &options).expect("the default portfolio");
-    assert_eq!(names(&default), ["fixed", "WAT", "TAW", "TWA"]);
+    let with_head = built(&name, 10, &options);
     assert_eq!(
-        names(&policies_by_name("TWA+", 10, &options).unwrap()),
-        ["TWA+"]
+        with_head.portfolio.names(),
+        ["learned", "WAT", "TAW", "TWA"]
     );
-    assert_eq!(policy_by_name("wat+", 10, &options).unwrap().name(), "WAT+");
-    assert!(policy_by_name("WQ+", 10, &options).is_none());
-    assert!(policies_by_name("nonsense", 10, &options).is_none());
+    assert!(with_head.portfolio.ranker.is_some(), "the head ranks them");
+    assert!(with_head.warnings.is_empty(), "{:?}", with_head.warnings);
+    std::fs::write(&path, ModelFile::linear(&[], 0.0).to_json()).unwrap();
+    let without = built(&name, 10, &options);
+    assert_eq!(without.portfolio.names(), ["learned"]);
+    assert!(without.portfolio.ranker.is_none());
+    std::fs::remove_file(&path).ok();
+    let default = built("portfolio", 10, &options);
+    assert_eq!(default.portfolio.names(), ["fixed", "WAT", "TAW", "TWA"]);
+    assert!(default.portfolio.ranker.is_none());
+    assert_eq!(built("TWA+", 10, &options).portfolio.names(), ["TWA+"]);
+    assert_eq!(single("wat+", 10, &options).name(), "WAT+");
+    assert!("WQ+".parse::<PolicySpec>().is_err());
+    assert!("nonsense".parse::<PolicySpec>().is_err());
 }
 
 #[test]
@@ -213,15 +267,17 @@ fn boosted_order_with_the_fixed_keys_is_the_fixed_policy() {
     let mut compared = 0;
     for seed in 0..12 {
         let problem = perfect_problem(40, seed);
-        let run =
-            |policy: Box<dyn Policy>| search(&problem, 4096, &options, Some(vec![policy]), limits);
-        let fixed = run(Box::new(FixedPolicy::new(problem.len(), true)));
-        let boosted = run(Box::new(
-            FixedPolicy::boosted("WZA", problem.len()).unwrap(),
-        ));
-        assert_eq!(fixed.outcome, boosted.outcome, "seed {seed}");
-        assert_eq!(fixed.stats.nodes, boosted.stats.nodes, "seed {seed}");
-        compared += usize::from(fixed.stats.restarts > 0);
+        let fixed = solve_with(&problem, 4096, &options, limits, |n, _| {
+            Portfolio::single(Box::new(FixedPolicy::new(n, true)))
+        });
+        let boosted = solve_with(&problem, 4096, &options, limits, |n, _| {
+            Portfolio::single(Box::new(FixedPolicy::boosted("WZA", n).unwrap()))
+        });
+        assert_eq!(fixed.status, boosted.status, "seed {seed}");
+        assert_eq!(fixed.solution, boosted.solution, "seed {seed}");
+        let (fixed, boosted) = (fixed.search.unwrap(), boosted.search.unwrap());
+        assert_eq!(fixed.nodes, boosted.nodes, "seed {seed}");
+        compared += usize::from(fixed.restarts > 0);
     }
     assert!(
         compared > 0,
@@ -249,33 +305,25 @@ fn learned_portfolio_keeps_the_verdicts_and_returns_valid_solutions() {
         let problem = tiny_problem(seed, TinyShape::default());
         let load = naive_load(&problem);
         for capacity in [load, load + 2] {
-            let n = problem.len();
-            let fixed = search(
-                &problem,
-                capacity,
-                &options,
-                Some(vec![Box::new(FixedPolicy::new(n, true))]),
-                limits,
-            );
+            let fixed = solve_with(&problem, capacity, &options, limits, |n, _| {
+                Portfolio::single(Box::new(FixedPolicy::new(n, true)))
+            });
             for (h, head) in heads.iter().enumerate() {
-                let learned = LearnedPolicy::from_model(model_with(head.clone()), n, true);
-                let mut policies: Vec<Box<dyn Policy>> = vec![Box::new(learned)];
-                for s in &STRATEGIES[1..] {
-                    policies.push(policy_by_name(s, n, &options).unwrap());
-                }
-                let result = search(&problem, capacity, &options, Some(policies), limits);
+                let model = model_with(head.clone());
+                let result = solve_with(&problem, capacity, &options, limits, move |n, o| {
+                    learned_portfolio(&model, n, o)
+                });
                 assert_eq!(
-                    result.outcome.status(),
-                    fixed.outcome.status(),
+                    result.status, fixed.status,
                     "seed {seed}, capacity {capacity}, head {h}"
                 );
-                match &result.outcome {
-                    Outcome::Solved(solution) => {
+                match (&result.status, &result.solution) {
+                    (Status::Solved, Some(solution)) => {
                         let report = validate(&problem, solution, Some(capacity));
                         assert!(report.is_valid(), "seed {seed}: {report}");
                         solved += 1;
                     }
-                    Outcome::Infeasible(_) => refuted += 1,
+                    (Status::Infeasible(_), _) => refuted += 1,
                     other => panic!("seed {seed}: {other:?}"),
                 }
             }
@@ -315,27 +363,27 @@ fn node_limit_is_exact_for_portfolios_threads_or_not() {
                 timeout: None,
                 nodes: Some(limit),
             };
-            let learned = LearnedPolicy::from_model(
-                model_with(constant_head([0.0, 0.0, 0.0, 5.0], 16)),
-                n,
-                true,
-            );
-            let mut lead: Vec<Box<dyn Policy>> = vec![Box::new(learned)];
-            for s in &STRATEGIES[1..] {
-                lead.push(policy_by_name(s, n, &options).unwrap());
-            }
-            for policies in [lead, policies_by_name("portfolio", n, &options).unwrap()] {
-                let runs = policies.len() as u64;
-                let result = search(&problem, 1 << 20, &options, Some(policies), limits);
-                assert_eq!(result.outcome, Outcome::LimitReached, "limit {limit}");
+            let model = model_with(constant_head([0.0, 0.0, 0.0, 5.0], 16));
+            let lead = learned_portfolio(&model, n, &options);
+            let default = built("portfolio", n, &options).portfolio;
+            assert!(lead.ranker.is_some() && default.ranker.is_none());
+            for portfolio in [lead, default] {
+                let runs = portfolio.policies.len() as u64;
+                let portfolio = std::sync::Mutex::new(Some(portfolio));
+                // One solve: the factory hands over the portfolio built above.
+                let result = solve_with(&problem, 1 << 20, &options, limits, move |_, _| {
+                    portfolio.lock().unwrap().take().expect("one solve")
+                });
+                assert_eq!(result.status, Status::LimitReached, "limit {limit}");
+                let stats = result.search.expect("the search ran");
                 // Each run may count the node on which it stops.
-                let restarts = result.stats.restarts + 1;
+                let restarts = stats.restarts + 1;
                 assert!(
-                    result.stats.nodes <= limit + restarts && result.stats.nodes >= limit,
+                    stats.nodes <= limit + restarts && stats.nodes >= limit,
                     "limit {limit}, threads {threads}: {} nodes over {restarts} runs of {runs}",
-                    result.stats.nodes
+                    stats.nodes
                 );
-                answers.push(result.stats.nodes);
+                answers.push(stats.nodes);
             }
         }
         assert_eq!(
@@ -357,6 +405,11 @@ fn committed_model_runs_its_learned_portfolio() {
         "the model card says the candidate head is off"
     );
     let name = path.display().to_string();
-    let policies = policies_by_name(&name, 10, &SearchOptions::default()).expect("a model file");
-    assert_eq!(names(&policies), ["learned", "WAT", "TAW", "TWA"]);
+    let built = built(&name, 10, &SearchOptions::default());
+    assert_eq!(built.portfolio.names(), ["learned", "WAT", "TAW", "TWA"]);
+    assert!(
+        built.portfolio.ranker.is_some(),
+        "the head ranks the portfolio"
+    );
+    assert!(built.warnings.is_empty(), "{:?}", built.warnings);
 }

@@ -8,11 +8,11 @@ mod common;
 
 use common::{brute_force_optimum, csv, exhaustive_optimum, naive_load, shrink};
 use common::{gadget_mutant, tight_problem, tiny_problem, Exact, TinyShape};
+use common::{run_search, Verdict as Outcome};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
-use telamalloc::allocate::{Infeasibility, Limits};
-use telamalloc::search::{policy_by_name, search, Outcome, SearchOptions};
 use telamalloc::{validate, Problem};
+use telamalloc::{Infeasibility, Limits, SearchOptions};
 
 /// A node limit only as a guard against a runaway search: a complete run over at most seven
 /// buffers needs a few tens of thousands of nodes even with every pruning switched off, and the
@@ -80,14 +80,12 @@ fn verdict(
     options: &SearchOptions,
     policy: Option<&str>,
 ) -> Option<String> {
-    let policies = policy
-        .map(|name| vec![policy_by_name(name, problem.len(), options).expect("known policy name")]);
     let limits = Limits {
         timeout: None,
         nodes: Some(NODE_GUARD),
     };
     let result = catch_unwind(AssertUnwindSafe(|| {
-        search(problem, capacity, options, policies, limits)
+        run_search(problem, capacity, options, policy, limits)
     }));
     let feasible = optimum <= capacity;
     let outcome = match result {
@@ -305,16 +303,16 @@ fn search_without_heuristics_agrees_with_brute_force() {
 }
 
 #[test]
-fn each_switch_off_agrees_with_brute_force() {
+fn each_switch_flipped_agrees_with_brute_force() {
     let mut found = Vec::new();
-    for name in SearchOptions::SWITCHES {
+    for name in telamalloc::search::options::switch_names() {
         for heuristic_first in [true, false] {
             let mut options = SearchOptions {
                 heuristic_first,
                 ..SearchOptions::default()
             };
-            // `luby` is off by default (the geometric schedule): try it on instead.
-            let on = name == "luby";
+            // Flipped from its default: techniques off, major backtracking and Luby on.
+            let on = !options.get(name).expect("a switch");
             assert!(options.set(name, on), "unknown switch {name}");
             if name == "heuristic-first" && heuristic_first {
                 continue; // Same as the other heuristic-first run.
@@ -327,12 +325,14 @@ fn each_switch_off_agrees_with_brute_force() {
 }
 
 #[test]
-fn every_switch_off_at_once_agrees_with_brute_force() {
+fn every_switch_flipped_at_once_agrees_with_brute_force() {
     let mut options = SearchOptions::default();
-    for name in SearchOptions::SWITCHES {
-        options.set(name, name == "luby");
+    for name in telamalloc::search::options::switch_names() {
+        let on = !options.get(name).expect("a switch");
+        options.set(name, on);
     }
-    assert_no_failures(failures("all off", &cases()[..FEW], &options, None));
+    assert!(options.major_backtrack);
+    assert_no_failures(failures("all flipped", &cases()[..FEW], &options, None));
 }
 
 #[test]

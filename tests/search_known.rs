@@ -11,12 +11,45 @@
 mod common;
 
 use common::{brute_force_optimum, csv, naive_load, tiny_problem, TinyShape};
+use common::{run_search, Verdict as Outcome};
 use std::path::PathBuf;
-use telamalloc::allocate::{Infeasibility, Limits};
 use telamalloc::analysis::load;
 use telamalloc::generate::{self, CutStyle, PerfectOptions, RandomOptions};
-use telamalloc::search::minimize::minimize;
-use telamalloc::search::{search, Outcome, SearchOptions};
+use telamalloc::SearchOptions;
+use telamalloc::{Goal, Infeasibility, Limits, Solver};
+
+/// Minimise mode through the front door: the peak, the proven lower bound and the solution.
+struct Minimised {
+    peak: u64,
+    lower_bound: u64,
+    solution: Solution,
+}
+
+impl Minimised {
+    fn gap(&self) -> u64 {
+        self.peak - self.lower_bound
+    }
+}
+
+fn minimize(
+    problem: &Problem,
+    options: &SearchOptions,
+    policy: Option<&str>,
+    limits: Limits,
+) -> Result<Minimised, telamalloc::SolveError> {
+    let spec = policy.map_or_else(Default::default, |p| p.parse().expect("a known policy"));
+    let result = Solver::new()
+        .options(options.clone())
+        .policy(spec)
+        .limits(limits)
+        .solve(problem, Goal::Minimize)?;
+    assert_eq!(result.status, telamalloc::Status::Solved);
+    Ok(Minimised {
+        peak: result.peak.expect("a peak"),
+        lower_bound: result.lower_bound.expect("a lower bound"),
+        solution: result.solution.expect("a solution"),
+    })
+}
 use telamalloc::{validate, Buffer, Problem, Solution};
 
 /// A generous node limit: far more than any test problem here needs.
@@ -52,7 +85,7 @@ fn expect_solved(problem: &Problem, capacity: u64, outcome: Outcome, what: &str)
 
 #[track_caller]
 fn expect_infeasible(problem: &Problem, capacity: u64, options: &SearchOptions, what: &str) {
-    let result = search(problem, capacity, options, None, nodes(1_000_000));
+    let result = run_search(problem, capacity, options, None, nodes(1_000_000));
     assert!(
         matches!(result.outcome, Outcome::Infeasible(_)),
         "{what}: expected Infeasible at capacity {capacity}, got {:?}\n{}",
@@ -97,7 +130,7 @@ fn perfect_packings_are_found_at_load() {
             .capacity
             .expect("perfect problems carry their capacity");
         assert_eq!(load(&problem), capacity, "{label}: LOAD is the capacity");
-        let result = search(&problem, capacity, &options, None, nodes(2_000_000));
+        let result = run_search(&problem, capacity, &options, None, nodes(2_000_000));
         expect_solved(&problem, capacity, result.outcome, &label);
         assert_eq!(
             result.stats.heuristic, None,
@@ -112,9 +145,7 @@ fn perfect_packings_are_found_by_every_single_policy() {
     for (label, problem) in perfect_problems().into_iter().step_by(3) {
         let capacity = problem.capacity.expect("capacity");
         for policy in ["fixed", "WAT", "TAW", "TWA", "Z"] {
-            let policies = telamalloc::search::policy_by_name(policy, problem.len(), &options)
-                .map(|p| vec![p]);
-            let result = search(&problem, capacity, &options, policies, nodes(2_000_000));
+            let result = run_search(&problem, capacity, &options, Some(policy), nodes(2_000_000));
             expect_solved(
                 &problem,
                 capacity,
@@ -129,14 +160,14 @@ fn perfect_packings_are_found_by_every_single_policy() {
 fn perfect_packings_with_each_switch_off_are_never_refuted() {
     // Without some techniques the search may run out of nodes (section inference off does on a
     // few of these), but it must never call a perfect packing infeasible.
-    for name in SearchOptions::SWITCHES {
+    for name in telamalloc::search::options::switch_names() {
         let mut options = without_heuristics();
-        options.set(name, name == "luby");
+        options.set(name, !options.get(name).expect("a switch"));
         let mut solved = 0;
         let problems = perfect_problems();
         for (label, problem) in &problems {
             let capacity = problem.capacity.expect("capacity");
-            let result = search(problem, capacity, &options, None, nodes(300_000));
+            let result = run_search(problem, capacity, &options, None, nodes(300_000));
             match result.outcome {
                 Outcome::Infeasible(why) => {
                     panic!(
@@ -173,7 +204,7 @@ fn an_extra_buffer_over_a_perfect_packing_is_infeasible() {
         let capacity = problem.capacity.expect("capacity");
         let horizon = problem.horizon();
         problem.buffers.push(Buffer::new("extra", 0, horizon, 1));
-        let result = search(&problem, capacity, &without_heuristics(), None, nodes(1000));
+        let result = run_search(&problem, capacity, &without_heuristics(), None, nodes(1000));
         assert_eq!(
             result.outcome,
             Outcome::Infeasible(Infeasibility::LoadExceedsCapacity { load: capacity + 1 }),
@@ -232,7 +263,7 @@ fn a_perfect_packing_beside_a_scaled_gadget_is_infeasible_at_load() {
         // One byte more is enough for the gadget (its optimum is 5 at scale 1): check that
         // the construction is not infeasible for some other reason.
         if scale == 1 {
-            let result = search(
+            let result = run_search(
                 &problem,
                 capacity + 1,
                 &without_heuristics(),
@@ -327,7 +358,7 @@ fn pure_fragmentation_needs_one_byte_more_than_load() {
     assert_eq!(load(&problem), 4);
     assert_eq!(brute_force_optimum(&problem).peak, 5);
     for options in [SearchOptions::default(), without_heuristics()] {
-        let result = search(&problem, 5, &options, None, nodes(100_000));
+        let result = run_search(&problem, 5, &options, None, nodes(100_000));
         expect_solved(&problem, 5, result.outcome, "pure fragmentation at 5");
     }
 }
@@ -342,9 +373,9 @@ fn subtle_infeasible_problems_are_refuted() {
         );
         expect_infeasible(&problem, capacity, &SearchOptions::default(), label);
         expect_infeasible(&problem, capacity, &without_heuristics(), label);
-        for name in SearchOptions::SWITCHES {
+        for name in telamalloc::search::options::switch_names() {
             let mut options = without_heuristics();
-            options.set(name, name == "luby");
+            options.set(name, !options.get(name).expect("a switch"));
             expect_infeasible(&problem, capacity, &options, &format!("{label}, {name}"));
         }
     }
@@ -359,7 +390,7 @@ fn all_overlapping_worst_case_is_solved() {
         let capacity = problem
             .capacity
             .expect("overlap problems carry their total");
-        let result = search(
+        let result = run_search(
             &problem,
             capacity,
             &without_heuristics(),
@@ -373,7 +404,7 @@ fn all_overlapping_worst_case_is_solved() {
             &format!("overlap seed {seed}"),
         );
         // One byte less cannot work.
-        let result = search(
+        let result = run_search(
             &problem,
             capacity - 1,
             &without_heuristics(),
@@ -425,8 +456,8 @@ fn the_search_is_deterministic() {
     let options = without_heuristics();
     let mut solved = 0;
     for (label, problem, capacity) in medium_problems() {
-        let first = search(&problem, capacity, &options, None, nodes(200_000));
-        let second = search(&problem, capacity, &options, None, nodes(200_000));
+        let first = run_search(&problem, capacity, &options, None, nodes(200_000));
+        let second = run_search(&problem, capacity, &options, None, nodes(200_000));
         assert_eq!(first.outcome, second.outcome, "{label}: two runs differ");
         assert_eq!(
             first.stats.nodes, second.stats.nodes,
@@ -449,13 +480,13 @@ fn the_answer_does_not_depend_on_the_thread_count() {
             threads: 1,
             ..without_heuristics()
         };
-        let sequential = search(&problem, capacity, &one, None, nodes(200_000));
+        let sequential = run_search(&problem, capacity, &one, None, nodes(200_000));
         for threads in [2, 4] {
             let options = SearchOptions {
                 threads,
                 ..one.clone()
             };
-            let parallel = search(&problem, capacity, &options, None, nodes(200_000));
+            let parallel = run_search(&problem, capacity, &options, None, nodes(200_000));
             assert_eq!(
                 sequential.outcome, parallel.outcome,
                 "{label}: threads 1 and {threads} differ"
@@ -475,7 +506,7 @@ fn the_answer_does_not_depend_on_the_thread_count() {
 
 #[test]
 fn any_two_switches_off_give_only_valid_answers() {
-    let switches = SearchOptions::SWITCHES;
+    let switches = telamalloc::search::options::switch_names();
     let tiny: Vec<(Problem, u64)> = (0..50)
         .map(|seed| {
             let problem = tiny_problem(5_000_000 + seed, TinyShape::default());
@@ -505,16 +536,21 @@ fn any_two_switches_off_give_only_valid_answers() {
                     heuristic_first,
                     ..SearchOptions::default()
                 };
-                options.set(first, *first == "luby");
-                options.set(second, *second == "luby");
-                let label = format!("{first} and {second} off, {options:?}");
+                // Flip both from their defaults: off for the techniques that are on, on for
+                // major backtracking and the Luby schedule.
+                for name in [first, second] {
+                    let on = options.get(name).expect("a switch");
+                    options.set(name, !on);
+                }
+                let label = format!("{first} and {second} flipped, {options:?}");
                 // Tiny problems: the answer must match the brute force.
                 for (problem, optimum) in &tiny {
                     for capacity in [optimum - 1, *optimum] {
                         if capacity == 0 {
                             continue;
                         }
-                        let result = search(problem, capacity, &options, None, nodes(1_000_000));
+                        let result =
+                            run_search(problem, capacity, &options, None, nodes(1_000_000));
                         match result.outcome {
                             Outcome::Solved(solution) => {
                                 assert!(capacity >= *optimum, "{label}: below the optimum");
@@ -535,7 +571,7 @@ fn any_two_switches_off_give_only_valid_answers() {
                 }
                 // Small random problems: whatever the answer, a solution must be valid.
                 for (problem, capacity) in &small {
-                    let result = search(problem, *capacity, &options, None, nodes(20_000));
+                    let result = run_search(problem, *capacity, &options, None, nodes(20_000));
                     if let Outcome::Solved(solution) = result.outcome {
                         expect_solved(problem, *capacity, Outcome::Solved(solution), &label);
                     }
@@ -603,27 +639,19 @@ fn minimise_with_a_single_policy_finds_the_optimum() {
     }
 }
 
+/// CI's `../shared/benchmarks/input.12.csv`, read from the repository's byte-identical copy
+/// (`datasets/examples/tiny.12.csv`) so that the test always runs.
 #[test]
 fn shared_benchmark_input_12_is_solved_at_12() {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let Some(parent) = manifest.parent() else {
-        return;
-    };
-    let candidates = [
-        parent.join("shared/benchmarks/input.12.csv"),
-        parent.join("../shared/benchmarks/input.12.csv"),
-    ];
-    let Some(path) = candidates.iter().find(|p| p.is_file()) else {
-        return; // The shared benchmarks are not checked out here.
-    };
-    let problem = telamalloc::io::read_problem(path, None).expect("input.12.csv reads");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("datasets/examples/tiny.12.csv");
+    let problem = telamalloc::io::read_problem(&path, None).expect("input.12.csv reads");
     assert_eq!(problem.capacity, Some(12), "capacity from the file name");
     for options in [SearchOptions::default(), without_heuristics()] {
-        let result = search(&problem, 12, &options, None, nodes(100_000));
+        let result = run_search(&problem, 12, &options, None, nodes(100_000));
         expect_solved(&problem, 12, result.outcome, "input.12.csv");
     }
     assert!(matches!(
-        search(&problem, 11, &without_heuristics(), None, nodes(100_000)).outcome,
+        run_search(&problem, 11, &without_heuristics(), None, nodes(100_000)).outcome,
         Outcome::Infeasible(_)
     ));
 }
@@ -635,9 +663,9 @@ fn refutations_agree_across_configurations() {
     let base = without_heuristics();
     let mut configurations: Vec<(String, SearchOptions, Option<&str>)> =
         vec![("default".into(), base.clone(), None)];
-    for name in SearchOptions::SWITCHES {
+    for name in telamalloc::search::options::switch_names() {
         let mut options = base.clone();
-        options.set(name, name == "luby");
+        options.set(name, !options.get(name).expect("a switch"));
         configurations.push((format!("{name} switched"), options, None));
     }
     for policy in ["fixed", "WAT", "TAW", "TWA", "Z"] {
@@ -659,13 +687,7 @@ fn refutations_agree_across_configurations() {
         for capacity in [load, load + 1] {
             let mut answers = Vec::new();
             for (label, options, policy) in &configurations {
-                let policies = policy.map(|name| {
-                    vec![
-                        telamalloc::search::policy_by_name(name, problem.len(), options)
-                            .expect("known policy"),
-                    ]
-                });
-                let result = search(&problem, capacity, options, policies, nodes(200_000));
+                let result = run_search(&problem, capacity, options, *policy, nodes(200_000));
                 let answer = match result.outcome {
                     Outcome::Solved(solution) => {
                         expect_solved(&problem, capacity, Outcome::Solved(solution), label);
@@ -699,7 +721,7 @@ fn refutations_agree_across_configurations() {
 fn edge_cases_are_answered() {
     let options = without_heuristics();
     let solve = |problem: &Problem, capacity: u64| {
-        search(problem, capacity, &options, None, nodes(100_000)).outcome
+        run_search(problem, capacity, &options, None, nodes(100_000)).outcome
     };
     // No buffers at all.
     let empty = Problem::new(vec![], None);
@@ -755,7 +777,7 @@ fn big_alignments(count: usize, alignment: u64) -> Problem {
 #[test]
 fn no_aligned_offset_left_at_capacity_u64_max_is_rejected() {
     let problem = big_alignments(3, 1 << 63);
-    let result = search(&problem, u64::MAX, &without_heuristics(), None, nodes(1000));
+    let result = run_search(&problem, u64::MAX, &without_heuristics(), None, nodes(1000));
     assert!(
         matches!(result.outcome, Outcome::InvalidProblem(_)),
         "{:?}",
@@ -768,7 +790,7 @@ fn no_aligned_offset_left_at_capacity_u64_max_is_rejected() {
 #[test]
 fn no_aligned_offset_left_at_capacity_u64_max_is_rejected_with_heuristics() {
     let problem = big_alignments(3, 1 << 63);
-    let result = search(
+    let result = run_search(
         &problem,
         u64::MAX,
         &SearchOptions::default(),
@@ -782,26 +804,38 @@ fn no_aligned_offset_left_at_capacity_u64_max_is_rejected_with_heuristics() {
     );
 }
 
-/// An empty portfolio (`Some(vec![])`) means the default one; it once looped forever.
+/// An empty portfolio means the default one (it once looped forever): the same answer and the
+/// same node count as the default round robin.
 #[test]
-fn an_empty_portfolio_returns() {
+fn an_empty_portfolio_runs_the_default_one() {
     let (sender, receiver) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let problem = Problem::new(
-            vec![Buffer::new("a", 0, 2, 1), Buffer::new("b", 1, 3, 1)],
+            vec![
+                Buffer::new("a", 0, 2, 1),
+                Buffer::new("b", 1, 3, 1),
+                Buffer::new("c", 2, 4, 1),
+            ],
             None,
         );
-        let limits = Limits {
-            timeout: Some(std::time::Duration::from_millis(100)),
-            nodes: Some(1000),
+        let solve = |solver: Solver| {
+            common::verdict_of(
+                solver
+                    .options(without_heuristics())
+                    .nodes(1000)
+                    .solve(&problem, Goal::Fit(2)),
+            )
         };
-        let result = search(&problem, 2, &without_heuristics(), Some(vec![]), limits);
-        let _ = sender.send(result.outcome);
+        let empty =
+            solve(Solver::new().portfolio(|_, _| telamalloc::search::Portfolio::new(vec![])));
+        let default = solve(Solver::new());
+        let _ = sender.send((empty, default));
     });
-    // Any answer will do (LimitReached, or an error-like outcome); none comes.
-    let answer = receiver.recv_timeout(std::time::Duration::from_secs(30));
-    assert!(
-        answer.is_ok(),
-        "no answer after 30 s (limits were 1000 nodes, 100 ms)"
-    );
+    let (empty, default) = receiver
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("an answer within 30 s (the limit was 1000 nodes)");
+    assert!(matches!(empty.outcome, Outcome::Solved(_)), "{empty:?}");
+    assert_eq!(empty.outcome, default.outcome);
+    assert_eq!(empty.stats.nodes, default.stats.nodes);
+    assert_eq!(empty.stats.portfolio, default.stats.portfolio);
 }

@@ -1,10 +1,20 @@
 //! Solve logs: they read back through the library, describe what the search did, and do not
 //! depend on the number of threads.
 
-use telamalloc::allocate::Limits;
 use telamalloc::generate::{perfect, CutStyle, PerfectOptions};
-use telamalloc::search::record::{read_log, TryResult, LOG_SCHEMA_VERSION};
-use telamalloc::search::{search, search_recorded, Outcome, Recording, SearchOptions};
+use telamalloc::solve_log::{read_log, LogRecorder, TryResult, LOG_SCHEMA, LOG_SCHEMA_VERSION};
+use telamalloc::{Allocation, Goal, SearchOptions, Solution, Solver, Status};
+
+/// How a search ended, for comparing runs: the status and the solution.
+type Outcome = (Status, Option<Solution>);
+
+fn outcome(result: &Allocation) -> Outcome {
+    (result.status.clone(), result.solution.clone())
+}
+
+fn solver(threads: usize) -> Solver {
+    Solver::new().options(options(threads)).nodes(2_000_000)
+}
 
 fn problem(seed: u64) -> telamalloc::Problem {
     perfect(
@@ -30,26 +40,13 @@ fn options(threads: usize) -> SearchOptions {
 }
 
 fn record(problem: &telamalloc::Problem, threads: usize, limit: u64) -> (Outcome, Vec<u8>) {
-    let mut bytes = Vec::new();
     let capacity = problem.capacity.expect("generated with a capacity");
-    let result = search_recorded(
-        problem,
-        capacity,
-        &options(threads),
-        None,
-        Limits {
-            timeout: None,
-            nodes: Some(2_000_000),
-        },
-        None,
-        Some(Recording {
-            writer: &mut bytes,
-            problem: "p".into(),
-            limit_per_run: limit,
-        }),
-    );
-    assert!(result.log_error.is_none());
-    (result.outcome, bytes)
+    let mut log = LogRecorder::new(Vec::new(), "p", limit);
+    let result = solver(threads)
+        .solve_observed(problem, Goal::Fit(capacity), &mut log)
+        .expect("a valid problem");
+    let bytes = log.finish().expect("writing to memory cannot fail");
+    (outcome(&result), bytes)
 }
 
 #[test]
@@ -58,7 +55,7 @@ fn a_log_reads_back_and_describes_the_search() {
     for seed in 0..20 {
         let p = problem(seed);
         let (outcome, bytes) = record(&p, 1, 1_000_000);
-        assert!(matches!(outcome, Outcome::Solved(_)), "seed {seed}");
+        assert_eq!(outcome.0, Status::Solved, "seed {seed}");
         let log = read_log(bytes.as_slice()).expect("a well-formed log");
         assert_eq!(log.header.version, LOG_SCHEMA_VERSION);
         assert_eq!(log.header.buffers, p.len());
@@ -135,24 +132,15 @@ fn recording_does_not_change_the_answer() {
     for seed in 0..10 {
         let p = problem(seed);
         let capacity = p.capacity.unwrap();
-        let plain = search(
-            &p,
-            capacity,
-            &options(1),
-            None,
-            Limits {
-                timeout: None,
-                nodes: Some(2_000_000),
-            },
-        );
+        let plain = solver(1).solve(&p, Goal::Fit(capacity)).expect("valid");
         let (recorded, _) = record(&p, 1, 1_000_000);
-        assert_eq!(plain.outcome, recorded, "seed {seed}");
+        assert_eq!(outcome(&plain), recorded, "seed {seed}");
     }
 }
 
 #[test]
 fn a_compressed_log_file_reads_back() {
-    use telamalloc::search::record::{create_log_file, read_log_file};
+    use telamalloc::solve_log::{create_log_file, read_log_file};
     let p = problem(3);
     let capacity = p.capacity.unwrap();
     let dir = std::env::temp_dir().join(format!("telamalloc-log-{}", std::process::id()));
@@ -160,24 +148,12 @@ fn a_compressed_log_file_reads_back() {
     for name in ["log.jsonl", "log.jsonl.gz"] {
         let path = dir.join(name);
         {
-            let mut writer = create_log_file(&path).unwrap();
-            let result = search_recorded(
-                &p,
-                capacity,
-                &options(1),
-                None,
-                Limits {
-                    timeout: None,
-                    nodes: Some(2_000_000),
-                },
-                None,
-                Some(Recording {
-                    writer: &mut *writer,
-                    problem: name.into(),
-                    limit_per_run: 1_000_000,
-                }),
-            );
-            assert!(result.log_error.is_none());
+            let writer = create_log_file(&path).unwrap();
+            let mut log = LogRecorder::new(writer, name, 1_000_000);
+            solver(1)
+                .solve_observed(&p, Goal::Fit(capacity), &mut log)
+                .expect("valid");
+            log.finish().expect("written");
         }
         let log = read_log_file(&path).expect("reads back");
         assert_eq!(log.header.problem, name);
@@ -187,4 +163,47 @@ fn a_compressed_log_file_reads_back() {
     let packed = std::fs::metadata(dir.join("log.jsonl.gz")).unwrap().len();
     assert!(packed < plain, "gzip is smaller ({packed} vs {plain})");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A log of a small search with its header line edited by `edit` (a JSON object).
+fn log_with_header(edit: impl Fn(&mut serde_json::Value)) -> String {
+    let (_, bytes) = record(&problem(0), 1, 1_000_000);
+    let text = String::from_utf8(bytes).expect("UTF-8 log");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut header: serde_json::Value = serde_json::from_str(&lines[0]).expect("a JSON header");
+    assert_eq!(header["kind"], "header");
+    edit(&mut header);
+    lines[0] = header.to_string();
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn read_log_rejects_a_wrong_schema_or_version() {
+    // Unedited, the log reads.
+    let good = log_with_header(|_| {});
+    assert_eq!(
+        read_log(good.as_bytes())
+            .expect("a good log")
+            .header
+            .version,
+        LOG_SCHEMA_VERSION
+    );
+    let wrong_schema = log_with_header(|h| h["schema"] = "someone-elses-log".into());
+    let error = read_log(wrong_schema.as_bytes()).expect_err("a wrong schema name");
+    assert!(error.starts_with("line 1: "), "{error}");
+    assert!(error.contains("someone-elses-log"), "{error}");
+    assert!(error.contains(LOG_SCHEMA), "{error}");
+
+    let next = LOG_SCHEMA_VERSION + 1;
+    let wrong_version = log_with_header(|h| h["version"] = next.into());
+    let error = read_log(wrong_version.as_bytes()).expect_err("a newer version");
+    assert!(error.starts_with("line 1: "), "{error}");
+    assert!(error.contains(&format!("version {next}")), "{error}");
+    assert!(
+        error.contains(&format!("{LOG_SCHEMA} version {LOG_SCHEMA_VERSION}")),
+        "{error}"
+    );
+    let wrong_version = log_with_header(|h| h["version"] = 0.into());
+    let error = read_log(wrong_version.as_bytes()).expect_err("an older version");
+    assert!(error.contains("version 0"), "{error}");
 }

@@ -3,8 +3,8 @@
 use super::{write_file, CliError, EXIT_SOLVED};
 use clap::Args;
 use std::path::PathBuf;
-use telamalloc::allocate::Algorithm;
 use telamalloc::bench;
+use telamalloc::io::problem_files;
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -12,7 +12,7 @@ pub struct BenchArgs {
     #[arg(required = true)]
     paths: Vec<PathBuf>,
     /// Comma-separated algorithms.
-    #[arg(long, value_delimiter = ',', required_unless_present = "ablation", value_parser = super::solve::algorithm_names())]
+    #[arg(long, value_delimiter = ',', required_unless_present = "ablation", value_parser = super::search_args::algorithm_names())]
     algo: Vec<String>,
     /// Run the search with its options as given and with each technique switch flipped in
     /// turn, and print the comparison as Markdown tables.
@@ -22,7 +22,7 @@ pub struct BenchArgs {
     #[arg(long)]
     markdown: bool,
     /// Capacity in bytes (default: each file's own).
-    #[arg(long, conflicts_with = "minimize")]
+    #[arg(long, conflicts_with = "minimize", value_parser = clap::value_parser!(u64).range(1..))]
     capacity: Option<u64>,
     /// Find the smallest peak instead of fitting the capacity.
     #[arg(long)]
@@ -40,50 +40,29 @@ pub struct BenchArgs {
 }
 
 pub fn run(args: BenchArgs) -> Result<i32, CliError> {
-    if args.capacity == Some(0) {
-        return Err(CliError::Usage("--capacity must be greater than 0".into()));
-    }
-    let files = bench::problem_files(&args.paths)?;
+    let files = problem_files(&args.paths)?;
     if files.is_empty() {
         return Err(CliError::Usage("no problem files found".into()));
     }
-    let mut algorithms: Vec<(String, Algorithm)> = args
-        .algo
-        .iter()
-        .map(|name| Ok((name.clone(), args.search.algorithm(name)?)))
-        .collect::<Result<_, CliError>>()?;
-    if args.ablation {
-        let base = args.search.options()?;
-        algorithms.retain(|(name, _)| name != "search");
-        let policy = args.search.policy.clone();
-        algorithms.push((
-            "search".into(),
-            Algorithm::Search {
-                options: base.clone(),
-                policy: policy.clone(),
-            },
-        ));
-        for (label, options) in base.ablation_variants() {
-            algorithms.push((
-                label,
-                Algorithm::Search {
-                    options,
-                    policy: policy.clone(),
-                },
-            ));
-        }
-    }
     let limits = args.limit.limits()?;
+    let mut solvers = Vec::new();
+    for name in &args.algo {
+        let solver = args.search.solver(super::search_args::algorithm(name)?)?;
+        solvers.push((name.clone(), solver.limits(limits).seed(args.seed)));
+    }
+    if args.ablation {
+        let base = args
+            .search
+            .solver(telamalloc::Algorithm::Search)?
+            .limits(limits)
+            .seed(args.seed);
+        solvers.retain(|(name, _)| name != "search");
+        solvers.extend(bench::ablation(&base));
+    }
     println!("{}", bench::table_header());
-    let rows = bench::run(
-        &files,
-        &algorithms,
-        args.capacity,
-        args.minimize,
-        limits,
-        args.seed,
-        |row| println!("{}", bench::table_line(row)),
-    )?;
+    let rows = bench::run(&files, &solvers, args.capacity, args.minimize, |row| {
+        println!("{}", bench::table_line(row))
+    })?;
     if args.ablation || args.markdown {
         let cell = if args.minimize {
             bench::Cell::PeakOverCapacity

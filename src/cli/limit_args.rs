@@ -3,7 +3,7 @@
 use super::CliError;
 use clap::Args;
 use std::time::Duration;
-use telamalloc::allocate::Limits;
+use telamalloc::Limits;
 
 #[derive(Args, Clone, Debug, Default)]
 pub struct LimitArgs {

@@ -1,4 +1,5 @@
 //! Command-line parsing and dispatch. Exit codes: 0 solved, 1 not solved, 2 bad input or usage.
+//! Each command parses its flags, makes one library call and prints.
 
 mod bench;
 mod collect;
@@ -98,6 +99,38 @@ pub fn read_problem(
     Ok(telamalloc::io::read_problem(path, capacity)?)
 }
 
+/// Reads the problems of `paths` and of a split, each with a capacity (see
+/// [`telamalloc::io::read_problem_set`]); none at all is a usage error.
+pub fn read_problems_with_capacity(
+    paths: &[std::path::PathBuf],
+    split: Option<&str>,
+    capacity: Option<u64>,
+) -> Result<Vec<(std::path::PathBuf, telamalloc::Problem)>, CliError> {
+    let problems = telamalloc::io::read_problem_set(paths, split, capacity, true)?;
+    if problems.is_empty() {
+        return Err(CliError::Usage("no problem files given".into()));
+    }
+    Ok(problems)
+}
+
+/// Writes `text` to `path` (see [`telamalloc::io::write_file`]).
+pub fn write_file(path: &std::path::Path, text: &str) -> Result<(), CliError> {
+    telamalloc::io::write_file(path, text)
+        .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", path.display())))
+}
+
+/// A progress bar over `len` items, labelled `what`.
+pub fn progress_bar(len: usize, what: &str) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(len as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(&format!(
+            "{{bar:40}} {{pos}}/{{len}} {what}, {{elapsed}} ({{eta}} left)"
+        ))
+        .expect("valid template"),
+    );
+    bar
+}
+
 /// An error that ends a command with exit code 2.
 #[derive(Debug)]
 pub enum CliError {
@@ -122,23 +155,8 @@ impl From<InputError> for CliError {
     }
 }
 
-/// Writes `text` to `path`. A regular file (or a new one) is written to a temporary file beside
-/// it and renamed, so a reader never sees half a solution; anything else (`/dev/null`, a pipe,
-/// `/dev/stdout`) is written in place, never replaced.
-pub fn write_file(path: &std::path::Path, text: &str) -> Result<(), CliError> {
-    let error =
-        |e: std::io::Error| CliError::Usage(format!("cannot write {}: {e}", path.display()));
-    let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file());
-    if special {
-        return std::fs::write(path, text).map_err(error);
+impl From<telamalloc::SolveError> for CliError {
+    fn from(e: telamalloc::SolveError) -> Self {
+        CliError::Usage(e.to_string())
     }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp-telamalloc");
-    let tmp = std::path::PathBuf::from(tmp);
-    std::fs::write(&tmp, text)
-        .and_then(|_| std::fs::rename(&tmp, path))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            error(e)
-        })
 }

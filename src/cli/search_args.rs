@@ -2,8 +2,8 @@
 
 use super::CliError;
 use clap::Args;
-use telamalloc::allocate::Algorithm;
-use telamalloc::search::{policies_by_name, SearchOptions};
+use telamalloc::search::options::techniques_help;
+use telamalloc::{Algorithm, PolicySpec, SearchOptions, Solver};
 
 #[derive(Args, Clone, Debug, Default)]
 pub struct SearchArgs {
@@ -11,16 +11,14 @@ pub struct SearchArgs {
     /// order word over W (lifetime), A (area), T (section total), Z (size), e.g. WAT, an order
     /// word with conflict boosting, e.g. TWA+ (fixed is WZA+),
     /// `learned` (the model in models/policy.json; falls back to `fixed` with a warning), or a
-    /// model file `PATH.json`. Default: the portfolio fixed, WAT, TAW, TWA in round robin.
+    /// model file `PATH.json`. Default: `portfolio`, the round robin fixed, WAT, TAW, TWA.
     #[arg(long)]
-    pub policy: Option<String>,
+    pub policy: Option<PolicySpec>,
     /// Worker threads for the search portfolio (the answer does not depend on it).
-    #[arg(long, default_value_t = 1)]
-    pub threads: usize,
-    /// Turn search techniques off (comma-separated): canonical, dominance, section-inference,
-    /// unplaced-floor, decomposition, forced-isolated, conflict-boost, major-backtrack,
-    /// restarts, portfolio-lead, heuristic-first.
-    #[arg(long = "no", value_delimiter = ',', value_name = "TECHNIQUE")]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub threads: u64,
+    #[arg(long = "no", value_delimiter = ',', value_name = "TECHNIQUE",
+          help = format!("Turn search techniques off (comma-separated): {}", techniques_help()))]
     pub disable: Vec<String>,
     /// Turn search techniques on (comma-separated, same names; major-backtrack is off by default).
     #[arg(long = "with", value_delimiter = ',', value_name = "TECHNIQUE")]
@@ -34,44 +32,29 @@ impl SearchArgs {
     /// The search options these flags ask for.
     pub fn options(&self) -> Result<SearchOptions, CliError> {
         let mut options = SearchOptions::default();
-        for (names, on, flag) in [
-            (&self.disable, false, "--no"),
-            (&self.enable, true, "--with"),
-        ] {
-            for name in names {
-                if name == "luby" || !options.set(name, on) {
-                    return Err(CliError::Usage(format!(
-                        "{flag} {name}: unknown technique (known: {})",
-                        SearchOptions::SWITCHES[..11].join(", ")
-                    )));
-                }
-            }
-        }
+        options
+            .apply_switches(&self.disable, &self.enable)
+            .map_err(CliError::Usage)?;
         options.set("luby", self.luby);
-        if self.threads == 0 {
-            return Err(CliError::Usage("--threads must be at least 1".into()));
-        }
-        options.threads = self.threads;
-        if let Some(name) = &self.policy {
-            if policies_by_name(name, 0, &options).is_none() {
-                return Err(CliError::Usage(format!(
-                    "--policy {name}: expected 'fixed', 'portfolio', 'learned', a model file (.json) or an order word over W, A, T, Z (e.g. WAT, or TWA+ with conflict boosting)"
-                )));
-            }
-        }
+        options.threads = self.threads as usize;
         Ok(options)
     }
 
-    /// The algorithm for `name`, with these flags applied when it is `search`.
-    pub fn algorithm(&self, name: &str) -> Result<Algorithm, CliError> {
-        let algorithm = Algorithm::from_name(name)
-            .ok_or_else(|| CliError::Usage(format!("unknown algorithm '{name}'")))?;
-        Ok(match algorithm {
-            Algorithm::Search { .. } => Algorithm::Search {
-                options: self.options()?,
-                policy: self.policy.clone(),
-            },
-            other => other,
-        })
+    /// A solver running `algorithm`, with these flags for the search.
+    pub fn solver(&self, algorithm: Algorithm) -> Result<Solver, CliError> {
+        Ok(Solver::new()
+            .algorithm(algorithm)
+            .options(self.options()?)
+            .policy(self.policy.clone().unwrap_or_default()))
     }
+}
+
+/// Parses an `--algo` name.
+pub fn algorithm(name: &str) -> Result<Algorithm, CliError> {
+    Algorithm::from_name(name).ok_or_else(|| CliError::Usage(format!("unknown algorithm '{name}'")))
+}
+
+/// The names `--algo` accepts.
+pub fn algorithm_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(Algorithm::names())
 }

@@ -13,14 +13,11 @@ pub struct ValidateArgs {
     /// Solution file (CSV with id and offset columns, or .json).
     solution: PathBuf,
     /// Capacity in bytes (default: the problem's own, if any).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     capacity: Option<u64>,
 }
 
 pub fn run(args: ValidateArgs) -> Result<i32, CliError> {
-    if args.capacity == Some(0) {
-        return Err(CliError::Usage("--capacity must be greater than 0".into()));
-    }
     let problem = read_problem(&args.input, args.capacity)?;
     let solution = read_solution(&args.solution, &problem)?;
     let report = validate(&problem, &solution, problem.capacity);

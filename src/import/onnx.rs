@@ -31,38 +31,17 @@
 //! Tensors read inside the bodies of control-flow operators (`If`, `Loop`, `Scan`) count as read
 //! by the operator itself; the bodies' own tensors are not imported.
 
+mod dtype;
 mod infer;
 mod proto;
 
 use super::{fail, summarize_names, tensor_bytes, Graph, ImportOptions, Operator, Tensor};
 use crate::error::InputError;
 use infer::{infer, Info};
-use proto::{as_bytes, as_string, as_varint, parse_graph, Fields, GraphProto, ValueInfo};
+use proto::{as_bytes, as_string, as_varint, parse_graph, Fields, GraphProto, Node, ValueInfo};
 use std::collections::{BinaryHeap, HashMap};
 
-/// Bits per element of an ONNX `TensorProto.DataType`, `None` for `STRING`, `UNDEFINED` and
-/// unknown codes.
-pub fn element_bits(data_type: i32) -> Option<u64> {
-    Some(match data_type {
-        1 => 32,      // FLOAT
-        2 | 3 => 8,   // UINT8, INT8
-        4 | 5 => 16,  // UINT16, INT16
-        6 => 32,      // INT32
-        7 => 64,      // INT64
-        9 => 8,       // BOOL
-        10 => 16,     // FLOAT16
-        11 => 64,     // DOUBLE
-        12 => 32,     // UINT32
-        13 => 64,     // UINT64
-        14 => 64,     // COMPLEX64
-        15 => 128,    // COMPLEX128
-        16 => 16,     // BFLOAT16
-        17..=20 => 8, // FLOAT8 variants
-        21..=23 => 4, // UINT4, INT4, FLOAT4E2M1
-        24 => 8,      // FLOAT8E8M0
-        _ => return None,
-    })
-}
+pub use dtype::element_bits;
 
 /// Reads an ONNX model into a [`Graph`], inferring shapes where the file has none.
 pub(crate) fn read_graph(
@@ -177,29 +156,158 @@ fn nondeterministic(op: &str) -> bool {
     op.starts_with("Random") || op == "Multinomial" || op == "Bernoulli"
 }
 
+/// The tensors met so far, by name, with what is known of each (in the order first met).
+#[derive(Default)]
+struct Tensors {
+    index: HashMap<String, usize>,
+    infos: Vec<Info>,
+    names: Vec<String>,
+}
+
+impl Tensors {
+    /// The index of tensor `name`, added knowing nothing of it if new.
+    fn add(&mut self, name: &str) -> usize {
+        let (infos, names) = (&mut self.infos, &mut self.names);
+        *self.index.entry(name.to_string()).or_insert_with(|| {
+            infos.push(Info::default());
+            names.push(name.to_string());
+            infos.len() - 1
+        })
+    }
+
+    /// The graph's tensors: sizes from the shapes and element types found.
+    fn into_graph_tensors(self) -> Vec<Tensor> {
+        self.infos
+            .iter()
+            .zip(self.names)
+            .map(|(info, name)| Tensor {
+                name,
+                bytes: match (&info.shape, info.elem.and_then(element_bits)) {
+                    (Some(shape), Some(bits)) => tensor_bytes(shape, bits),
+                    _ => None,
+                },
+                constant: info.constant,
+            })
+            .collect()
+    }
+}
+
+/// Where shapes did not come from inference, and the operators to warn about.
+#[derive(Default)]
+struct Fallbacks {
+    /// The operators (not folded) with an output of no inferred shape.
+    uninferred: Vec<String>,
+    /// Shapes taken from `value_info`, and how many of them had dynamic dimensions.
+    from_declared: usize,
+    substituted: usize,
+    /// Inferred shapes that differ from `value_info`.
+    disagree: usize,
+    /// Operators with bodies (`If`, `Loop`, `Scan`).
+    control_flow: usize,
+}
+
+impl Fallbacks {
+    /// One warning for each kind of fallback seen.
+    fn warn(&self, batch: u64, warnings: &mut Vec<String>) {
+        if !self.uninferred.is_empty() {
+            warnings.push(format!(
+                "no shape inference for {} operator(s): {}; their outputs' shapes come from the \
+                 model's value_info where it has them",
+                self.uninferred.len(),
+                summarize_names(&self.uninferred)
+            ));
+        }
+        if self.from_declared > 0 {
+            warnings.push(format!(
+                "{} tensor shape(s) taken from the model's value_info{}",
+                self.from_declared,
+                if self.substituted > 0 {
+                    format!(
+                        ", {} of them with dynamic dimensions set to the batch value {batch}",
+                        self.substituted
+                    )
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        if self.disagree > 0 {
+            warnings.push(format!(
+                "{} inferred shape(s) differ from the model's value_info; the inferred ones are used",
+                self.disagree
+            ));
+        }
+        if self.control_flow > 0 {
+            warnings.push(format!(
+                "{} control-flow operator(s): the tensors inside their bodies are not imported",
+                self.control_flow
+            ));
+        }
+    }
+}
+
+/// The shapes and types the model declares (`value_info` and graph outputs), by tensor name,
+/// and the batch value for their dynamic dimensions.
+struct Declared<'a> {
+    value_info: HashMap<&'a str, &'a ValueInfo>,
+    batch: u64,
+}
+
 fn build(
     proto: GraphProto<'_>,
     opset: i64,
     file: &str,
     options: &ImportOptions,
 ) -> Result<Graph, InputError> {
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let mut infos: Vec<Info> = Vec::new();
-    let mut names: Vec<String> = Vec::new();
-    let mut add =
-        |name: &str, index: &mut HashMap<String, usize>, infos: &mut Vec<Info>| -> usize {
-            *index.entry(name.to_string()).or_insert_with(|| {
-                infos.push(Info::default());
-                names.push(name.to_string());
-                infos.len() - 1
-            })
-        };
-
+    let mut tensors = Tensors::default();
     let mut warnings = Vec::new();
-    // Initializers: constants with their shapes (and small values).
+    add_initializers(&proto, &mut tensors);
+    let (graph_inputs, input_shapes) =
+        add_graph_inputs(&proto, options, &mut tensors, &mut warnings);
+    let declared = Declared {
+        value_info: proto
+            .value_info
+            .iter()
+            .chain(&proto.outputs)
+            .map(|v| (v.name.as_str(), v))
+            .collect(),
+        batch: options.batch,
+    };
+
+    let order = topological_order(&proto, file)?;
+    let mut operators = Vec::with_capacity(order.len());
+    let mut fallbacks = Fallbacks::default();
+    for &k in &order {
+        let node = &proto.nodes[k];
+        let operator = add_node(
+            node,
+            k,
+            opset,
+            &declared,
+            file,
+            &mut tensors,
+            &mut fallbacks,
+        )?;
+        operators.push(operator);
+    }
+
+    let graph_outputs = graph_outputs(&proto, &tensors, file)?;
+    fallbacks.warn(options.batch, &mut warnings);
+    Ok(Graph {
+        tensors: tensors.into_graph_tensors(),
+        operators,
+        inputs: graph_inputs,
+        outputs: graph_outputs,
+        input_shapes,
+        warnings,
+    })
+}
+
+/// Initializers: constants with their shapes (and small values).
+fn add_initializers(proto: &GraphProto<'_>, tensors: &mut Tensors) {
     for init in &proto.initializers {
-        let t = add(&init.name, &mut index, &mut infos);
-        infos[t] = Info {
+        let t = tensors.add(&init.name);
+        tensors.infos[t] = Info {
             elem: Some(init.data_type),
             shape: init.dims.iter().map(|&d| u64::try_from(d).ok()).collect(),
             values: init.values.clone(),
@@ -207,16 +315,25 @@ fn build(
         };
     }
     for name in &proto.sparse_initializers {
-        let t = add(name, &mut index, &mut infos);
-        infos[t].constant = true;
+        let t = tensors.add(name);
+        tensors.infos[t].constant = true;
     }
-    // Graph inputs that are not initializers.
+}
+
+/// Graph inputs that are not initializers, with their shapes as given in the options or by the
+/// model (dynamic dimensions set to the batch value): their indices and known shapes.
+fn add_graph_inputs(
+    proto: &GraphProto<'_>,
+    options: &ImportOptions,
+    tensors: &mut Tensors,
+    warnings: &mut Vec<String>,
+) -> (Vec<usize>, Vec<(String, Vec<u64>)>) {
     let mut graph_inputs = Vec::new();
     let mut input_shapes = Vec::new();
     let mut dynamic_inputs = 0usize;
     for input in &proto.inputs {
-        let t = add(&input.name, &mut index, &mut infos);
-        if infos[t].constant {
+        let t = tensors.add(&input.name);
+        if tensors.infos[t].constant {
             continue; // an initializer listed as an input (IR version < 4 style): a weight
         }
         graph_inputs.push(t);
@@ -234,8 +351,8 @@ fn build(
         if let Some(dims) = &dims {
             input_shapes.push((input.name.clone(), dims.clone()));
         }
-        infos[t].elem = input.elem;
-        infos[t].shape = dims;
+        tensors.infos[t].elem = input.elem;
+        tensors.infos[t].shape = dims;
     }
     if dynamic_inputs > 0 {
         warnings.push(format!(
@@ -244,113 +361,146 @@ fn build(
             options.batch
         ));
     }
-    let declared: HashMap<&str, &ValueInfo> = proto
-        .value_info
-        .iter()
-        .chain(&proto.outputs)
-        .map(|v| (v.name.as_str(), v))
-        .collect();
+    (graph_inputs, input_shapes)
+}
 
-    let order = topological_order(&proto, file)?;
-    let mut operators = Vec::with_capacity(order.len());
-    let mut uninferred: Vec<String> = Vec::new();
-    let (mut from_declared, mut substituted, mut disagree) = (0usize, 0usize, 0usize);
-    let mut control_flow = 0usize;
-    for &k in &order {
-        let node = &proto.nodes[k];
-        if !node.outer_reads.is_empty() || node.attributes.iter().any(|a| !a.graphs.is_empty()) {
-            control_flow += 1;
-        }
-        let mut inputs = Vec::new();
-        let mut ins = Vec::with_capacity(node.inputs.len());
-        for name in &node.inputs {
-            if name.is_empty() {
-                ins.push(Info::default());
-                continue;
-            }
-            let Some(&t) = index.get(name.as_str()) else {
-                return Err(fail(
-                    file,
-                    format!(
-                        "{} reads '{name}', which no node, initializer or graph input defines",
-                        node.describe(k)
-                    ),
-                ));
-            };
-            inputs.push(t);
-            ins.push(infos[t].clone());
-        }
-        for name in &node.outer_reads {
-            if let Some(&t) = index.get(name.as_str()) {
-                inputs.push(t);
-            }
-        }
-        let constant = node.op_type == "Constant"
-            || (!inputs.is_empty()
-                && !nondeterministic(&node.op_type)
-                && inputs.iter().all(|&t| infos[t].constant));
-        let inferred = infer(node, &ins, opset);
-        let mut outputs = Vec::new();
-        let mut any_unknown = false;
-        for (o, name) in node.outputs.iter().enumerate() {
-            if name.is_empty() {
-                continue;
-            }
-            let t = add(name, &mut index, &mut infos);
-            outputs.push(t);
-            let guess = inferred
-                .as_ref()
-                .and_then(|outs| outs.get(o))
-                .cloned()
-                .unwrap_or_default();
-            let declared = declared.get(name.as_str());
-            let declared_dims = declared.and_then(|d| d.dims.clone());
-            let declared_static: Option<Vec<u64>> = declared_dims
-                .as_ref()
-                .and_then(|d| d.iter().copied().collect());
-            let shape = match (&guess.shape, &declared_static, &declared_dims) {
-                (Some(s), static_dims, _) => {
-                    if static_dims.as_ref().is_some_and(|d| d != s) {
-                        disagree += 1;
-                    }
-                    Some(s.clone())
-                }
-                (None, Some(s), _) => {
-                    from_declared += 1;
-                    Some(s.clone())
-                }
-                (None, None, Some(dims)) => {
-                    from_declared += 1;
-                    substituted += 1;
-                    Some(dims.iter().map(|d| d.unwrap_or(options.batch)).collect())
-                }
-                (None, None, None) => None,
-            };
-            if guess.shape.is_none() {
-                any_unknown = true;
-            }
-            let values = if guess.shape.is_some() {
-                guess.values
-            } else {
-                None
-            };
-            infos[t] = Info {
-                elem: guess.elem.or(declared.and_then(|d| d.elem)),
-                shape,
-                values,
-                constant,
-            };
-        }
-        if any_unknown && !constant {
-            uninferred.push(node.op_type.clone());
-        }
-        operators.push(Operator { inputs, outputs });
+/// Node `k`'s operator: reads its inputs, infers its outputs' shapes (or takes the declared
+/// ones) and records them in `tensors`.
+fn add_node(
+    node: &Node<'_>,
+    k: usize,
+    opset: i64,
+    declared: &Declared<'_>,
+    file: &str,
+    tensors: &mut Tensors,
+    fallbacks: &mut Fallbacks,
+) -> Result<Operator, InputError> {
+    if !node.outer_reads.is_empty() || node.attributes.iter().any(|a| !a.graphs.is_empty()) {
+        fallbacks.control_flow += 1;
     }
+    let (inputs, ins) = node_inputs(node, k, file, tensors)?;
+    let constant = node.op_type == "Constant"
+        || (!inputs.is_empty()
+            && !nondeterministic(&node.op_type)
+            && inputs.iter().all(|&t| tensors.infos[t].constant));
+    let inferred = infer(node, &ins, opset);
+    let mut outputs = Vec::new();
+    let mut any_unknown = false;
+    for (o, name) in node.outputs.iter().enumerate() {
+        if name.is_empty() {
+            continue;
+        }
+        let t = tensors.add(name);
+        outputs.push(t);
+        let guess = inferred
+            .as_ref()
+            .and_then(|outs| outs.get(o))
+            .cloned()
+            .unwrap_or_default();
+        let declared_info = declared.value_info.get(name.as_str());
+        let declared_dims = declared_info.and_then(|d| d.dims.clone());
+        let shape = output_shape(
+            guess.shape.as_deref(),
+            declared_dims,
+            declared.batch,
+            fallbacks,
+        );
+        if guess.shape.is_none() {
+            any_unknown = true;
+        }
+        let values = if guess.shape.is_some() {
+            guess.values
+        } else {
+            None
+        };
+        tensors.infos[t] = Info {
+            elem: guess.elem.or(declared_info.and_then(|d| d.elem)),
+            shape,
+            values,
+            constant,
+        };
+    }
+    if any_unknown && !constant {
+        fallbacks.uninferred.push(node.op_type.clone());
+    }
+    Ok(Operator { inputs, outputs })
+}
 
-    // Graph outputs must be defined somewhere.
+/// Node `k`'s input tensors (including those its bodies read from outside) and what is known
+/// of each named input (nothing for an empty name).
+fn node_inputs(
+    node: &Node<'_>,
+    k: usize,
+    file: &str,
+    tensors: &Tensors,
+) -> Result<(Vec<usize>, Vec<Info>), InputError> {
+    let mut inputs = Vec::new();
+    let mut ins = Vec::with_capacity(node.inputs.len());
+    for name in &node.inputs {
+        if name.is_empty() {
+            ins.push(Info::default());
+            continue;
+        }
+        let Some(&t) = tensors.index.get(name.as_str()) else {
+            return Err(fail(
+                file,
+                format!(
+                    "{} reads '{name}', which no node, initializer or graph input defines",
+                    node.describe(k)
+                ),
+            ));
+        };
+        inputs.push(t);
+        ins.push(tensors.infos[t].clone());
+    }
+    for name in &node.outer_reads {
+        if let Some(&t) = tensors.index.get(name.as_str()) {
+            inputs.push(t);
+        }
+    }
+    Ok((inputs, ins))
+}
+
+/// An output's shape: the inferred one, else the declared one (dynamic dimensions set to
+/// `batch`), counting in `fallbacks` where the declared shape was used or disagrees.
+fn output_shape(
+    inferred: Option<&[u64]>,
+    declared_dims: Option<Vec<Option<u64>>>,
+    batch: u64,
+    fallbacks: &mut Fallbacks,
+) -> Option<Vec<u64>> {
+    let declared_static: Option<Vec<u64>> = declared_dims
+        .as_ref()
+        .and_then(|d| d.iter().copied().collect());
+    match (inferred, &declared_static, &declared_dims) {
+        (Some(s), static_dims, _) => {
+            if static_dims.as_ref().is_some_and(|d| d.as_slice() != s) {
+                fallbacks.disagree += 1;
+            }
+            Some(s.to_vec())
+        }
+        (None, Some(s), _) => {
+            fallbacks.from_declared += 1;
+            Some(s.clone())
+        }
+        (None, None, Some(dims)) => {
+            fallbacks.from_declared += 1;
+            fallbacks.substituted += 1;
+            Some(dims.iter().map(|d| d.unwrap_or(batch)).collect())
+        }
+        (None, None, None) => None,
+    }
+}
+
+/// The graph outputs' tensors; each must be defined somewhere.
+fn graph_outputs(
+    proto: &GraphProto<'_>,
+    tensors: &Tensors,
+    file: &str,
+) -> Result<Vec<usize>, InputError> {
     let mut graph_outputs = Vec::new();
     for output in &proto.outputs {
-        let Some(&t) = index.get(output.name.as_str()) else {
+        let Some(&t) = tensors.index.get(output.name.as_str()) else {
             return Err(fail(
                 file,
                 format!(
@@ -361,56 +511,5 @@ fn build(
         };
         graph_outputs.push(t);
     }
-    if !uninferred.is_empty() {
-        warnings.push(format!(
-            "no shape inference for {} operator(s): {}; their outputs' shapes come from the \
-             model's value_info where it has them",
-            uninferred.len(),
-            summarize_names(&uninferred)
-        ));
-    }
-    if from_declared > 0 {
-        warnings.push(format!(
-            "{from_declared} tensor shape(s) taken from the model's value_info{}",
-            if substituted > 0 {
-                format!(
-                    ", {substituted} of them with dynamic dimensions set to the batch value {}",
-                    options.batch
-                )
-            } else {
-                String::new()
-            }
-        ));
-    }
-    if disagree > 0 {
-        warnings.push(format!(
-            "{disagree} inferred shape(s) differ from the model's value_info; the inferred ones are used"
-        ));
-    }
-    if control_flow > 0 {
-        warnings.push(format!(
-            "{control_flow} control-flow operator(s): the tensors inside their bodies are not imported"
-        ));
-    }
-
-    let tensors = infos
-        .iter()
-        .zip(names)
-        .map(|(info, name)| Tensor {
-            name,
-            bytes: match (&info.shape, info.elem.and_then(element_bits)) {
-                (Some(shape), Some(bits)) => tensor_bytes(shape, bits),
-                _ => None,
-            },
-            constant: info.constant,
-        })
-        .collect();
-    Ok(Graph {
-        tensors,
-        operators,
-        inputs: graph_inputs,
-        outputs: graph_outputs,
-        input_shapes,
-        warnings,
-    })
+    Ok(graph_outputs)
 }

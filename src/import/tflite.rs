@@ -252,6 +252,41 @@ pub(crate) fn read_graph(
     file: &str,
     options: &ImportOptions,
 ) -> Result<Graph, InputError> {
+    check_identifier(bytes, file)?;
+    let fb = FlatBuffer { bytes, file };
+    let model_position = fb.indirect(0, "root table")?;
+    let model = fb.table(model_position, "Model")?;
+    let has_data = buffers_with_data(&fb, model)?;
+    let mut warnings = Vec::new();
+    let main = main_subgraph(&fb, model, &mut warnings)?;
+
+    let tensor_tables = fb.vector_tables(main, 0, "subgraphs[0].tensors")?;
+    let count = tensor_tables.len();
+    let inputs = read_indices(&fb, main, 1, "subgraphs[0].inputs", count)?;
+    let outputs = read_indices(&fb, main, 2, "subgraphs[0].outputs", count)?;
+    let (operators, produced) = read_operators(&fb, main, count)?;
+    let mut constant = stored_constants(&fb, &tensor_tables, &has_data, &produced, &inputs)?;
+    fold_constants(&operators, &mut constant, &mut warnings);
+    let (tensors, input_shapes) = read_tensors(
+        &fb,
+        &tensor_tables,
+        &inputs,
+        &constant,
+        options,
+        &mut warnings,
+    )?;
+    Ok(Graph {
+        tensors,
+        operators,
+        inputs,
+        outputs,
+        input_shapes,
+        warnings,
+    })
+}
+
+/// Checks the file is long enough and has the `TFL3` identifier.
+fn check_identifier(bytes: &[u8], file: &str) -> Result<(), InputError> {
     if bytes.len() < 8 {
         return Err(fail(
             file,
@@ -267,11 +302,11 @@ pub(crate) fn read_graph(
             "not a TFLite model: the FlatBuffer file identifier 'TFL3' is missing at bytes 4..8",
         ));
     }
-    let fb = FlatBuffer { bytes, file };
-    let model_position = fb.indirect(0, "root table")?;
-    let model = fb.table(model_position, "Model")?;
+    Ok(())
+}
 
-    // Which buffers hold data.
+/// Which of the model's buffers hold data (inline or outside the FlatBuffer).
+fn buffers_with_data(fb: &FlatBuffer<'_>, model: Table) -> Result<Vec<bool>, InputError> {
     let buffer_tables = fb.vector_tables(model, 4, "Model.buffers")?;
     let mut has_data = Vec::with_capacity(buffer_tables.len());
     for (k, &buffer) in buffer_tables.iter().enumerate() {
@@ -280,12 +315,19 @@ pub(crate) fn read_graph(
         let outside = fb.scalar_u64(buffer, 2, 0, &what)?;
         has_data.push(inline > 0 || outside > 0);
     }
+    Ok(has_data)
+}
 
+/// The first (main) subgraph, with a warning when there are others.
+fn main_subgraph(
+    fb: &FlatBuffer<'_>,
+    model: Table,
+    warnings: &mut Vec<String>,
+) -> Result<Table, InputError> {
     let subgraphs = fb.vector_tables(model, 2, "Model.subgraphs")?;
     let Some(&main) = subgraphs.first() else {
-        return Err(fail(file, "the TFLite model has no subgraph"));
+        return Err(fail(fb.file, "the TFLite model has no subgraph"));
     };
-    let mut warnings = Vec::new();
     if subgraphs.len() > 1 {
         warnings.push(format!(
             "the model has {} subgraphs: only the first (main) one is imported; control-flow \
@@ -293,57 +335,78 @@ pub(crate) fn read_graph(
             subgraphs.len()
         ));
     }
+    Ok(main)
+}
 
-    let tensor_tables = fb.vector_tables(main, 0, "subgraphs[0].tensors")?;
-    let count = tensor_tables.len();
-    let check_index = |index: i32, what: &str| -> Result<Option<usize>, InputError> {
+/// A vector of tensor indices, each checked against the `count` tensors of the subgraph; `-1`
+/// (an optional input left out) is skipped.
+fn read_indices(
+    fb: &FlatBuffer<'_>,
+    table: Table,
+    id: usize,
+    what: &str,
+    count: usize,
+) -> Result<Vec<usize>, InputError> {
+    let raw = fb.vector_i32(table, id, what)?.unwrap_or_default();
+    let mut indices = Vec::with_capacity(raw.len());
+    for index in raw {
         match index {
-            -1 => Ok(None),
-            i if i >= 0 && (i as usize) < count => Ok(Some(i as usize)),
-            i => Err(fail(file, format!("not a valid TFLite model: {what} names tensor {i}, but the subgraph has {count} tensors"))),
+            -1 => {}
+            i if i >= 0 && (i as usize) < count => indices.push(i as usize),
+            i => return Err(fail(fb.file, format!("not a valid TFLite model: {what} names tensor {i}, but the subgraph has {count} tensors"))),
         }
-    };
+    }
+    Ok(indices)
+}
 
-    let read_indices = |table: Table, id: usize, what: &str| -> Result<Vec<usize>, InputError> {
-        let raw = fb.vector_i32(table, id, what)?.unwrap_or_default();
-        let mut indices = Vec::with_capacity(raw.len());
-        for index in raw {
-            if let Some(i) = check_index(index, what)? {
-                indices.push(i);
-            }
-        }
-        Ok(indices)
-    };
-    let inputs = read_indices(main, 1, "subgraphs[0].inputs")?;
-    let outputs = read_indices(main, 2, "subgraphs[0].outputs")?;
+/// The main subgraph's operators, and which of its `count` tensors some operator produces.
+fn read_operators(
+    fb: &FlatBuffer<'_>,
+    main: Table,
+    count: usize,
+) -> Result<(Vec<Operator>, Vec<bool>), InputError> {
     let operator_tables = fb.vector_tables(main, 3, "subgraphs[0].operators")?;
     let mut operators = Vec::with_capacity(operator_tables.len());
     let mut produced = vec![false; count];
     for (k, &op) in operator_tables.iter().enumerate() {
         let what = format!("subgraphs[0].operators[{k}]");
         let operator = Operator {
-            inputs: read_indices(op, 1, &format!("{what}.inputs"))?,
-            outputs: read_indices(op, 2, &format!("{what}.outputs"))?,
+            inputs: read_indices(fb, op, 1, &format!("{what}.inputs"), count)?,
+            outputs: read_indices(fb, op, 2, &format!("{what}.outputs"), count)?,
         };
         for &t in &operator.outputs {
             produced[t] = true;
         }
         operators.push(operator);
     }
+    Ok((operators, produced))
+}
 
-    // Tensors with data, and tensors nobody produces that are not graph inputs, are constant;
-    // so are the outputs of operators whose inputs are all constant (folded at load time).
-    let mut constant = vec![false; count];
+/// Tensors with data, and tensors nobody produces that are not graph inputs, are constant.
+fn stored_constants(
+    fb: &FlatBuffer<'_>,
+    tensor_tables: &[Table],
+    has_data: &[bool],
+    produced: &[bool],
+    inputs: &[usize],
+) -> Result<Vec<bool>, InputError> {
+    let mut constant = vec![false; tensor_tables.len()];
     for (t, &table) in tensor_tables.iter().enumerate() {
         let buffer =
             fb.scalar_u32(table, 2, 0, &format!("subgraphs[0].tensors[{t}].buffer"))? as usize;
         if buffer != 0 && buffer >= has_data.len() {
-            return Err(fail(file, format!("not a valid TFLite model: tensor {t} uses buffer {buffer}, but the model has {} buffers", has_data.len())));
+            return Err(fail(fb.file, format!("not a valid TFLite model: tensor {t} uses buffer {buffer}, but the model has {} buffers", has_data.len())));
         }
         constant[t] = (buffer != 0 && has_data[buffer]) || (!produced[t] && !inputs.contains(&t));
     }
+    Ok(constant)
+}
+
+/// The outputs of operators whose inputs are all constant are constant too (folded at load
+/// time), in operator order.
+fn fold_constants(operators: &[Operator], constant: &mut [bool], warnings: &mut Vec<String>) {
     let mut folded = 0usize;
-    for op in &operators {
+    for op in operators {
         if !op.inputs.is_empty() && op.inputs.iter().all(|&t| constant[t]) && !op.outputs.is_empty()
         {
             folded += 1;
@@ -358,8 +421,22 @@ pub(crate) fn read_graph(
              weights) are folded: their outputs count as constants"
         ));
     }
+}
 
-    let mut tensors = Vec::with_capacity(count);
+/// The graph inputs' names and shapes, in the subgraph's input order.
+type InputShapes = Vec<(String, Vec<u64>)>;
+
+/// Every tensor of the main subgraph with its size, and the graph inputs' shapes in the
+/// subgraph's input order.
+fn read_tensors(
+    fb: &FlatBuffer<'_>,
+    tensor_tables: &[Table],
+    inputs: &[usize],
+    constant: &[bool],
+    options: &ImportOptions,
+    warnings: &mut Vec<String>,
+) -> Result<(Vec<Tensor>, InputShapes), InputError> {
+    let mut tensors = Vec::with_capacity(tensor_tables.len());
     let mut input_shapes = Vec::new();
     let (mut dynamic, mut untyped) = (0usize, 0usize);
     for (t, &table) in tensor_tables.iter().enumerate() {
@@ -370,34 +447,11 @@ pub(crate) fn read_graph(
         let is_input = inputs.contains(&t);
         let constant = constant[t];
         let tensor_type = fb.scalar_u8(table, 1, 0, &format!("{what}.type"))?;
-        let shape = fb
-            .vector_i32(table, 0, &format!("{what}.shape"))?
-            .unwrap_or_default();
-        let signature = fb.vector_i32(table, 7, &format!("{what}.shape_signature"))?;
         let override_shape = options
             .input_shapes
             .iter()
             .find(|(n, _)| is_input && *n == name);
-        let mut is_dynamic = false;
-        let dims: Vec<u64> = match override_shape {
-            Some((_, dims)) => dims.clone(),
-            None => shape
-                .iter()
-                .enumerate()
-                .map(|(k, &d)| {
-                    let signed = signature
-                        .as_ref()
-                        .filter(|s| s.len() == shape.len())
-                        .map_or(d, |s| s[k]);
-                    if signed > 0 && d > 0 {
-                        d as u64
-                    } else {
-                        is_dynamic = true;
-                        options.batch
-                    }
-                })
-                .collect(),
-        };
+        let (dims, is_dynamic) = tensor_dims(fb, table, &what, override_shape, options.batch)?;
         let live = !constant;
         if live && is_dynamic {
             dynamic += 1;
@@ -432,12 +486,42 @@ pub(crate) fn read_graph(
         .filter_map(|&t| input_shapes.iter().find(|(i, ..)| *i == t))
         .map(|(_, name, dims)| (name.clone(), dims.clone()))
         .collect();
-    Ok(Graph {
-        tensors,
-        operators,
-        inputs,
-        outputs,
-        input_shapes,
-        warnings,
-    })
+    Ok((tensors, input_shapes))
+}
+
+/// A tensor's dimensions: the given shape for an overridden graph input, else the file's, with
+/// dynamic dimensions (in `shape_signature`, or not positive) set to `batch`; and whether any was
+/// dynamic.
+fn tensor_dims(
+    fb: &FlatBuffer<'_>,
+    table: Table,
+    what: &str,
+    override_shape: Option<&(String, Vec<u64>)>,
+    batch: u64,
+) -> Result<(Vec<u64>, bool), InputError> {
+    let shape = fb
+        .vector_i32(table, 0, &format!("{what}.shape"))?
+        .unwrap_or_default();
+    let signature = fb.vector_i32(table, 7, &format!("{what}.shape_signature"))?;
+    let mut is_dynamic = false;
+    let dims: Vec<u64> = match override_shape {
+        Some((_, dims)) => dims.clone(),
+        None => shape
+            .iter()
+            .enumerate()
+            .map(|(k, &d)| {
+                let signed = signature
+                    .as_ref()
+                    .filter(|s| s.len() == shape.len())
+                    .map_or(d, |s| s[k]);
+                if signed > 0 && d > 0 {
+                    d as u64
+                } else {
+                    is_dynamic = true;
+                    batch
+                }
+            })
+            .collect(),
+    };
+    Ok((dims, is_dynamic))
 }

@@ -85,7 +85,19 @@ pub fn parse_json_solution(
 
 /// Writes a solution as JSON: the problem's fields, every buffer with its `offset`, and `peak`.
 pub fn write_json_solution(problem: &Problem, solution: &Solution) -> String {
-    let file = SolutionFile {
+    let mut text = serde_json::to_string_pretty(&solution_file(problem, solution))
+        .expect("plain data serialises");
+    text.push('\n');
+    text
+}
+
+/// The JSON of [`write_json_solution`] as a value, for reports that add fields to it.
+pub fn json_solution_value(problem: &Problem, solution: &Solution) -> serde_json::Value {
+    serde_json::to_value(solution_file(problem, solution)).expect("plain data serialises")
+}
+
+fn solution_file(problem: &Problem, solution: &Solution) -> SolutionFile {
+    SolutionFile {
         capacity: problem.capacity,
         peak: solution.peak(problem),
         buffers: problem
@@ -97,8 +109,5 @@ pub fn write_json_solution(problem: &Problem, solution: &Solution) -> String {
                 ..b.clone()
             })
             .collect(),
-    };
-    let mut text = serde_json::to_string_pretty(&file).expect("plain data serialises");
-    text.push('\n');
-    text
+    }
 }

@@ -1,18 +1,23 @@
 //! Reading and writing problems and solutions (CSV compatible with MiniMalloc, and JSON).
 //!
-//! Every reader checks the problem with [`check_problem`], so what it returns is well formed:
+//! Every reader checks the problem with [`check_problem`] (the rules of [`Problem::check`]), so
+//! what it returns is well formed:
 //! `lower < upper`, `size > 0`, alignments are powers of two, ids are unique, fixed offsets are
 //! aligned and fit, and no sum of sizes can overflow.
 
 mod check;
 mod csv_format;
+mod files;
 mod json_format;
 
 pub use check::{check_problem, check_problem_for, BufferPlaces};
 pub use csv_format::{
     parse_csv_problem, parse_csv_solution, write_csv_problem, write_csv_solution,
 };
-pub use json_format::{parse_json_problem, parse_json_solution, write_json_solution};
+pub use files::{file_name, problem_files, split_files, write_file, SPLITS_DIR};
+pub use json_format::{
+    json_solution_value, parse_json_problem, parse_json_solution, write_json_solution,
+};
 
 use crate::error::InputError;
 use crate::problem::{Problem, Solution};
@@ -74,6 +79,37 @@ pub fn read_problem(path: &Path, capacity: Option<u64>) -> Result<Problem, Input
             Ok(problem)
         }
     }
+}
+
+/// Reads every problem of `paths` (files, or folders: see [`problem_files`]) and of the split
+/// `split` (see [`split_files`]), all before any work is done, so that bad input stops a batch
+/// before it starts. `capacity` overrides the files' own; with `need_capacity`, a problem
+/// without one is an error naming its file and the `capacity` field.
+pub fn read_problem_set(
+    paths: &[std::path::PathBuf],
+    split: Option<&str>,
+    capacity: Option<u64>,
+    need_capacity: bool,
+) -> Result<Vec<(std::path::PathBuf, Problem)>, InputError> {
+    let mut paths = paths.to_vec();
+    if let Some(split) = split {
+        paths.extend(split_files(split)?);
+    }
+    problem_files(&paths)?
+        .into_iter()
+        .map(|file| {
+            let problem = read_problem(&file, capacity)?;
+            if need_capacity && problem.capacity.is_none() {
+                return Err(InputError::at_line(
+                    &file.display().to_string(),
+                    None,
+                    Some("capacity"),
+                    "no capacity (give --capacity or name the file NAME.CAPACITY.csv)",
+                ));
+            }
+            Ok((file, problem))
+        })
+        .collect()
 }
 
 /// Reads a solution file for `problem` (format from the extension): every buffer's offset by id.

@@ -2,13 +2,12 @@
 //! minor backtracks try the next candidate, major backtracks jump back to the placements behind
 //! the last conflict and re-explore from there with the new priorities.
 
-use super::features::{candidate_features, node_features};
-use super::model::Model;
+use super::instance::Instance;
+use super::observer::{RunObserver, TryCounts, TryEnd};
 use super::options::SearchOptions;
-use super::policy::{Candidate, NodeView, Policy};
-use super::record::{round_feature, CandidateRecord, Decision, RunRecorder, TryRecord, TryResult};
+use super::policy::{Candidate, NodePolicy, NodeView};
 use super::state::State;
-use super::SearchStats;
+use super::stats::SearchStats;
 use crate::analysis::{cut_sections, group_by_part};
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -41,7 +40,7 @@ pub enum Flow {
     Unwind(u32),
 }
 
-/// The limits of one run.
+/// The limits of one run: its node budget and what else may stop it.
 pub struct RunLimits<'a> {
     /// Nodes this run may expand.
     pub nodes: u64,
@@ -54,118 +53,94 @@ pub struct RunLimits<'a> {
     pub outranked: Option<(&'a AtomicUsize, usize)>,
 }
 
-/// One run of the search with one policy.
-pub struct Searcher<'a> {
-    model: &'a Model,
-    state: &'a mut State,
-    options: &'a SearchOptions,
-    policy: &'a mut dyn Policy,
-    /// Static rank of each buffer in its current (sub)problem.
-    ranks: Vec<u32>,
-    /// Statistics of the run.
-    pub stats: SearchStats,
-    nodes_left: u64,
-    deadline: Option<Instant>,
-    cancel: Option<&'a AtomicBool>,
-    outranked: Option<(&'a AtomicUsize, usize)>,
-    failures_since_major: u64,
-    major_budget: u64,
+/// The major-backtrack budget: after `budget` failures, jump back to the earliest placement
+/// behind the last conflict; the budget doubles each time.
+struct MajorBacktracks {
+    failures_since: u64,
+    budget: u64,
     /// Depth of the earliest placement involved in the last conflict.
     last_conflict_depth: u32,
     /// A major backtrack asked for by the last failure, to the frame at this depth.
     unwind_request: Option<u32>,
+}
+
+/// Reused buffers, so that nodes do not allocate.
+#[derive(Default)]
+struct Scratch {
+    /// Candidate lists, one per open node.
     pool: Vec<Vec<Candidate>>,
+    /// The unplaced buffers of the last failing section.
     involved: Vec<u32>,
-    /// How many conflicts each buffer was involved in (a feature).
+}
+
+/// One run of the search with one policy.
+pub struct Searcher<'a> {
+    instance: &'a Instance,
+    state: &'a mut State,
+    options: &'a SearchOptions,
+    policy: &'a mut dyn NodePolicy,
+    /// Static rank of each buffer in its current (sub)problem.
+    ranks: Vec<u32>,
+    /// How many conflicts each buffer was involved in during this run: the one count that the
+    /// policies, the features and the solve logs see. Kept only when someone reads it (an
+    /// observer, or a policy that asks for it); empty otherwise.
     conflicts: Vec<u32>,
-    /// The solve-log recorder of this run, if recording, and the run's number.
-    recorder: Option<(RunRecorder, u32)>,
+    /// Statistics of the run.
+    pub stats: SearchStats,
+    limits: RunLimits<'a>,
+    majors: MajorBacktracks,
+    scratch: Scratch,
+    observer: Option<Box<dyn RunObserver>>,
 }
 
 impl<'a> Searcher<'a> {
-    /// A run over `state` (left as it was found when the run returns).
+    /// A run over `state` (left as it was found when the run returns), watched by `observer`.
     pub fn new(
-        model: &'a Model,
+        instance: &'a Instance,
         state: &'a mut State,
         options: &'a SearchOptions,
-        policy: &'a mut dyn Policy,
+        policy: &'a mut dyn NodePolicy,
         limits: RunLimits<'a>,
+        observer: Option<Box<dyn RunObserver>>,
     ) -> Searcher<'a> {
-        let n = model.sizes.len();
+        let n = instance.sizes.len();
+        let counted = observer.is_some() || policy.reads_conflicts();
         Searcher {
-            model,
+            instance,
             state,
             options,
             policy,
             ranks: vec![0; n],
+            conflicts: if counted { vec![0; n] } else { Vec::new() },
             stats: SearchStats::default(),
-            nodes_left: limits.nodes,
-            deadline: limits.deadline,
-            cancel: limits.cancel,
-            outranked: limits.outranked,
-            failures_since_major: 0,
-            major_budget: (model.free.len() as u64).max(32),
-            last_conflict_depth: 0,
-            unwind_request: None,
-            pool: Vec::new(),
-            involved: Vec::new(),
-            conflicts: vec![0; n],
-            recorder: None,
+            limits,
+            majors: MajorBacktracks {
+                failures_since: 0,
+                budget: (instance.free.len() as u64).max(32),
+                last_conflict_depth: 0,
+                unwind_request: None,
+            },
+            scratch: Scratch::default(),
+            observer,
         }
     }
 
-    /// Records this run's decisions into `recorder` as run number `run`.
-    pub fn record(&mut self, recorder: RunRecorder, run: u32) {
-        self.recorder = Some((recorder, run));
+    /// The observer, with what it saw.
+    pub fn take_observer(&mut self) -> Option<Box<dyn RunObserver>> {
+        self.observer.take()
     }
 
-    /// The recorder, with what it recorded.
-    pub fn take_recorder(&mut self) -> Option<RunRecorder> {
-        self.recorder.take().map(|(r, _)| r)
-    }
-
-    /// A decision record for a node about to try `candidates`, if recording wants more.
-    fn describe(&self, depth: u32, unplaced: usize, candidates: &[Candidate]) -> Option<Decision> {
-        let (recorder, run) = self.recorder.as_ref()?;
-        // A node with fewer than two candidates offers no choice: nothing to learn from it.
-        if !recorder.wants_more() || candidates.len() < 2 {
-            return None;
-        }
-        Some(Decision {
-            run: *run,
-            policy: self.policy.name(),
-            node: self.stats.nodes,
+    /// The view of the current node at `depth` with `unplaced` buffers left.
+    fn view(&self, depth: u32, unplaced: usize) -> NodeView<'_> {
+        NodeView {
+            instance: self.instance,
+            state: self.state,
             depth,
-            unplaced: unplaced as u32,
-            features: node_features(
-                self.model,
-                depth,
-                unplaced,
-                self.model.free.len(),
-                self.stats.minor_backtracks,
-                candidates.len(),
-            )
-            .map(round_feature)
-            .to_vec(),
-            candidates: candidates
-                .iter()
-                .map(|c| CandidateRecord {
-                    buffer: c.buffer,
-                    offset: c.offset,
-                    rank: c.rank,
-                    features: candidate_features(
-                        self.model,
-                        self.state,
-                        c,
-                        unplaced,
-                        self.conflicts[c.buffer as usize] as u64,
-                    )
-                    .map(round_feature)
-                    .to_vec(),
-                })
-                .collect(),
-            tries: Vec::new(),
-        })
+            unplaced,
+            conflicts: &self.conflicts,
+            nodes: self.stats.nodes,
+            failures: self.stats.minor_backtracks,
+        }
     }
 
     /// Solves every independent partition of the free buffers in turn.
@@ -174,17 +149,17 @@ impl<'a> Searcher<'a> {
         if self.options.section_inference
             && self
                 .state
-                .failing_section(self.model, all, 0, true)
+                .failing_section(self.instance, all, 0, true)
                 .is_some()
         {
             return Flow::Failed;
         }
         for (buffers, sections) in
-            self.partitions(&self.model.free_u32(), 0..self.state.floors.len())
+            self.partitions(&self.instance.free_u32(), 0..self.state.floors.len())
         {
             loop {
                 let flow = self.sub_solve(buffers.clone(), sections.clone(), 0);
-                self.unwind_request = None;
+                self.majors.unwind_request = None;
                 match flow {
                     Flow::Found => break,
                     Flow::Unwind(_) => continue, // Re-explore the partition from its root.
@@ -202,7 +177,7 @@ impl<'a> Searcher<'a> {
         let unplaced = buffers
             .iter()
             .filter(|&&b| !self.state.is_placed(b as usize))
-            .map(|&b| (b, self.model.sections[b as usize].start));
+            .map(|&b| (b, self.instance.sections[b as usize].start));
         let groups = group_by_part(&parts, unplaced);
         parts
             .into_iter()
@@ -215,10 +190,13 @@ impl<'a> Searcher<'a> {
     /// Solves one independent (sub)problem: ranks its buffers by the policy, then searches.
     fn sub_solve(&mut self, mut buffers: Vec<u32>, sections: Range<usize>, depth: u32) -> Flow {
         let view = NodeView {
-            model: self.model,
+            instance: self.instance,
             state: self.state,
             depth,
             unplaced: buffers.len(),
+            conflicts: &self.conflicts,
+            nodes: self.stats.nodes,
+            failures: self.stats.minor_backtracks,
         };
         self.policy.preorder(&view, &mut buffers);
         let saved: Vec<u32> = buffers.iter().map(|&b| self.ranks[b as usize]).collect();
@@ -235,21 +213,22 @@ impl<'a> Searcher<'a> {
     /// Counts a node; stops on the budget, the deadline or cancellation.
     fn tick(&mut self) -> Option<Stop> {
         self.stats.nodes += 1;
-        if self.nodes_left == 0 {
+        let limits = &mut self.limits;
+        if limits.nodes == 0 {
             return Some(Stop::Budget);
         }
-        self.nodes_left -= 1;
+        limits.nodes -= 1;
         if self.stats.nodes.is_multiple_of(256) {
-            if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            if limits.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                 return Some(Stop::Cancelled);
             }
-            if self
+            if limits
                 .outranked
                 .is_some_and(|(decided, me)| decided.load(Ordering::Relaxed) < me)
             {
                 return Some(Stop::Outranked);
             }
-            if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            if limits.deadline.is_some_and(|d| Instant::now() >= d) {
                 return Some(Stop::Timeout);
             }
         }
@@ -259,34 +238,38 @@ impl<'a> Searcher<'a> {
     /// Records a conflict in section `s`: the policy hears about its unplaced buffers, and the
     /// earliest placement behind it becomes the target of the next major backtrack.
     fn conflict_in_section(&mut self, s: usize) {
-        self.involved.clear();
+        let involved = &mut self.scratch.involved;
+        involved.clear();
         let mut earliest = u32::MAX;
-        for &b in &self.model.members[s] {
+        for &b in &self.instance.members[s] {
             let b_idx = b as usize;
             if self.state.is_placed(b_idx) {
                 earliest = earliest.min(self.state.levels[b_idx]);
             } else {
-                self.involved.push(b);
+                involved.push(b);
             }
         }
-        self.last_conflict_depth = if earliest == u32::MAX { 0 } else { earliest };
-        if self.recorder.is_some() {
-            for &b in &self.involved {
+        if !self.conflicts.is_empty() {
+            for &b in involved.iter() {
                 self.conflicts[b as usize] += 1;
             }
         }
-        self.policy.on_conflict(&self.involved);
+        self.majors.last_conflict_depth = if earliest == u32::MAX { 0 } else { earliest };
+        self.policy.on_conflict(involved);
+        if let Some(observer) = self.observer.as_mut() {
+            observer.on_conflict(involved);
+        }
     }
 
     /// Records a conflict for an unplaced buffer that no longer fits under the capacity.
     fn conflict_for_buffer(&mut self, b: usize) {
         let mut earliest = u32::MAX;
-        for &u in &self.model.neighbours[b] {
+        for &u in &self.instance.neighbours[b] {
             if self.state.is_placed(u as usize) {
                 earliest = earliest.min(self.state.levels[u as usize]);
             }
         }
-        self.last_conflict_depth = if earliest == u32::MAX { 0 } else { earliest };
+        self.majors.last_conflict_depth = if earliest == u32::MAX { 0 } else { earliest };
         self.policy.on_conflict(&[b as u32]);
     }
 
@@ -298,14 +281,15 @@ impl<'a> Searcher<'a> {
         if !self.options.major_backtrack {
             return;
         }
-        self.failures_since_major += 1;
-        if self.failures_since_major < self.major_budget {
+        let majors = &mut self.majors;
+        majors.failures_since += 1;
+        if majors.failures_since < majors.budget {
             return;
         }
-        self.failures_since_major = 0;
-        self.major_budget = self.major_budget.saturating_mul(2);
+        majors.failures_since = 0;
+        majors.budget = majors.budget.saturating_mul(2);
         self.stats.major_backtracks += 1;
-        self.unwind_request = Some(self.last_conflict_depth);
+        majors.unwind_request = Some(majors.last_conflict_depth);
     }
 
     /// The search below a node at `depth`, whose last placement was at `bound` with `bound_rank`.
@@ -320,7 +304,7 @@ impl<'a> Searcher<'a> {
         if let Some(stop) = self.tick() {
             return Flow::Stop(stop);
         }
-        let model = self.model;
+        let instance = self.instance;
         let canonical = self.options.canonical;
         // Forced placements of buffers no unplaced buffer overlaps, undone on return.
         let mut forced: Vec<(usize, usize)> = Vec::new();
@@ -334,8 +318,8 @@ impl<'a> Searcher<'a> {
             }
             let offset = self.state.min_offsets[b];
             let Some(end) = offset
-                .checked_add(model.sizes[b])
-                .filter(|&end| end <= model.capacity)
+                .checked_add(instance.sizes[b])
+                .filter(|&end| end <= instance.capacity)
             else {
                 self.conflict_for_buffer(b);
                 verdict = Some(Flow::Failed);
@@ -350,7 +334,7 @@ impl<'a> Searcher<'a> {
                 }
                 let mark = self.state.mark();
                 self.state
-                    .place(model, b, offset, depth, self.options.unplaced_floor);
+                    .place(instance, b, offset, depth, self.options.unplaced_floor);
                 forced.push((b, mark));
                 continue;
             }
@@ -365,7 +349,7 @@ impl<'a> Searcher<'a> {
             ),
         };
         for &(b, mark) in forced.iter().rev() {
-            self.state.undo(model, b, mark);
+            self.state.undo(instance, b, mark);
         }
         if flow == Flow::Failed {
             self.after_failure();
@@ -385,7 +369,7 @@ impl<'a> Searcher<'a> {
         min_height: u64,
         unplaced: usize,
     ) -> Flow {
-        let mut candidates = self.pool.pop().unwrap_or_default();
+        let mut candidates = self.scratch.pool.pop().unwrap_or_default();
         candidates.clear();
         for &b in buffers {
             let b_idx = b as usize;
@@ -409,48 +393,28 @@ impl<'a> Searcher<'a> {
         }
         candidates.sort_unstable_by_key(|c| (c.offset, c.rank));
         self.order(depth, unplaced, &mut candidates);
-        let mut decision = self.describe(depth, unplaced, &candidates);
+        let watched = self.watch_decision(depth, unplaced, &candidates);
         let mut flow = Flow::Failed;
         let mut next = 0;
         while next < candidates.len() {
             let c = candidates[next];
-            let before = decision.is_some().then_some((
-                self.stats.nodes,
-                self.stats.minor_backtracks,
-                self.stats.major_backtracks,
-            ));
+            let before = watched.then(|| self.counts());
             let child = self.try_candidate(buffers, sections.clone(), c, depth);
-            if let (Some(d), Some(before)) = (decision.as_mut(), before) {
-                let index = d
-                    .candidates
-                    .iter()
-                    .position(|r| r.buffer == c.buffer)
-                    .unwrap_or(0);
-                d.tries.push(TryRecord {
-                    candidate: index as u32,
-                    nodes_below: self.stats.nodes - before.0,
-                    failures_below: self.stats.minor_backtracks - before.1,
-                    majors_below: self.stats.major_backtracks - before.2,
-                    result: match child {
-                        Flow::Found => TryResult::Found,
-                        Flow::Failed => TryResult::Failed,
-                        Flow::Unwind(_) => TryResult::Unwound,
-                        Flow::Stop(_) => TryResult::Stopped,
-                    },
-                });
+            if let Some(before) = before {
+                self.report_try(&c, before, child);
             }
             let reorder = match child {
                 Flow::Failed => {
                     // The candidate is refuted; a pending major backtrack either lands here
                     // (re-order what is left) or goes on up.
                     next += 1;
-                    match self.unwind_request {
+                    match self.majors.unwind_request {
                         Some(target) if target >= depth => {
-                            self.unwind_request = None;
+                            self.majors.unwind_request = None;
                             true
                         }
                         Some(target) => {
-                            self.unwind_request = None;
+                            self.majors.unwind_request = None;
                             flow = Flow::Unwind(target);
                             break;
                         }
@@ -470,11 +434,53 @@ impl<'a> Searcher<'a> {
                 self.order(depth, unplaced, rest);
             }
         }
-        self.pool.push(candidates);
-        if let (Some(d), Some((recorder, _))) = (decision, self.recorder.as_mut()) {
-            recorder.push(d);
+        self.scratch.pool.push(candidates);
+        if watched {
+            if let Some(observer) = self.observer.as_mut() {
+                observer.on_decision_end();
+            }
         }
         flow
+    }
+
+    /// Tells the observer about a decision node; whether it watches this one. A node with
+    /// fewer than two candidates offers no choice and is not reported.
+    fn watch_decision(&mut self, depth: u32, unplaced: usize, candidates: &[Candidate]) -> bool {
+        if self.observer.is_none() || candidates.len() < 2 {
+            return false;
+        }
+        let mut observer = self.observer.take().expect("checked above");
+        let watched = observer.on_decision(&self.view(depth, unplaced), candidates);
+        self.observer = Some(observer);
+        watched
+    }
+
+    /// The run's counters that a try's report measures.
+    fn counts(&self) -> TryCounts {
+        TryCounts {
+            nodes: self.stats.nodes,
+            failures: self.stats.minor_backtracks,
+            majors: self.stats.major_backtracks,
+        }
+    }
+
+    /// Reports how the try of `candidate` ended, with the work done since `before`.
+    fn report_try(&mut self, candidate: &Candidate, before: TryCounts, child: Flow) {
+        let now = self.counts();
+        let counts = TryCounts {
+            nodes: now.nodes - before.nodes,
+            failures: now.failures - before.failures,
+            majors: now.majors - before.majors,
+        };
+        let end = match child {
+            Flow::Found => TryEnd::Found,
+            Flow::Failed => TryEnd::Failed,
+            Flow::Unwind(_) => TryEnd::Unwound,
+            Flow::Stop(_) => TryEnd::Stopped,
+        };
+        if let Some(observer) = self.observer.as_mut() {
+            observer.on_try(candidate, counts, end);
+        }
     }
 
     /// Places candidate `c` below the node at `depth`, checks it and searches on; undoes it.
@@ -485,14 +491,14 @@ impl<'a> Searcher<'a> {
         c: Candidate,
         depth: u32,
     ) -> Flow {
-        let model = self.model;
+        let instance = self.instance;
         let b = c.buffer as usize;
         let (canonical, inference) = (self.options.canonical, self.options.section_inference);
         // The raised canonical bound alone may already break a section: decide that before
         // paying for the placement.
         let early = if canonical && inference {
             self.state
-                .bound_fails_before(model, b, c.offset, sections.clone())
+                .bound_fails_before(instance, b, c.offset, sections.clone())
         } else {
             None
         };
@@ -500,12 +506,21 @@ impl<'a> Searcher<'a> {
             Some(s) => Some(s),
             None => {
                 let mark = self.state.mark();
-                self.state
-                    .place(model, b, c.offset, depth + 1, self.options.unplaced_floor);
+                self.state.place(
+                    instance,
+                    b,
+                    c.offset,
+                    depth + 1,
+                    self.options.unplaced_floor,
+                );
                 let bound = if canonical { c.offset } else { 0 };
-                let failing =
-                    self.state
-                        .failing_section_after(model, b, sections.clone(), bound, inference);
+                let failing = self.state.failing_section_after(
+                    instance,
+                    b,
+                    sections.clone(),
+                    bound,
+                    inference,
+                );
                 let flow = match failing {
                     Some(_) => Flow::Failed,
                     None if self.options.decomposition => {
@@ -513,7 +528,7 @@ impl<'a> Searcher<'a> {
                     }
                     None => self.search(buffers, sections, c.offset, c.rank, depth + 1),
                 };
-                self.state.undo(model, b, mark);
+                self.state.undo(instance, b, mark);
                 if failing.is_none() {
                     return flow;
                 }
@@ -528,10 +543,13 @@ impl<'a> Searcher<'a> {
 
     fn order(&mut self, depth: u32, unplaced: usize, candidates: &mut [Candidate]) {
         let view = NodeView {
-            model: self.model,
+            instance: self.instance,
             state: self.state,
             depth,
             unplaced,
+            conflicts: &self.conflicts,
+            nodes: self.stats.nodes,
+            failures: self.stats.minor_backtracks,
         };
         self.policy.order_candidates(&view, candidates);
     }
@@ -546,7 +564,7 @@ impl<'a> Searcher<'a> {
         bound_rank: u32,
         depth: u32,
     ) -> Flow {
-        let span = self.model.sections[b].clone();
+        let span = self.instance.sections[b].clone();
         let cut = (span.start..span.end - 1).any(|k| self.state.spanning[k] == 0);
         if !cut {
             return self.search(buffers, sections, bound, bound_rank, depth + 1);

@@ -2,7 +2,7 @@
 //! under the canonical bound: `bound + max(unplaced total)` over a range in `O(log sections)`.
 
 /// Range-add, range-max tree over `i128` values (wide enough for any sum of `u64` sizes).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MaxTree {
     len: usize,
     max: Vec<i128>,

@@ -1,13 +1,16 @@
-//! Every search technique as a named switch, so each one's effect can be measured by turning it off.
+//! Every search technique as a named switch, so each one's effect can be measured by turning it
+//! off. One table ([`SWITCHES`]) gives every switch its name, its help and its field: the CLI's
+//! `--no`/`--with` parsing and help, the ablation and `get`/`set` all come from it.
 
 use serde::{Deserialize, Serialize};
 
 /// The restart schedule: how the node budget of successive runs grows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Schedule {
-    /// Budgets `n, 2n, 4n, ...` (n = number of buffers), each round over every policy.
+    /// Budgets `2n, 4n, 8n, ...` (n = number of free buffers, at least 16), each round over
+    /// every policy.
     Geometric,
-    /// Budgets `n * luby(i)`: 1, 1, 2, 1, 1, 2, 4, ... times n.
+    /// Budgets `4n * luby(i)`: 4, 4, 8, 4, 4, 8, 16, ... times n.
     Luby,
 }
 
@@ -33,15 +36,16 @@ pub struct SearchOptions {
     pub conflict_boost: bool,
     /// Major backtracks: after a growing number of failures, jump back to the earliest placement
     /// involved in the last conflict and re-explore its subtree with the new priorities.
-    /// Off by default: on the hard set it costs 2.7x more work (benches/RESULTS.md).
+    /// Off by default: on the hard set it takes 2.4x the nodes and leaves one problem unsolved
+    /// at 15 s (benches/RESULTS.md).
     pub major_backtrack: bool,
     /// Restarts over a portfolio of policies with growing node budgets (off: one complete run of
     /// the first policy).
     pub restarts: bool,
     /// The restart schedule.
     pub schedule: Schedule,
-    /// When the first policy ranks the portfolio for the problem (a learned portfolio head), give
-    /// its first choice the policy's lead (times the others' node budget) each round.
+    /// When a strategy ranker (a learned portfolio head) orders the portfolio for the problem,
+    /// give its first choice the ranker's lead (times the others' node budget) each round.
     pub portfolio_lead: bool,
     /// Try the fast baselines first and return at once when one fits the capacity.
     pub heuristic_first: bool,
@@ -69,81 +73,179 @@ impl Default for SearchOptions {
     }
 }
 
-impl SearchOptions {
-    /// The names of the boolean switches, as the CLI spells them (`--no-NAME` turns one off).
-    pub const SWITCHES: [&'static str; 12] = [
-        "canonical",
-        "dominance",
-        "section-inference",
-        "unplaced-floor",
-        "decomposition",
-        "forced-isolated",
-        "conflict-boost",
-        "major-backtrack",
-        "restarts",
-        "portfolio-lead",
-        "heuristic-first",
-        "luby",
-    ];
+/// One boolean switch of [`SearchOptions`].
+pub struct Switch {
+    /// The name, as the CLI spells it (`--no NAME`, `--with NAME`).
+    pub name: &'static str,
+    /// What it does, in one line.
+    pub help: &'static str,
+    /// Whether `--no`/`--with` take it (the schedule has a flag of its own, `--luby`).
+    pub technique: bool,
+    get: fn(&SearchOptions) -> bool,
+    set: fn(&mut SearchOptions, bool),
+}
 
+macro_rules! switch {
+    ($name:literal, $field:ident, $help:literal) => {
+        Switch {
+            name: $name,
+            help: $help,
+            technique: true,
+            get: |o| o.$field,
+            set: |o, on| o.$field = on,
+        }
+    };
+}
+
+/// Every switch of [`SearchOptions`], in the order of the ablation table.
+pub const SWITCHES: [Switch; 12] = [
+    switch!(
+        "canonical",
+        canonical,
+        "offsets never decrease along a path"
+    ),
+    switch!(
+        "dominance",
+        dominance,
+        "skip candidates above another buffer's lowest end"
+    ),
+    switch!(
+        "section-inference",
+        section_inference,
+        "fail when a section's load cannot fit"
+    ),
+    switch!(
+        "unplaced-floor",
+        unplaced_floor,
+        "raise section floors to the lowest candidate"
+    ),
+    switch!(
+        "decomposition",
+        decomposition,
+        "solve independent parts of the timeline apart"
+    ),
+    switch!(
+        "forced-isolated",
+        forced_isolated,
+        "place buffers with no unplaced neighbour at once"
+    ),
+    switch!(
+        "conflict-boost",
+        conflict_boost,
+        "try buffers of recent conflicts first"
+    ),
+    switch!(
+        "major-backtrack",
+        major_backtrack,
+        "jump back behind repeated conflicts (off by default)"
+    ),
+    switch!(
+        "restarts",
+        restarts,
+        "restart over the portfolio with growing budgets"
+    ),
+    switch!(
+        "portfolio-lead",
+        portfolio_lead,
+        "give a ranker's first choice a larger budget"
+    ),
+    switch!(
+        "heuristic-first",
+        heuristic_first,
+        "return a fast baseline's layout when it fits"
+    ),
+    Switch {
+        name: "luby",
+        help: "the Luby restart schedule instead of the geometric one",
+        technique: false,
+        get: |o| o.schedule == Schedule::Luby,
+        set: |o, on| {
+            o.schedule = if on {
+                Schedule::Luby
+            } else {
+                Schedule::Geometric
+            }
+        },
+    },
+];
+
+fn switch(name: &str) -> Option<&'static Switch> {
+    SWITCHES.iter().find(|s| s.name == name)
+}
+
+impl SearchOptions {
     /// Whether the switch with this CLI name is on (`None` for an unknown name).
     pub fn get(&self, name: &str) -> Option<bool> {
-        Some(match name {
-            "canonical" => self.canonical,
-            "dominance" => self.dominance,
-            "section-inference" => self.section_inference,
-            "unplaced-floor" => self.unplaced_floor,
-            "decomposition" => self.decomposition,
-            "forced-isolated" => self.forced_isolated,
-            "conflict-boost" => self.conflict_boost,
-            "major-backtrack" => self.major_backtrack,
-            "restarts" => self.restarts,
-            "portfolio-lead" => self.portfolio_lead,
-            "heuristic-first" => self.heuristic_first,
-            "luby" => self.schedule == Schedule::Luby,
-            _ => return None,
-        })
-    }
-
-    /// The ablation variants of these options: each switch flipped in turn, labelled
-    /// `-name` (turned off) or `+name` (turned on).
-    pub fn ablation_variants(&self) -> Vec<(String, SearchOptions)> {
-        Self::SWITCHES
-            .iter()
-            .map(|&name| {
-                let on = self.get(name).expect("known switch");
-                let mut variant = self.clone();
-                variant.set(name, !on);
-                let label = format!("{}{name}", if on { "-" } else { "+" });
-                (label, variant)
-            })
-            .collect()
+        switch(name).map(|s| (s.get)(self))
     }
 
     /// Sets a switch by its CLI name (`luby` selects the Luby schedule). Returns false for an
     /// unknown name.
     pub fn set(&mut self, name: &str, on: bool) -> bool {
-        match name {
-            "canonical" => self.canonical = on,
-            "dominance" => self.dominance = on,
-            "section-inference" => self.section_inference = on,
-            "unplaced-floor" => self.unplaced_floor = on,
-            "decomposition" => self.decomposition = on,
-            "forced-isolated" => self.forced_isolated = on,
-            "conflict-boost" => self.conflict_boost = on,
-            "major-backtrack" => self.major_backtrack = on,
-            "restarts" => self.restarts = on,
-            "portfolio-lead" => self.portfolio_lead = on,
-            "heuristic-first" => self.heuristic_first = on,
-            "luby" => {
-                self.schedule = if on {
-                    Schedule::Luby
-                } else {
-                    Schedule::Geometric
+        match switch(name) {
+            Some(s) => {
+                (s.set)(self, on);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Turns the techniques named in `off` off and those in `on` on (the CLI's `--no` and
+    /// `--with`); an unknown name is an error naming the flag and the known techniques.
+    pub fn apply_switches(&mut self, off: &[String], on: &[String]) -> Result<(), String> {
+        for (names, value, flag) in [(off, false, "--no"), (on, true, "--with")] {
+            for name in names {
+                match switch(name) {
+                    Some(s) if s.technique => (s.set)(self, value),
+                    _ => {
+                        return Err(format!(
+                            "{flag} {name}: unknown technique (known: {})",
+                            technique_names().join(", ")
+                        ))
+                    }
                 }
             }
-            _ => return false,
         }
-        true
+        Ok(())
     }
+
+    /// The ablation variants of these options: each switch flipped in turn, labelled
+    /// `-name` (turned off) or `+name` (turned on).
+    pub fn ablation_variants(&self) -> Vec<(String, SearchOptions)> {
+        SWITCHES
+            .iter()
+            .map(|s| {
+                let on = (s.get)(self);
+                let mut variant = self.clone();
+                (s.set)(&mut variant, !on);
+                let label = format!("{}{}", if on { "-" } else { "+" }, s.name);
+                (label, variant)
+            })
+            .collect()
+    }
+}
+
+/// The names `--no` and `--with` take.
+pub fn technique_names() -> Vec<&'static str> {
+    SWITCHES
+        .iter()
+        .filter(|s| s.technique)
+        .map(|s| s.name)
+        .collect()
+}
+
+/// One line per technique (`name: help`), for the CLI's help.
+pub fn techniques_help() -> String {
+    SWITCHES
+        .iter()
+        .filter(|s| s.technique)
+        .map(|s| format!("{}: {}", s.name, s.help))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The names of every switch, in table order (the techniques, then `luby`).
+pub fn switch_names() -> Vec<&'static str> {
+    SWITCHES.iter().map(|s| s.name).collect()
 }

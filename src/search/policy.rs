@@ -1,14 +1,16 @@
-//! The decision seam of the search: a [`Policy`] orders the buffers of a (sub)problem, orders the
-//! candidates at each node, may estimate risk, and hears about conflicts.
+//! The node-level decision seam of the search: a [`NodePolicy`] orders the buffers of a
+//! (sub)problem, orders the candidates at each node and hears about conflicts. It sees the search
+//! through a [`NodeView`] of accessors. (Which policies run, in what order and with what budgets,
+//! is the per-problem seam of [`super::strategy`].)
 
-use super::model::Model;
+use super::instance::Instance;
 use super::state::State;
 use std::cmp::Reverse;
 
 /// A candidate placement at a search node: a buffer at its lowest feasible offset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Candidate {
-    /// The buffer.
+    /// The buffer (its index in the problem).
     pub buffer: u32,
     /// Its lowest feasible offset.
     pub offset: u64,
@@ -16,21 +18,114 @@ pub struct Candidate {
     pub rank: u32,
 }
 
-/// What a policy may look at: the problem model and the current search state.
+/// What a policy (or an observer) may look at in a search node: the problem's numbers and the
+/// current search state, through accessors. Buffers are named by their index in the problem.
 pub struct NodeView<'a> {
-    /// The immutable problem model.
-    pub model: &'a Model,
-    /// The current search state.
-    pub state: &'a State,
-    /// The current decision depth.
-    pub depth: u32,
-    /// Buffers still unplaced in the current (sub)problem.
-    pub unplaced: usize,
+    pub(crate) instance: &'a Instance,
+    pub(crate) state: &'a State,
+    pub(crate) depth: u32,
+    pub(crate) unplaced: usize,
+    pub(crate) conflicts: &'a [u32],
+    pub(crate) nodes: u64,
+    pub(crate) failures: u64,
 }
 
-/// A search policy: the seam through which a fixed ordering or a learned model guides the search.
-/// Policies only order; the search stays complete whatever they say.
-pub trait Policy: Send {
+impl NodeView<'_> {
+    /// The decision depth of the node (0 at the root of a run).
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    /// Buffers still unplaced in the current (sub)problem.
+    pub fn unplaced(&self) -> usize {
+        self.unplaced
+    }
+
+    /// Buffers of the whole problem (fixed ones included).
+    pub fn buffers(&self) -> usize {
+        self.instance.sizes.len()
+    }
+
+    /// Buffers the search places (those without a fixed offset).
+    pub fn free_buffers(&self) -> usize {
+        self.instance.free.len()
+    }
+
+    /// The capacity searched.
+    pub fn capacity(&self) -> u64 {
+        self.instance.capacity
+    }
+
+    /// The problem's largest `upper`.
+    pub fn horizon(&self) -> u64 {
+        self.instance.horizon
+    }
+
+    /// The size of `buffer`.
+    pub fn size(&self, buffer: u32) -> u64 {
+        self.instance.sizes[buffer as usize]
+    }
+
+    /// The lifetime (`upper - lower`) of `buffer`.
+    pub fn lifetime(&self, buffer: u32) -> u64 {
+        self.instance.lifetimes[buffer as usize]
+    }
+
+    /// Whether `buffer` is placed (fixed buffers always are).
+    pub fn is_placed(&self, buffer: u32) -> bool {
+        self.state.is_placed(buffer as usize)
+    }
+
+    /// The largest total size of unplaced buffers over the time sections `buffer` lives in
+    /// (MiniMalloc's `T` key).
+    pub fn largest_unplaced_total(&self, buffer: u32) -> u64 {
+        self.instance.sections[buffer as usize]
+            .clone()
+            .map(|s| self.state.totals[s])
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The smallest room left over `buffer`'s lifetime if it went at `offset`: over its
+    /// sections, `capacity - max(floor, offset) - unplaced total` (negative when a section
+    /// cannot fit its unplaced buffers above that height).
+    pub fn tightest_slack(&self, buffer: u32, offset: u64) -> f64 {
+        self.instance.sections[buffer as usize]
+            .clone()
+            .map(|s| {
+                let floor = self.state.floors[s].max(offset);
+                self.instance.capacity as f64 - floor as f64 - self.state.totals[s] as f64
+            })
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// How many unplaced free buffers overlap `buffer` in time.
+    pub fn unplaced_neighbours(&self, buffer: u32) -> u32 {
+        self.state.unplaced_neighbours[buffer as usize]
+    }
+
+    /// How many conflicts (failing sections) involved `buffer` in this run so far: the one
+    /// conflict count the search keeps, which the solve logs and the learned features share.
+    /// Kept only for an observer or a policy whose [`NodePolicy::reads_conflicts`] is true (0
+    /// otherwise).
+    pub fn conflicts(&self, buffer: u32) -> u32 {
+        self.conflicts.get(buffer as usize).copied().unwrap_or(0)
+    }
+
+    /// Search nodes expanded in this run so far.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Failures (minor backtracks) in this run so far.
+    pub fn failures(&self) -> u64 {
+        self.failures
+    }
+}
+
+/// A node-level search policy: the seam through which a fixed ordering or a learned model
+/// guides the search. Policies only order; the search stays complete whatever they say.
+pub trait NodePolicy: Send {
     /// A short name (`fixed`, `WAT`, `learned`, ...).
     fn name(&self) -> String;
 
@@ -43,40 +138,17 @@ pub trait Policy: Send {
         let _ = (view, candidates);
     }
 
-    /// The estimated probability that placing `candidate` now leads to a major backtrack,
-    /// if the policy has an estimate.
-    fn risk(&mut self, view: &NodeView<'_>, candidate: &Candidate) -> Option<f32> {
-        let _ = (view, candidate);
-        None
-    }
-
-    /// Hears that a conflict involved `buffers` (the unplaced buffers of a failing section).
+    /// Hears that a conflict involved `buffers` (the unplaced buffers of a failing section, or
+    /// a buffer that no longer fits).
     fn on_conflict(&mut self, buffers: &[u32]) {
         let _ = buffers;
     }
 
-    /// For a whole problem, the order in which to run the portfolio's policies (`names`, in
-    /// their default order), as indices into `names`, if this policy has a preference. The
-    /// search asks the portfolio's first policy before the first run.
-    fn rank_portfolio(&mut self, view: &NodeView<'_>, names: &[String]) -> Option<Vec<usize>> {
-        let _ = (view, names);
-        None
+    /// Whether the policy reads [`NodeView::conflicts`]; the search keeps that count only when
+    /// someone does (asked once per run). Without it the count reads 0.
+    fn reads_conflicts(&self) -> bool {
+        false
     }
-
-    /// The strategies (policy names) this policy wants to run alongside it in a portfolio, if
-    /// it brings its own (see [`crate::search::policies_by_name`]).
-    fn portfolio_strategies(&self) -> Vec<String> {
-        Vec::new()
-    }
-
-    /// When this policy ranked the portfolio ([`Policy::rank_portfolio`]), how many times the
-    /// others' node budget its first choice gets each round (1: the plain round robin).
-    fn portfolio_lead(&self) -> u32 {
-        1
-    }
-
-    /// An independent copy for another portfolio worker or restart sequence.
-    fn boxed_clone(&self) -> Box<dyn Policy>;
 }
 
 /// One letter of a static order word: a key, larger first.
@@ -109,26 +181,49 @@ pub fn parse_order(word: &str) -> Option<Vec<OrderKey>> {
         .collect()
 }
 
+/// What the name of a single node policy says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PolicyName {
+    /// `fixed`: TelaMalloc's order with conflict boosting.
+    Fixed,
+    /// An order word (upper case), with conflict boosting when written `WORD+`.
+    Order {
+        /// The word, upper case.
+        word: String,
+        /// Whether it ends in `+`.
+        boosted: bool,
+    },
+}
+
+/// Parses the name of a single node policy: `fixed` or an order word over `W`, `A`, `T`, `Z`,
+/// optionally followed by `+` (any case). The one grammar of policy names: the CLI's policy
+/// specs and the strategies of a learned portfolio head both use it.
+pub fn parse_policy_name(name: &str) -> Option<PolicyName> {
+    if name.eq_ignore_ascii_case("fixed") {
+        return Some(PolicyName::Fixed);
+    }
+    let (word, boosted) = match name.strip_suffix('+') {
+        Some(word) => (word, true),
+        None => (name, false),
+    };
+    parse_order(word)?;
+    Some(PolicyName::Order {
+        word: word.to_ascii_uppercase(),
+        boosted,
+    })
+}
+
 /// Sorts `buffers` by the keys of `word`, larger first, ties by buffer index.
 pub fn sort_by_order(view: &NodeView<'_>, word: &[OrderKey], buffers: &mut [u32]) {
-    let model = view.model;
-    let total = |b: usize| {
-        model.sections[b]
-            .clone()
-            .map(|s| view.state.totals[s])
-            .max()
-            .unwrap_or(0)
-    };
     let key = |&b: &u32| -> (Vec<Reverse<u128>>, u32) {
-        let i = b as usize;
         let values = word
             .iter()
             .map(|k| {
                 Reverse(match k {
-                    OrderKey::Lifetime => model.lifetimes[i] as u128,
-                    OrderKey::Area => model.lifetimes[i] as u128 * model.sizes[i] as u128,
-                    OrderKey::Total => total(i) as u128,
-                    OrderKey::Size => model.sizes[i] as u128,
+                    OrderKey::Lifetime => view.lifetime(b) as u128,
+                    OrderKey::Area => view.lifetime(b) as u128 * view.size(b) as u128,
+                    OrderKey::Total => view.largest_unplaced_total(b) as u128,
+                    OrderKey::Size => view.size(b) as u128,
                 })
             })
             .collect();
@@ -155,17 +250,13 @@ impl StaticOrder {
     }
 }
 
-impl Policy for StaticOrder {
+impl NodePolicy for StaticOrder {
     fn name(&self) -> String {
         self.word.clone()
     }
 
     fn preorder(&mut self, view: &NodeView<'_>, buffers: &mut [u32]) {
         sort_by_order(view, &self.keys, buffers);
-    }
-
-    fn boxed_clone(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }
 
@@ -215,7 +306,7 @@ impl FixedPolicy {
     }
 }
 
-impl Policy for FixedPolicy {
+impl NodePolicy for FixedPolicy {
     fn name(&self) -> String {
         self.name.clone()
     }
@@ -253,9 +344,5 @@ impl Policy for FixedPolicy {
             self.activity.iter_mut().for_each(|a| *a *= 1e-100);
             self.increment *= 1e-100;
         }
-    }
-
-    fn boxed_clone(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }

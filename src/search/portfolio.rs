@@ -3,18 +3,15 @@
 //! round wins).
 
 use super::dfs::{Flow, RunLimits, Searcher, Stop};
-use super::model::Model;
+use super::instance::Instance;
+use super::observer::{RunObserver, RunSummary, SearchObserver};
 use super::options::SearchOptions;
-use super::policy::Policy;
-use super::record::{write_line, LogLine, RunRecorder};
+use super::policy::NodePolicy;
 use super::schedule::budget;
 use super::state::State;
-use super::SearchStats;
+use super::stats::SearchStats;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-
-/// The round's lowest decided index and this run's index (threads only).
-type Outranked<'a> = Option<(&'a AtomicUsize, usize)>;
 use std::time::Instant;
 
 /// What the portfolio concluded.
@@ -37,55 +34,52 @@ enum RunEnd {
 }
 
 struct Worker {
-    policy: Box<dyn Policy>,
+    policy: Box<dyn NodePolicy>,
     state: State,
 }
 
-/// The limits and the optional log of a portfolio.
-pub struct RunSettings<'a, 'w> {
+/// The limits of a portfolio, and who watches it.
+pub struct RunSettings<'a> {
     /// Wall-clock deadline.
     pub deadline: Option<Instant>,
     /// Limit on nodes over all runs.
     pub node_limit: Option<u64>,
     /// Cancellation flag.
     pub cancel: Option<&'a AtomicBool>,
-    /// Where to write decision lines, and how many per run.
-    pub recording: Option<(&'a mut (dyn std::io::Write + Send + 'w), u64)>,
+    /// The observer of the search, if any.
+    pub observer: Option<&'a mut dyn SearchObserver>,
     /// The first policy's node budget per round, in multiples of the others' (1: plain round
     /// robin).
     pub lead: u64,
 }
 
+/// One run's result: its index in the round, how it ended, its counters and its observer.
+type RunResult = (usize, RunEnd, SearchStats, Option<Box<dyn RunObserver>>);
+
 fn run_one(
-    model: &Model,
+    instance: &Instance,
     options: &SearchOptions,
     worker: &mut Worker,
-    nodes: u64,
-    (deadline, cancel, outranked): (Option<Instant>, Option<&AtomicBool>, Outranked<'_>),
-    recorder: Option<(RunRecorder, u32)>,
-) -> (RunEnd, SearchStats, Option<RunRecorder>) {
-    if outranked.is_some_and(|(decided, me)| decided.load(Ordering::Relaxed) < me) {
+    limits: RunLimits<'_>,
+    observer: Option<Box<dyn RunObserver>>,
+) -> (RunEnd, SearchStats, Option<Box<dyn RunObserver>>) {
+    if limits
+        .outranked
+        .is_some_and(|(decided, me)| decided.load(Ordering::Relaxed) < me)
+    {
         return (RunEnd::Outranked, SearchStats::default(), None);
     }
-    let limits = RunLimits {
-        nodes,
-        deadline,
-        cancel,
-        outranked,
-    };
     let mut searcher = Searcher::new(
-        model,
+        instance,
         &mut worker.state,
         options,
         worker.policy.as_mut(),
         limits,
+        observer,
     );
-    if let Some((recorder, run)) = recorder {
-        searcher.record(recorder, run);
-    }
     let flow = searcher.run();
     let stats = searcher.stats.clone();
-    let recorder = searcher.take_recorder();
+    let observer = searcher.take_observer();
     let end = match flow {
         Flow::Found => RunEnd::Found(worker.state.solution.clone()),
         Flow::Failed => RunEnd::Exhausted,
@@ -94,120 +88,112 @@ fn run_one(
         Flow::Stop(_) => RunEnd::Stopped,
         Flow::Unwind(_) => unreachable!("the root re-explores on unwinding"),
     };
-    (end, stats, recorder)
+    (end, stats, observer)
+}
+
+/// Each run's node budget in a round, fixed before the round starts so that threads and
+/// sequential runs agree; under a node limit, later runs get what earlier ones leave (exactly
+/// the limit). `None` when the limit is spent.
+fn round_budgets(
+    nodes: u64,
+    lead: u64,
+    runs: usize,
+    node_limit: Option<u64>,
+    spent: u64,
+) -> Option<Vec<u64>> {
+    let mut left = match node_limit {
+        Some(limit) if spent >= limit => return None,
+        Some(limit) => Some(limit - spent),
+        None => None,
+    };
+    let budgets = (0..runs)
+        .map(|i| {
+            let wanted = if i == 0 {
+                nodes.saturating_mul(lead.max(1))
+            } else {
+                nodes
+            };
+            match left.as_mut() {
+                Some(left) => {
+                    let granted = wanted.min(*left);
+                    *left -= granted;
+                    granted
+                }
+                None => wanted,
+            }
+        })
+        .collect();
+    Some(budgets)
 }
 
 /// Runs the portfolio until a verdict.
 pub fn run(
-    model: &Model,
+    instance: &Instance,
     options: &SearchOptions,
-    policies: Vec<Box<dyn Policy>>,
-    mut settings: RunSettings<'_, '_>,
+    policies: Vec<Box<dyn NodePolicy>>,
+    mut settings: RunSettings<'_>,
     stats: &mut SearchStats,
 ) -> Verdict {
-    let (deadline, node_limit, cancel) = (settings.deadline, settings.node_limit, settings.cancel);
-    let record_limit = settings.recording.as_ref().map(|(_, limit)| *limit);
     let mut workers: Vec<Worker> = policies
         .into_iter()
         .map(|policy| Worker {
             policy,
-            state: State::new(model),
+            state: State::new(instance),
         })
         .collect();
     if !options.restarts {
         workers.truncate(1);
     }
+    let pool = (options.threads > 1).then(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(options.threads)
+            .build()
+            .expect("thread pool")
+    });
     let mut spent: u64 = 0;
     let mut runs: u64 = 0;
     for round in 0u32.. {
         let nodes = if options.restarts {
-            budget(options.schedule, round, model.free.len())
+            budget(options.schedule, round, instance.free.len())
         } else {
             u64::MAX
         };
-        // Each run's budget, fixed before the round starts so that threads and sequential runs
-        // agree; under a node limit, later runs get what earlier ones leave (exactly the limit).
-        let mut left = match node_limit {
-            Some(limit) if spent >= limit => return Verdict::Limit,
-            Some(limit) => Some(limit - spent),
-            None => None,
+        let Some(budgets) = round_budgets(
+            nodes,
+            settings.lead,
+            workers.len(),
+            settings.node_limit,
+            spent,
+        ) else {
+            return Verdict::Limit;
         };
-        let budgets: Vec<u64> = (0..workers.len())
+        let first_run = runs as u32;
+        let mut observers: Vec<Option<Box<dyn RunObserver>>> = (0..workers.len())
             .map(|i| {
-                let wanted = if i == 0 {
-                    nodes.saturating_mul(settings.lead.max(1))
-                } else {
-                    nodes
-                };
-                match left.as_mut() {
-                    Some(left) => {
-                        let granted = wanted.min(*left);
-                        *left -= granted;
-                        granted
-                    }
-                    None => wanted,
-                }
+                let observer = settings.observer.as_mut()?;
+                observer.run_observer(first_run + i as u32, &workers[i].policy.name())
             })
             .collect();
-        let first_run = runs as u32;
-        let recorder = |i: usize| record_limit.map(|l| (RunRecorder::new(l), first_run + i as u32));
-        type RunResult = (usize, RunEnd, SearchStats, Option<RunRecorder>);
-        let results: Vec<RunResult> = if options.threads > 1 {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(options.threads)
-                .build()
-                .expect("thread pool");
-            // The lowest index that decided this round: later runs stop, earlier ones go on
-            // (one of them may still decide, and the earliest decisive run is the answer).
-            let decided = AtomicUsize::new(usize::MAX);
-            pool.install(|| {
-                workers
-                    .par_iter_mut()
-                    .enumerate()
-                    .filter(|(i, _)| budgets[*i] > 0)
-                    .map(|(i, w)| {
-                        let stops = (deadline, cancel, Some((&decided, i)));
-                        let (end, stats, log) =
-                            run_one(model, options, w, budgets[i], stops, recorder(i));
-                        if matches!(end, RunEnd::Found(_) | RunEnd::Exhausted) {
-                            decided.fetch_min(i, Ordering::Relaxed);
-                        }
-                        (i, end, stats, log)
-                    })
-                    .collect()
-            })
-        } else {
-            let mut results = Vec::new();
-            for (i, w) in workers.iter_mut().enumerate() {
-                if budgets[i] == 0 {
-                    continue;
-                }
-                let (end, stats, log) = run_one(
-                    model,
-                    options,
-                    w,
-                    budgets[i],
-                    (deadline, cancel, None),
-                    recorder(i),
-                );
-                let decisive =
-                    matches!(end, RunEnd::Found(_) | RunEnd::Exhausted | RunEnd::Stopped);
-                results.push((i, end, stats, log));
-                if decisive {
-                    break;
-                }
-            }
-            results
+        let round = Round {
+            instance,
+            options,
+            budgets: &budgets,
+            deadline: settings.deadline,
+            cancel: settings.cancel,
         };
-        for (i, end, run_stats, run_log) in results {
+        let results = match &pool {
+            Some(pool) => pool.install(|| round.parallel(&mut workers, &mut observers)),
+            None => round.sequential(&mut workers, &mut observers),
+        };
+        for (i, end, run_stats, run_observer) in results {
             stats.add(&run_stats);
-            if let (Some((writer, _)), Some(log)) = (settings.recording.as_mut(), run_log) {
-                stats.recorded_decisions += log.decisions.len() as u64;
-                stats.dropped_decisions += log.dropped;
-                for decision in log.decisions {
-                    // A failing writer is reported by the caller when it writes the footer.
-                    let _ = write_line(&mut **writer, &LogLine::Decision(decision));
-                }
+            if let Some(observer) = settings.observer.as_mut() {
+                let summary = RunSummary {
+                    run: first_run + i as u32,
+                    policy: workers[i].policy.name(),
+                    stats: run_stats.clone(),
+                };
+                observer.on_run_end(&summary, run_observer);
             }
             spent = spent.saturating_add(run_stats.nodes);
             runs += 1;
@@ -228,4 +214,81 @@ pub fn run(
         }
     }
     unreachable!("the round loop only ends by returning")
+}
+
+/// One round of the portfolio: every policy once, with its budget.
+struct Round<'a> {
+    instance: &'a Instance,
+    options: &'a SearchOptions,
+    budgets: &'a [u64],
+    deadline: Option<Instant>,
+    cancel: Option<&'a AtomicBool>,
+}
+
+impl Round<'_> {
+    fn limits<'b>(
+        &'b self,
+        i: usize,
+        outranked: Option<(&'b AtomicUsize, usize)>,
+    ) -> RunLimits<'b> {
+        RunLimits {
+            nodes: self.budgets[i],
+            deadline: self.deadline,
+            cancel: self.cancel,
+            outranked,
+        }
+    }
+
+    /// The runs one after another, up to the first that decides or stops.
+    fn sequential(
+        &self,
+        workers: &mut [Worker],
+        observers: &mut [Option<Box<dyn RunObserver>>],
+    ) -> Vec<RunResult> {
+        let mut results = Vec::new();
+        for (i, w) in workers.iter_mut().enumerate() {
+            if self.budgets[i] == 0 {
+                continue;
+            }
+            let (end, stats, observer) = run_one(
+                self.instance,
+                self.options,
+                w,
+                self.limits(i, None),
+                observers[i].take(),
+            );
+            let decisive = matches!(end, RunEnd::Found(_) | RunEnd::Exhausted | RunEnd::Stopped);
+            results.push((i, end, stats, observer));
+            if decisive {
+                break;
+            }
+        }
+        results
+    }
+
+    /// The runs on the pool's threads. The lowest index that decided this round stops later
+    /// runs; earlier ones go on (one of them may still decide, and the earliest decisive run is
+    /// the answer).
+    fn parallel(
+        &self,
+        workers: &mut [Worker],
+        observers: &mut [Option<Box<dyn RunObserver>>],
+    ) -> Vec<RunResult> {
+        let decided = AtomicUsize::new(usize::MAX);
+        workers
+            .par_iter_mut()
+            .zip(observers.par_iter_mut())
+            .enumerate()
+            .filter(|(i, _)| self.budgets[*i] > 0)
+            .map(|(i, (w, observer))| {
+                let limits = self.limits(i, Some((&decided, i)));
+                let (end, stats, observer) =
+                    run_one(self.instance, self.options, w, limits, observer.take());
+                if matches!(end, RunEnd::Found(_) | RunEnd::Exhausted) {
+                    decided.fetch_min(i, Ordering::Relaxed);
+                }
+                (i, end, stats, observer)
+            })
+            .collect()
+    }
 }

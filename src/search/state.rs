@@ -1,8 +1,8 @@
 //! Search state with incremental propagation and trail-based undo: an undo costs what the
 //! placement changed, never a copy of the whole state.
 
+use super::instance::Instance;
 use super::max_tree::MaxTree;
-use super::model::Model;
 
 /// Marks a buffer that is not placed.
 pub const UNPLACED: u64 = u64::MAX;
@@ -47,22 +47,22 @@ pub struct State {
 
 impl State {
     /// The initial state: only fixed buffers placed.
-    pub fn new(model: &Model) -> State {
-        let n = model.sizes.len();
+    pub fn new(instance: &Instance) -> State {
+        let n = instance.sizes.len();
         let mut offsets = vec![UNPLACED; n];
         let mut solution = vec![0; n];
         for i in 0..n {
-            if model.fixed[i] {
-                offsets[i] = model.fixed_offsets[i];
-                solution[i] = model.fixed_offsets[i];
+            if instance.preset[i] {
+                offsets[i] = instance.preset_offsets[i];
+                solution[i] = instance.preset_offsets[i];
             }
         }
         let min_offsets = (0..n)
             .map(|i| {
-                if model.fixed[i] {
-                    model.fixed_offsets[i]
+                if instance.preset[i] {
+                    instance.preset_offsets[i]
                 } else {
-                    model.lowest_fit(i, 0)
+                    instance.lowest_fit(i, 0)
                 }
             })
             .collect();
@@ -71,19 +71,25 @@ impl State {
             levels: vec![0; n],
             base: vec![0; n],
             min_offsets,
-            floors: vec![0; model.members.len()],
-            totals: model.totals.clone(),
-            total_tree: MaxTree::new(&model.totals.iter().map(|&t| t as i128).collect::<Vec<_>>()),
-            spanning: model.spanning.clone(),
-            unplaced_neighbours: model.neighbours.iter().map(|l| l.len() as u32).collect(),
+            floors: vec![0; instance.members.len()],
+            totals: instance.totals.clone(),
+            total_tree: MaxTree::new(
+                &instance
+                    .totals
+                    .iter()
+                    .map(|&t| t as i128)
+                    .collect::<Vec<_>>(),
+            ),
+            spanning: instance.spanning.clone(),
+            unplaced_neighbours: instance.neighbours.iter().map(|l| l.len() as u32).collect(),
             solution,
             trail: Vec::new(),
             affected: Vec::new(),
-            stamp: vec![0; model.members.len()],
+            stamp: vec![0; instance.members.len()],
             epoch: 0,
         };
-        for s in 0..model.members.len() {
-            state.floors[s] = state.lowest_unplaced_offset(model, s).unwrap_or(0);
+        for s in 0..instance.members.len() {
+            state.floors[s] = state.lowest_unplaced_offset(instance, s).unwrap_or(0);
         }
         state
     }
@@ -104,13 +110,13 @@ impl State {
     /// and propagates: neighbours' lowest offsets, section floors and totals, cut counts.
     pub fn place(
         &mut self,
-        model: &Model,
+        instance: &Instance,
         buffer: usize,
         offset: u64,
         level: u32,
         unplaced_floor: bool,
     ) {
-        let end = offset + model.sizes[buffer];
+        let end = offset + instance.sizes[buffer];
         self.offsets[buffer] = offset;
         self.levels[buffer] = level;
         self.solution[buffer] = offset;
@@ -120,7 +126,7 @@ impl State {
             self.epoch = 1;
         }
         self.affected.clear();
-        let range = model.sections[buffer].clone();
+        let range = instance.sections[buffer].clone();
         if unplaced_floor {
             // The placed buffer's own sections lose a member: recompute their floors.
             for s in range.clone() {
@@ -128,7 +134,7 @@ impl State {
                 self.affected.push(s as u32);
             }
         }
-        for &u in &model.neighbours[buffer] {
+        for &u in &instance.neighbours[buffer] {
             let u = u as usize;
             if self.offsets[u] != UNPLACED {
                 continue;
@@ -143,12 +149,12 @@ impl State {
                 min: self.min_offsets[u],
             });
             self.base[u] = end;
-            let min = model.lowest_fit(u, end);
+            let min = instance.lowest_fit(u, end);
             let old = self.min_offsets[u];
             if unplaced_floor && min != old {
                 // Floors are kept exact (the lowest offset of the section's unplaced buffers),
                 // so a section's floor can only rise if `u` sat exactly on it.
-                for s in model.sections[u].clone() {
+                for s in instance.sections[u].clone() {
                     if self.stamp[s] != self.epoch && self.floors[s] >= old {
                         self.stamp[s] = self.epoch;
                         self.affected.push(s as u32);
@@ -158,7 +164,7 @@ impl State {
             self.min_offsets[u] = min;
         }
         for s in range.clone() {
-            self.totals[s] -= model.sizes[buffer];
+            self.totals[s] -= instance.sizes[buffer];
             if self.floors[s] < end {
                 self.trail.push(Change::Floor {
                     section: s as u32,
@@ -170,12 +176,13 @@ impl State {
         for k in range.start..range.end - 1 {
             self.spanning[k] -= 1;
         }
-        self.total_tree.add(range, -(model.sizes[buffer] as i128));
+        self.total_tree
+            .add(range, -(instance.sizes[buffer] as i128));
         if unplaced_floor {
             let affected = std::mem::take(&mut self.affected);
             for &s in &affected {
                 let s = s as usize;
-                if let Some(lowest) = self.lowest_unplaced_offset(model, s) {
+                if let Some(lowest) = self.lowest_unplaced_offset(instance, s) {
                     if lowest > self.floors[s] {
                         self.trail.push(Change::Floor {
                             section: s as u32,
@@ -190,7 +197,7 @@ impl State {
     }
 
     /// Undoes the placement of `buffer`, restoring the trail to `mark`.
-    pub fn undo(&mut self, model: &Model, buffer: usize, mark: usize) {
+    pub fn undo(&mut self, instance: &Instance, buffer: usize, mark: usize) {
         while self.trail.len() > mark {
             match self.trail.pop().expect("trail longer than mark") {
                 Change::MinOffset { buffer, base, min } => {
@@ -200,15 +207,15 @@ impl State {
                 Change::Floor { section, floor } => self.floors[section as usize] = floor,
             }
         }
-        let range = model.sections[buffer].clone();
+        let range = instance.sections[buffer].clone();
         for s in range.clone() {
-            self.totals[s] += model.sizes[buffer];
+            self.totals[s] += instance.sizes[buffer];
         }
         for k in range.start..range.end - 1 {
             self.spanning[k] += 1;
         }
-        self.total_tree.add(range, model.sizes[buffer] as i128);
-        for &u in &model.neighbours[buffer] {
+        self.total_tree.add(range, instance.sizes[buffer] as i128);
+        for &u in &instance.neighbours[buffer] {
             if self.offsets[u as usize] == UNPLACED {
                 self.unplaced_neighbours[u as usize] += 1;
             }
@@ -217,8 +224,8 @@ impl State {
     }
 
     /// The lowest `min_offset` among the unplaced buffers of section `s`.
-    fn lowest_unplaced_offset(&self, model: &Model, s: usize) -> Option<u64> {
-        model.members[s]
+    fn lowest_unplaced_offset(&self, instance: &Instance, s: usize) -> Option<u64> {
+        instance.members[s]
             .iter()
             .filter(|&&u| self.offsets[u as usize] == UNPLACED)
             .map(|&u| self.min_offsets[u as usize])
@@ -228,7 +235,7 @@ impl State {
     /// Whether section `s` breaks the capacity with its floor raised to at least `bound`:
     /// floor plus (with `inference`) its unplaced total plus the fixed bytes above the floor.
     #[inline]
-    fn section_fails(&self, model: &Model, s: usize, bound: u64, inference: bool) -> bool {
+    fn section_fails(&self, instance: &Instance, s: usize, bound: u64, inference: bool) -> bool {
         let total = self.totals[s];
         if total == 0 {
             return false;
@@ -239,22 +246,22 @@ impl State {
         } else {
             floor
         };
-        need > model.capacity
-            || (!model.section_obstacles[s].is_empty()
-                && need.saturating_add(model.obstacle_bytes_above(s, floor)) > model.capacity)
+        need > instance.capacity
+            || (!instance.section_obstacles[s].is_empty()
+                && need.saturating_add(instance.obstacle_bytes_above(s, floor)) > instance.capacity)
     }
 
     /// Section inference over every section of `sections` (used at the root of a run).
     pub fn failing_section(
         &self,
-        model: &Model,
+        instance: &Instance,
         sections: std::ops::Range<usize>,
         bound: u64,
         inference: bool,
     ) -> Option<usize> {
         sections
             .into_iter()
-            .find(|&s| self.section_fails(model, s, bound, inference))
+            .find(|&s| self.section_fails(instance, s, bound, inference))
     }
 
     /// Decides before placing `buffer` at `offset` whether the raised canonical bound already
@@ -263,14 +270,14 @@ impl State {
     /// the section, or `None` if this test passes (the full check still runs after placing).
     pub fn bound_fails_before(
         &self,
-        model: &Model,
+        instance: &Instance,
         buffer: usize,
         offset: u64,
         sections: std::ops::Range<usize>,
     ) -> Option<usize> {
-        let span = model.sections[buffer].clone();
-        let size = model.sizes[buffer] as i128;
-        let room = model.capacity.saturating_sub(offset);
+        let span = instance.sections[buffer].clone();
+        let size = instance.sizes[buffer] as i128;
+        let room = instance.capacity.saturating_sub(offset);
         let over = |value: i128| value > 0 && value > room as i128;
         let outside = [sections.start..span.start, span.end..sections.end];
         for range in outside {
@@ -291,32 +298,141 @@ impl State {
     /// canonical `bound` is checked against the largest unplaced total of `sections` at once.
     pub fn failing_section_after(
         &self,
-        model: &Model,
+        instance: &Instance,
         buffer: usize,
         sections: std::ops::Range<usize>,
         bound: u64,
         inference: bool,
     ) -> Option<usize> {
-        let changed = model.sections[buffer]
+        let changed = instance.sections[buffer]
             .clone()
             .chain(self.affected.iter().map(|&s| s as usize));
         for s in changed {
-            if self.section_fails(model, s, bound, inference) {
+            if self.section_fails(instance, s, bound, inference) {
                 return Some(s);
             }
         }
         if inference {
             if let Some((largest, s)) = self.total_tree.max(sections.clone()) {
-                if largest > 0 && bound as i128 + largest > model.capacity as i128 {
+                if largest > 0 && bound as i128 + largest > instance.capacity as i128 {
                     return Some(s);
                 }
             }
         }
-        model
+        instance
             .obstacle_sections
             .iter()
             .map(|&s| s as usize)
             .filter(|s| sections.contains(s))
-            .find(|&s| self.section_fails(model, s, bound, inference))
+            .find(|&s| self.section_fails(instance, s, bound, inference))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::problem::{Buffer, Problem};
+    use proptest::prelude::*;
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
+
+    /// Everything a placement may change that its undo must restore: the offsets, the
+    /// propagated bounds, the section floors and totals (and their range-max tree), the cut
+    /// counts, the neighbour counts, the trail, and the levels of the buffers still placed.
+    #[derive(Debug, PartialEq)]
+    struct Snapshot {
+        offsets: Vec<u64>,
+        base: Vec<u64>,
+        min_offsets: Vec<u64>,
+        floors: Vec<u64>,
+        totals: Vec<u64>,
+        spanning: Vec<u32>,
+        unplaced_neighbours: Vec<u32>,
+        total_tree: MaxTree,
+        trail: usize,
+        placed_levels: Vec<Option<u32>>,
+    }
+
+    fn snapshot(state: &State) -> Snapshot {
+        Snapshot {
+            offsets: state.offsets.clone(),
+            base: state.base.clone(),
+            min_offsets: state.min_offsets.clone(),
+            floors: state.floors.clone(),
+            totals: state.totals.clone(),
+            spanning: state.spanning.clone(),
+            unplaced_neighbours: state.unplaced_neighbours.clone(),
+            total_tree: state.total_tree.clone(),
+            trail: state.trail.len(),
+            placed_levels: (0..state.offsets.len())
+                .map(|b| state.is_placed(b).then_some(state.levels[b]))
+                .collect(),
+        }
+    }
+
+    /// A random problem: some buffers fixed (without collisions), some aligned.
+    fn problem(seed: u64) -> Problem {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let n = rng.random_range(2..14usize);
+        let mut buffers: Vec<Buffer> = Vec::new();
+        for i in 0..n {
+            let lower = rng.random_range(0..12u64);
+            let mut b = Buffer::new(
+                format!("b{i}"),
+                lower,
+                lower + rng.random_range(1..8u64),
+                rng.random_range(1..20u64),
+            );
+            b.alignment = [1, 1, 2, 4][rng.random_range(0..4usize)];
+            if rng.random_range(0..5u32) == 0 {
+                // Fixed high up, clear of every other fixed buffer.
+                b.alignment = 1;
+                b.offset = Some(200 + 40 * i as u64);
+            }
+            buffers.push(b);
+        }
+        Problem::new(buffers, None)
+    }
+
+    proptest! {
+        #[test]
+        fn undo_restores_every_field_of_the_state(seed in 0u64..1_000_000, steps in 1usize..60) {
+            let problem = problem(seed);
+            let capacity = 1000;
+            let instance = Instance::new(&problem, capacity);
+            let mut state = State::new(&instance);
+            let mut rng = StdRng::seed_from_u64(seed ^ 0x5eed);
+            // Open placements: the buffer, the trail mark and the state before it.
+            let mut open: Vec<(usize, usize, Snapshot)> = Vec::new();
+            let initial = snapshot(&state);
+            for _ in 0..steps {
+                let unplaced: Vec<usize> = instance
+                    .free
+                    .iter()
+                    .copied()
+                    .filter(|&b| !state.is_placed(b))
+                    .filter(|&b| state.min_offsets[b] + instance.sizes[b] <= capacity)
+                    .collect();
+                let undo = unplaced.is_empty() || (!open.is_empty() && rng.random_range(0..3u32) == 0);
+                if undo {
+                    let Some((b, mark, before)) = open.pop() else { break };
+                    state.undo(&instance, b, mark);
+                    prop_assert_eq!(snapshot(&state), before, "undo of buffer {}", b);
+                } else {
+                    let b = unplaced[rng.random_range(0..unplaced.len())];
+                    let before = snapshot(&state);
+                    let mark = state.mark();
+                    let floor = rng.random_range(0..2u32) == 0;
+                    state.place(&instance, b, state.min_offsets[b], open.len() as u32 + 1, floor);
+                    prop_assert!(state.is_placed(b));
+                    open.push((b, mark, before));
+                }
+            }
+            while let Some((b, mark, before)) = open.pop() {
+                state.undo(&instance, b, mark);
+                prop_assert_eq!(snapshot(&state), before, "undo of buffer {}", b);
+            }
+            prop_assert_eq!(snapshot(&state), initial);
+        }
     }
 }

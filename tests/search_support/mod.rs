@@ -463,3 +463,62 @@ pub fn fixed_consistent(problem: &Problem) -> bool {
             .all(|b| !collide(a, a.offset.expect("fixed"), b, b.offset.expect("fixed")))
     })
 }
+
+/// The search's verdict on a problem, in the shape these tests assert on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// A solution (validated by the solver).
+    Solved(telamalloc::Solution),
+    /// Proven infeasible.
+    Infeasible(telamalloc::Infeasibility),
+    /// The limit came first.
+    LimitReached,
+    /// The solver refused the problem.
+    InvalidProblem(String),
+}
+
+/// A search's verdict and counters.
+#[derive(Clone, Debug)]
+pub struct Searched {
+    /// The verdict.
+    pub outcome: Verdict,
+    /// The counters (default when the problem was refused).
+    pub stats: telamalloc::SearchStats,
+}
+
+/// Runs the search through the front door: `Solver` with `options`, `policy` (a spec name, or
+/// the default portfolio) and `limits`, fitting `capacity`.
+pub fn run_search(
+    problem: &Problem,
+    capacity: u64,
+    options: &telamalloc::SearchOptions,
+    policy: Option<&str>,
+    limits: telamalloc::Limits,
+) -> Searched {
+    let spec = policy.map_or_else(telamalloc::PolicySpec::default, |name| {
+        name.parse().expect("a known policy name")
+    });
+    let solver = telamalloc::Solver::new()
+        .options(options.clone())
+        .policy(spec)
+        .limits(limits);
+    verdict_of(solver.solve(problem, telamalloc::Goal::Fit(capacity)))
+}
+
+/// The verdict of a solve's result.
+pub fn verdict_of(result: Result<telamalloc::Allocation, telamalloc::SolveError>) -> Searched {
+    match result {
+        Err(e) => Searched {
+            outcome: Verdict::InvalidProblem(e.to_string()),
+            stats: telamalloc::SearchStats::default(),
+        },
+        Ok(a) => Searched {
+            outcome: match (a.status, a.solution) {
+                (telamalloc::Status::Solved, Some(s)) => Verdict::Solved(s),
+                (telamalloc::Status::Infeasible(why), _) => Verdict::Infeasible(why),
+                _ => Verdict::LimitReached,
+            },
+            stats: a.search.unwrap_or_default(),
+        },
+    }
+}

@@ -15,8 +15,9 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use std::path::{Path, PathBuf};
-use telamalloc::search::features::{CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION};
-use telamalloc::search::record::{read_log_file, TryResult};
+use telamalloc::training::{
+    read_log_file, Decision, TryResult, CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION,
+};
 
 /// Number of candidate features.
 pub const WIDTH: usize = CANDIDATE_FEATURES.len();
@@ -212,11 +213,7 @@ pub fn read_dir(
     Ok(data)
 }
 
-fn push_risk(
-    risk: &mut Vec<RiskExample>,
-    decision: &telamalloc::search::record::Decision,
-    on_path: bool,
-) {
+fn push_risk(risk: &mut Vec<RiskExample>, decision: &Decision, on_path: bool) {
     for t in &decision.tries {
         let failed = match t.result {
             TryResult::Found => 0.0,

@@ -1,9 +1,9 @@
-//! Evaluation with the core's own inference code (`telamalloc::search::learned::Network`), so
+//! Evaluation with the core's own inference code (`telamalloc::training::Network`), so
 //! the figures describe exactly what the search will compute.
 
 use crate::data::{Dataset, WIDTH};
 use ndarray::ArrayView2;
-use telamalloc::search::learned::Network;
+use telamalloc::training::Network;
 
 /// Ranking figures over a dataset's ranking examples.
 #[derive(Clone, Debug, Default)]

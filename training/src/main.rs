@@ -1,5 +1,5 @@
 //! `telamalloc-train`: trains the learned search policy from solve logs and writes the model
-//! file the core loads (`telamalloc::search::learned::ModelFile`).
+//! file the core loads (`telamalloc::training::ModelFile`).
 //!
 //! ```sh
 //! cargo run --release -- --logs DIR --validation-logs DIR --out ../models/policy.json
@@ -25,9 +25,9 @@ use rand::SeedableRng;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use telamalloc::search::features::{CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION};
-use telamalloc::search::learned::{
-    ModelFile, Network, Normalisation, TrainingInfo, MODEL_FORMAT, MODEL_FORMAT_VERSION,
+use telamalloc::training::{
+    ModelFile, Network, Normalisation, TrainingInfo, CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION,
+    MODEL_FORMAT, MODEL_FORMAT_VERSION,
 };
 
 /// Trains the learned policy on solve logs (`telamalloc collect`) and writes its model file.

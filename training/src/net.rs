@@ -9,7 +9,7 @@ use burn::tensor::activation::{log_softmax, relu, softplus};
 use burn::tensor::{Device, Tensor, TensorData};
 use rand::rngs::StdRng;
 use rand::RngExt;
-use telamalloc::search::learned::DenseLayer;
+use telamalloc::training::DenseLayer;
 
 /// The policy network.
 #[derive(Module, Debug)]

@@ -21,12 +21,10 @@ use rand::SeedableRng;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use telamalloc::search::features::{
-    problem_features, PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION,
+use telamalloc::training::{
+    is_strategy_name, problem_features, ModelFile, Normalisation, PortfolioHead, PortfolioNetwork,
+    PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION,
 };
-use telamalloc::search::learned::{ModelFile, Normalisation};
-use telamalloc::search::portfolio_model::{is_strategy_name, PortfolioHead, PortfolioNetwork};
-use telamalloc::search::Model;
 
 /// Trains the portfolio head and adds it to a model file.
 #[derive(Parser, Debug)]
@@ -187,9 +185,8 @@ fn read_races(
         let capacity = problem
             .capacity
             .ok_or_else(|| format!("{}: no capacity in the file name", path.display()))?;
-        let model = Model::new(&problem, capacity);
         examples.push(Example {
-            features: problem_features(&model).to_vec(),
+            features: problem_features(&problem, capacity).to_vec(),
             costs,
         });
     }

@@ -1,17 +1,12 @@
 //! The protobuf wire format, and the ONNX messages (`ModelProto` parts) the importer reads.
 
-use super::element_bits;
+use super::dtype::{element_bits, is_integer};
 use std::collections::HashSet;
 
 /// The most values kept for one tensor (shape computations need only a few).
 const VALUE_LIMIT: u64 = 4096;
 /// The deepest nesting of control-flow bodies followed.
 const DEPTH_LIMIT: usize = 32;
-
-/// Integer data types whose values may be carried through shape computations.
-pub(super) fn is_integer(data_type: i32) -> bool {
-    matches!(data_type, 2..=7 | 9 | 12 | 13)
-}
 
 /// One field's payload.
 #[derive(Clone, Copy, Debug)]

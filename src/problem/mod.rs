@@ -1,5 +1,7 @@
 //! The problem model shared by every allocator: buffers, problems and solutions.
 
+pub mod rules;
+
 use serde::{Deserialize, Serialize};
 
 /// One buffer to place: live over the half-open time interval `[lower, upper)`, `size` bytes long.

@@ -1,11 +1,12 @@
-//! The immutable search model of a problem: buffers, sections, time-overlap lists, fixed obstacles.
+//! The immutable search instance of a problem: buffers, sections, time-overlap lists, fixed obstacles.
 
 use crate::analysis::Timeline;
 use crate::problem::{align_up, Problem};
 use std::ops::Range;
 
-/// Everything the search needs to know about a problem that does not change while searching.
-pub struct Model {
+/// Everything the search needs to know about a problem that does not change while searching:
+/// the problem's numbers for one capacity, with time cut into sections.
+pub struct Instance {
     /// Capacity the search must fit.
     pub capacity: u64,
     /// Buffer sizes.
@@ -14,10 +15,11 @@ pub struct Model {
     pub alignments: Vec<u64>,
     /// Buffer lifetimes `upper - lower`.
     pub lifetimes: Vec<u64>,
-    /// Whether the buffer has a fixed offset (fixed buffers are obstacles, never searched).
-    pub fixed: Vec<bool>,
-    /// The fixed offsets (0 for free buffers).
-    pub fixed_offsets: Vec<u64>,
+    /// Whether the caller set the buffer's offset (such buffers are obstacles, never searched;
+    /// the problem files call them fixed buffers).
+    pub preset: Vec<bool>,
+    /// The offsets the caller set (0 for free buffers).
+    pub preset_offsets: Vec<u64>,
     /// For each buffer, its range of sections.
     pub sections: Vec<Range<usize>>,
     /// For each section, the free buffers live in it.
@@ -45,12 +47,16 @@ pub struct Model {
     pub horizon: u64,
 }
 
-impl Model {
-    /// Builds the model of `problem` for `capacity`.
-    pub fn new(problem: &Problem, capacity: u64) -> Model {
-        let timeline = Timeline::new(problem);
+impl Instance {
+    /// Builds the instance of `problem` for `capacity`.
+    pub fn new(problem: &Problem, capacity: u64) -> Instance {
+        Instance::with_timeline(problem, &Timeline::new(problem), capacity)
+    }
+
+    /// [`Instance::new`] with the problem's timeline already built.
+    pub fn with_timeline(problem: &Problem, timeline: &Timeline, capacity: u64) -> Instance {
         let n = problem.buffers.len();
-        let fixed: Vec<bool> = problem.buffers.iter().map(|b| b.offset.is_some()).collect();
+        let preset: Vec<bool> = problem.buffers.iter().map(|b| b.offset.is_some()).collect();
         let mut members = vec![Vec::new(); timeline.len()];
         let mut section_obstacles = vec![Vec::new(); timeline.len()];
         let mut totals = vec![0u64; timeline.len()];
@@ -82,7 +88,7 @@ impl Model {
             let b = &problem.buffers[i];
             active.retain(|&j| problem.buffers[j].upper > b.lower);
             for &j in &active {
-                match (fixed[i], fixed[j]) {
+                match (preset[i], preset[j]) {
                     (false, false) => {
                         neighbours[i].push(j as u32);
                         neighbours[j].push(i as u32);
@@ -110,18 +116,18 @@ impl Model {
             .filter(|&s| !section_obstacles[s].is_empty())
             .map(|s| s as u32)
             .collect();
-        Model {
+        Instance {
             capacity,
             obstacle_sections,
             sizes: problem.buffers.iter().map(|b| b.size).collect(),
             alignments: problem.buffers.iter().map(|b| b.alignment).collect(),
             lifetimes: problem.buffers.iter().map(|b| b.lifetime()).collect(),
-            fixed_offsets: problem
+            preset_offsets: problem
                 .buffers
                 .iter()
                 .map(|b| b.offset.unwrap_or(0))
                 .collect(),
-            fixed,
+            preset,
             sections: timeline.buffer_sections.clone(),
             members,
             neighbours,

@@ -1,0 +1,38 @@
+//! The learned components: a small MLP, trained offline on solve logs (the `training/` crate,
+//! with burn), run here with plain `ndarray`; no training framework enters this crate.
+//!
+//! - [`model_file`]: the JSON format of a trained model and its checks (feature layout, shapes,
+//!   finite numbers);
+//! - [`network`]: batched inference for the candidate heads and the portfolio head;
+//! - [`node_policy`]: [`LearnedPolicy`], a [`NodePolicy`](crate::search::NodePolicy) that
+//!   reorders a node's candidates where the model is confident;
+//! - [`portfolio_head`]: [`PortfolioRanker`], a [`StrategyRanker`](crate::search::StrategyRanker)
+//!   that orders a portfolio per problem.
+//!
+//! A model file that is missing, unreadable or trained on other features never stops a search:
+//! the policy then behaves exactly as the fixed policy, and the reason is returned to the caller
+//! as a warning ([`crate::Allocation::warnings`]).
+//!
+//! ```
+//! use telamalloc::learned::{LearnedPolicy, ModelFile};
+//! // A hand-made model: prefer the lowest offset (feature 3), then the best static rank (7).
+//! let mut weights = [0.0f32; 9];
+//! weights[3] = -1000.0;
+//! weights[7] = -1.0;
+//! let model = ModelFile::linear(&weights, 0.0);
+//! let policy = LearnedPolicy::from_model(model, 10, true);
+//! assert!(policy.fallback_reason().is_none());
+//! ```
+
+pub mod model_file;
+pub mod network;
+pub mod node_policy;
+pub mod portfolio_head;
+
+pub use model_file::{
+    is_strategy_name, DenseLayer, ModelError, ModelFile, Normalisation, PortfolioHead,
+    TrainingInfo, DEFAULT_MODEL_PATH, MAX_LEAD, MODEL_FORMAT, MODEL_FORMAT_VERSION,
+};
+pub use network::{Network, PortfolioNetwork};
+pub use node_policy::{fallback_warning, LearnedPolicy};
+pub use portfolio_head::PortfolioRanker;

@@ -1,0 +1,45 @@
+//! The portfolio head as a [`StrategyRanker`]: from a whole problem's features it orders the
+//! strategies of a learned portfolio and gives the first a lead (times the others' node budget
+//! each round), so a right guess costs little more than running that strategy alone and a wrong
+//! one still ends in the round robin (the search stays complete).
+
+use super::network::PortfolioNetwork;
+use crate::search::{ProblemView, StrategyPlan, StrategyRanker};
+use std::sync::Arc;
+
+/// Orders a portfolio by a learned head. The head names the learned node policy's own slot
+/// `fixed`; in the portfolio that policy is called `own_name`.
+pub struct PortfolioRanker {
+    head: Arc<PortfolioNetwork>,
+    own_name: String,
+}
+
+impl PortfolioRanker {
+    /// The ranker of `head`, whose `fixed` slot is the policy named `own_name`.
+    pub fn new(head: Arc<PortfolioNetwork>, own_name: &str) -> PortfolioRanker {
+        PortfolioRanker {
+            head,
+            own_name: own_name.to_string(),
+        }
+    }
+}
+
+impl StrategyRanker for PortfolioRanker {
+    fn rank(&self, problem: &ProblemView<'_>, strategies: &[String]) -> Option<StrategyPlan> {
+        let (ranked, lead) = self.head.rank(&problem.features());
+        let slot = |strategy: &str| {
+            strategies
+                .iter()
+                .position(|n| n == strategy || (strategy == "fixed" && *n == self.own_name))
+        };
+        let mut order: Vec<usize> = ranked
+            .into_iter()
+            .filter_map(|i| slot(&self.head.strategies()[i]))
+            .collect();
+        let missing: Vec<usize> = (0..strategies.len())
+            .filter(|i| !order.contains(i))
+            .collect();
+        order.extend(missing);
+        Some(StrategyPlan { order, lead })
+    }
+}

@@ -1,0 +1,99 @@
+//! How an allocation ends: the limits it ran under, its status and the cheap proofs of
+//! infeasibility. A leaf module: every allocator and the front door share these types.
+
+use crate::problem::Problem;
+use std::time::Duration;
+
+/// Limits on one allocation.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Limits {
+    /// Wall-clock limit.
+    pub timeout: Option<Duration>,
+    /// Limit on search nodes, summed over restarts (ignored by heuristics).
+    pub nodes: Option<u64>,
+}
+
+/// Why a problem has no solution.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Infeasibility {
+    /// The live total at some time exceeds the capacity.
+    LoadExceedsCapacity {
+        /// LOAD.
+        load: u64,
+    },
+    /// A buffer, or a fixed offset, does not fit under the capacity.
+    BufferTooLarge {
+        /// The buffer's id.
+        id: String,
+    },
+    /// The search explored every possibility.
+    Exhausted,
+}
+
+/// How an allocation ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// A valid solution was found (and checked by the validator).
+    Solved,
+    /// There is provably no solution under the capacity.
+    Infeasible(Infeasibility),
+    /// The time or node limit was reached first, or the solve was cancelled.
+    LimitReached,
+    /// A heuristic's layout needs more than the capacity (this proves nothing).
+    HeuristicExceeded {
+        /// The peak the heuristic reached.
+        peak: u64,
+    },
+}
+
+impl Status {
+    /// A one-word label for tables and logs: `solved`, `infeasible`, `limit` or `exceeds` (a
+    /// heuristic above the capacity).
+    pub fn label(&self) -> &'static str {
+        match self {
+            Status::Solved => "solved",
+            Status::Infeasible(_) => "infeasible",
+            Status::LimitReached => "limit",
+            Status::HeuristicExceeded { .. } => "exceeds",
+        }
+    }
+
+    /// Whether the problem was decided: solved or proven infeasible.
+    pub fn is_decided(&self) -> bool {
+        matches!(self, Status::Solved | Status::Infeasible(_))
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Status::Solved => write!(f, "solved"),
+            Status::Infeasible(Infeasibility::LoadExceedsCapacity { load }) => {
+                write!(f, "infeasible (proven: LOAD {load} exceeds the capacity)")
+            }
+            Status::Infeasible(Infeasibility::BufferTooLarge { id }) => {
+                write!(f, "infeasible (proven: buffer '{id}' does not fit the capacity)")
+            }
+            Status::Infeasible(Infeasibility::Exhausted) => {
+                write!(f, "infeasible (proven: search space exhausted)")
+            }
+            Status::LimitReached => write!(f, "not solved: limit reached"),
+            Status::HeuristicExceeded { peak } => write!(
+                f,
+                "not solved: the heuristic needs {peak} bytes, more than the capacity (no proof of infeasibility)"
+            ),
+        }
+    }
+}
+
+/// The cheap proofs of infeasibility: a buffer (or a fixed offset) above the capacity, or LOAD
+/// above it.
+pub fn trivially_infeasible(problem: &Problem, capacity: u64, load: u64) -> Option<Infeasibility> {
+    for b in &problem.buffers {
+        let top = b.offset.unwrap_or(0).checked_add(b.size);
+        if top.is_none_or(|t| t > capacity) {
+            return Some(Infeasibility::BufferTooLarge { id: b.id.clone() });
+        }
+    }
+    (load > capacity).then_some(Infeasibility::LoadExceedsCapacity { load })
+}

@@ -1,0 +1,184 @@
+//! Which policies a search runs, as a typed, parseable spec: `portfolio` (the default round
+//! robin), `fixed`, an order word (`WAT`, `TWA+`), `learned` or a model file. A spec is checked
+//! when it is parsed; it is built into a [`Portfolio`] per problem, and only then is a model file
+//! read.
+
+use crate::learned::{
+    fallback_warning, LearnedPolicy, ModelFile, Network, PortfolioRanker, DEFAULT_MODEL_PATH,
+};
+use crate::search::{
+    parse_policy_name, FixedPolicy, NodePolicy, PolicyName, Portfolio, SearchOptions, StaticOrder,
+};
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::Arc;
+
+/// A policy (or portfolio of policies) by name.
+///
+/// ```
+/// use telamalloc::PolicySpec;
+/// let spec: PolicySpec = "twa+".parse().unwrap();
+/// assert_eq!(spec.to_string(), "TWA+");
+/// assert!("nonsense".parse::<PolicySpec>().is_err());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum PolicySpec {
+    /// The default round robin: `fixed`, `WAT`, `TAW`, `TWA` with doubling budgets.
+    #[default]
+    Portfolio,
+    /// TelaMalloc's order (longest lifetime, then size, then area) with conflict boosting (when
+    /// the `conflict-boost` switch is on), restarted alone.
+    Fixed,
+    /// A MiniMalloc static order word over `W` (lifetime), `A` (area), `T` (largest section
+    /// total), `Z` (size), restarted alone; `boosted` adds conflict boosting (`TWA+`; `fixed`
+    /// is `WZA+`).
+    Order {
+        /// The word, upper case.
+        word: String,
+        /// Whether conflict boosting is on (written `WORD+`).
+        boosted: bool,
+    },
+    /// The learned policy of a model file (`None`: [`DEFAULT_MODEL_PATH`]), with the strategies
+    /// of its portfolio head, if it has one, ordered per problem by the head.
+    Learned {
+        /// The model file, if not the default.
+        model: Option<PathBuf>,
+    },
+}
+
+/// A policy name that is none of those [`PolicySpec`] knows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownPolicy(pub String);
+
+impl fmt::Display for UnknownPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown policy '{}': expected 'fixed', 'portfolio', 'learned', a model file (.json) or an order word over W, A, T, Z (e.g. WAT, or TWA+ with conflict boosting)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnknownPolicy {}
+
+impl FromStr for PolicySpec {
+    type Err = UnknownPolicy;
+
+    fn from_str(name: &str) -> Result<PolicySpec, UnknownPolicy> {
+        let lower = name.to_ascii_lowercase();
+        match lower.as_str() {
+            "portfolio" => return Ok(PolicySpec::Portfolio),
+            "learned" => return Ok(PolicySpec::Learned { model: None }),
+            _ if lower.ends_with(".json") => {
+                return Ok(PolicySpec::Learned {
+                    model: Some(PathBuf::from(name)),
+                })
+            }
+            _ => {}
+        }
+        match parse_policy_name(name) {
+            Some(PolicyName::Fixed) => Ok(PolicySpec::Fixed),
+            Some(PolicyName::Order { word, boosted }) => Ok(PolicySpec::Order { word, boosted }),
+            None => Err(UnknownPolicy(name.to_string())),
+        }
+    }
+}
+
+impl fmt::Display for PolicySpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PolicySpec::Portfolio => write!(f, "portfolio"),
+            PolicySpec::Fixed => write!(f, "fixed"),
+            PolicySpec::Order { word, boosted } => {
+                write!(f, "{word}{}", if *boosted { "+" } else { "" })
+            }
+            PolicySpec::Learned { model: None } => write!(f, "learned"),
+            PolicySpec::Learned { model: Some(path) } => write!(f, "{}", path.display()),
+        }
+    }
+}
+
+/// A portfolio built for one problem, with the warnings its building raised (a learned policy
+/// whose model file cannot be used runs as the fixed policy, and says why).
+pub struct BuiltPortfolio {
+    /// The portfolio.
+    pub portfolio: Portfolio,
+    /// Warnings for the caller to show.
+    pub warnings: Vec<String>,
+}
+
+impl PolicySpec {
+    /// The portfolio this spec stands for, for a problem of `buffers` buffers under `options`.
+    /// A learned spec reads its model file here.
+    pub fn build(&self, buffers: usize, options: &SearchOptions) -> BuiltPortfolio {
+        let boost = options.conflict_boost;
+        let portfolio = match self {
+            PolicySpec::Portfolio => Portfolio::round_robin(buffers, boost),
+            PolicySpec::Learned { model } => {
+                let path = model.clone().unwrap_or_else(|| DEFAULT_MODEL_PATH.into());
+                return learned_portfolio(&path, buffers, boost);
+            }
+            single => Portfolio::single(
+                single
+                    .node_policy(buffers, boost)
+                    .expect("fixed or an order word"),
+            ),
+        };
+        BuiltPortfolio {
+            portfolio,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The one node policy of `fixed` or an order word; `None` for the portfolio specs.
+    fn node_policy(&self, buffers: usize, boost: bool) -> Option<Box<dyn NodePolicy>> {
+        match self {
+            PolicySpec::Fixed => Some(Box::new(FixedPolicy::new(buffers, boost))),
+            PolicySpec::Order {
+                word,
+                boosted: false,
+            } => StaticOrder::new(word).map(|p| Box::new(p) as Box<dyn NodePolicy>),
+            PolicySpec::Order {
+                word,
+                boosted: true,
+            } => FixedPolicy::boosted(word, buffers).map(|p| Box::new(p) as Box<dyn NodePolicy>),
+            _ => None,
+        }
+    }
+}
+
+/// The learned policy of the model at `path` and, when the model has a portfolio head, the
+/// head's other strategies with the head as the ranker.
+fn learned_portfolio(path: &std::path::Path, buffers: usize, boost: bool) -> BuiltPortfolio {
+    let network = ModelFile::load(path)
+        .and_then(|m| Network::new(&m))
+        .map(Arc::new);
+    let policy = LearnedPolicy::with_network(network.clone(), buffers, boost);
+    let warnings: Vec<String> = policy
+        .fallback_reason()
+        .map(fallback_warning)
+        .into_iter()
+        .collect();
+    let own_name = policy.name();
+    let mut portfolio = Portfolio::single(Box::new(policy));
+    let head = network
+        .ok()
+        .and_then(|n| n.portfolio().cloned())
+        .map(Arc::new);
+    if let Some(head) = head {
+        for strategy in head.strategies().iter().filter(|s| *s != "fixed") {
+            // A checked head names only `fixed` and order words.
+            let spec: PolicySpec = strategy.parse().expect("a checked strategy name");
+            portfolio
+                .policies
+                .push(spec.node_policy(buffers, boost).expect("an order word"));
+        }
+        portfolio.ranker = Some(Box::new(PortfolioRanker::new(head, &own_name)));
+    }
+    BuiltPortfolio {
+        portfolio,
+        warnings,
+    }
+}

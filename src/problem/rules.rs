@@ -1,0 +1,221 @@
+//! The rules every problem must satisfy, whatever it was read from: the readers report a broken
+//! rule with the file, line and field; the front door refuses a problem built in code that
+//! breaks one.
+
+use super::{Problem, Solution};
+use crate::validate::{validate, Violation};
+use std::collections::HashMap;
+
+/// A broken rule: which buffer (its index), which field, and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleBreak {
+    /// The index of the offending buffer, when the rule is about one.
+    pub buffer: Option<usize>,
+    /// The field at fault (`id`, `upper`, `size`, `alignment`, `offset`, `capacity`).
+    pub field: &'static str,
+    /// What is wrong, in words.
+    pub message: String,
+    /// For a duplicate id: the index of the buffer that used it first.
+    pub first_use: Option<usize>,
+}
+
+impl RuleBreak {
+    fn at(buffer: usize, field: &'static str, message: String) -> RuleBreak {
+        RuleBreak {
+            buffer: Some(buffer),
+            field,
+            message,
+            first_use: None,
+        }
+    }
+}
+
+impl std::fmt::Display for RuleBreak {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.buffer {
+            Some(i) => write!(f, "buffers[{i}]: field '{}': {}", self.field, self.message),
+            None => write!(f, "field '{}': {}", self.field, self.message),
+        }
+    }
+}
+
+impl std::error::Error for RuleBreak {}
+
+impl Problem {
+    /// Checks the rules every problem must satisfy under `capacity` (`None`: the rules that do
+    /// not depend on one) and returns the first one broken: `lower < upper`, `size > 0`,
+    /// alignment a power of two, unique non-empty ids, a fixed offset aligned and inside the
+    /// capacity, no buffer larger than the capacity, a capacity above 0, a total size that fits
+    /// in 64 bits, fixed buffers that do not collide with each other, and an address span (the
+    /// highest fixed end plus every free buffer's size and alignment slack) that fits in 64
+    /// bits, so that no allocator's `offset + size` can overflow.
+    pub fn check(&self, capacity: Option<u64>) -> Result<(), RuleBreak> {
+        if capacity == Some(0) {
+            return Err(RuleBreak {
+                buffer: None,
+                field: "capacity",
+                message: "capacity must be greater than 0".into(),
+                first_use: None,
+            });
+        }
+        let mut seen: HashMap<&str, usize> = HashMap::with_capacity(self.buffers.len());
+        let mut total: u64 = 0;
+        for (i, b) in self.buffers.iter().enumerate() {
+            if b.id.is_empty() {
+                return Err(RuleBreak::at(i, "id", "id is empty".into()));
+            }
+            if let Some(&first) = seen.get(b.id.as_str()) {
+                return Err(RuleBreak {
+                    first_use: Some(first),
+                    ..RuleBreak::at(i, "id", format!("duplicate id '{}'", b.id))
+                });
+            }
+            seen.insert(&b.id, i);
+            check_buffer(self, i, capacity)?;
+            total = total.checked_add(b.size).ok_or_else(|| {
+                RuleBreak::at(
+                    i,
+                    "size",
+                    "the total size of all buffers overflows 64 bits".into(),
+                )
+            })?;
+        }
+        check_fixed_buffers(self)?;
+        check_address_span(self)
+    }
+}
+
+/// The rules about one buffer on its own.
+fn check_buffer(problem: &Problem, i: usize, capacity: Option<u64>) -> Result<(), RuleBreak> {
+    let b = &problem.buffers[i];
+    if b.lower >= b.upper {
+        return Err(RuleBreak::at(
+            i,
+            "upper",
+            format!("lower ({}) must be less than upper ({})", b.lower, b.upper),
+        ));
+    }
+    if b.size == 0 {
+        return Err(RuleBreak::at(
+            i,
+            "size",
+            "size must be greater than 0".into(),
+        ));
+    }
+    if b.alignment == 0 || !b.alignment.is_power_of_two() {
+        return Err(RuleBreak::at(
+            i,
+            "alignment",
+            format!("alignment {} is not a power of two", b.alignment),
+        ));
+    }
+    if let Some(capacity) = capacity {
+        if b.size > capacity {
+            return Err(RuleBreak::at(
+                i,
+                "size",
+                format!(
+                    "buffer '{}' of size {} is larger than the capacity {capacity}",
+                    b.id, b.size
+                ),
+            ));
+        }
+    }
+    let Some(offset) = b.offset else {
+        return Ok(());
+    };
+    if offset % b.alignment != 0 {
+        return Err(RuleBreak::at(
+            i,
+            "offset",
+            format!(
+                "fixed offset {offset} is not a multiple of the alignment {}",
+                b.alignment
+            ),
+        ));
+    }
+    let top = offset.checked_add(b.size).ok_or_else(|| {
+        RuleBreak::at(
+            i,
+            "offset",
+            format!("fixed offset {offset} + size {} overflows 64 bits", b.size),
+        )
+    })?;
+    match capacity {
+        Some(capacity) if top > capacity => Err(RuleBreak::at(
+            i,
+            "offset",
+            format!(
+                "fixed offset {offset} + size {} exceeds the capacity {capacity}",
+                b.size
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Fixed buffers live at the same time must not share addresses.
+fn check_fixed_buffers(problem: &Problem) -> Result<(), RuleBreak> {
+    let fixed: Vec<usize> = (0..problem.buffers.len())
+        .filter(|&i| problem.buffers[i].offset.is_some())
+        .collect();
+    if fixed.len() < 2 {
+        return Ok(());
+    }
+    let subset = Problem::new(
+        fixed.iter().map(|&i| problem.buffers[i].clone()).collect(),
+        None,
+    );
+    let offsets = Solution {
+        offsets: fixed
+            .iter()
+            .map(|&i| problem.buffers[i].offset.unwrap_or(0))
+            .collect(),
+    };
+    let report = validate(&subset, &offsets, Some(u64::MAX));
+    for violation in report.violations {
+        if let Violation::Overlap {
+            first,
+            second,
+            time,
+        } = violation
+        {
+            let index = problem
+                .buffers
+                .iter()
+                .position(|b| b.id == second)
+                .unwrap_or(0);
+            return Err(RuleBreak::at(
+                index,
+                "offset",
+                format!(
+                    "fixed buffer '{second}' shares addresses with fixed buffer '{first}' at time {time}"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The highest fixed end plus every free buffer's size and alignment slack must fit 64 bits.
+fn check_address_span(problem: &Problem) -> Result<(), RuleBreak> {
+    let mut span: u64 = problem
+        .buffers
+        .iter()
+        .filter_map(|b| b.offset.map(|o| o.saturating_add(b.size)))
+        .max()
+        .unwrap_or(0);
+    for b in problem.buffers.iter().filter(|b| b.offset.is_none()) {
+        span = span
+            .checked_add(b.size)
+            .and_then(|s| s.checked_add(b.alignment - 1))
+            .ok_or_else(|| RuleBreak {
+                buffer: None,
+                field: "offset",
+                message: "the fixed offsets plus the sizes of all other buffers overflow 64 bits"
+                    .into(),
+                first_use: None,
+            })?;
+    }
+    Ok(())
+}

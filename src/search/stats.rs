@@ -1,0 +1,47 @@
+//! The counters of a search, reported with every answer and in the solve logs' footers.
+
+use serde::{Deserialize, Serialize};
+
+/// Counters of a search.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SearchStats {
+    /// Search nodes expanded.
+    pub nodes: u64,
+    /// Minor backtracks: candidates that failed at once or whose subtree failed.
+    pub minor_backtracks: u64,
+    /// Major backtracks: jumps back to the placements behind a conflict.
+    pub major_backtracks: u64,
+    /// Restarts (runs after the first).
+    pub restarts: u64,
+    /// Times a placement cut the timeline into independent parts.
+    pub decompositions: u64,
+    /// The policy that produced the answer, if the search ran.
+    pub policy: Option<String>,
+    /// Whether a baseline already fitted (no search ran).
+    pub heuristic: Option<String>,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// Decision lines written to the solve log (0 when not recording).
+    #[serde(default)]
+    pub recorded_decisions: u64,
+    /// Decision lines dropped by the per-run record limit.
+    #[serde(default)]
+    pub dropped_decisions: u64,
+    /// The portfolio's policies in the order they ran (empty if the search did not run).
+    #[serde(default)]
+    pub portfolio: Vec<String>,
+    /// The first policy's node budget per round, in multiples of the others' (1: plain round
+    /// robin; 0 if the search did not run).
+    #[serde(default)]
+    pub lead: u64,
+}
+
+impl SearchStats {
+    /// Adds the work counters of `other` (nodes, backtracks, restarts, decompositions).
+    pub(crate) fn add(&mut self, other: &SearchStats) {
+        self.nodes += other.nodes;
+        self.minor_backtracks += other.minor_backtracks;
+        self.major_backtracks += other.major_backtracks;
+        self.decompositions += other.decompositions;
+    }
+}

@@ -1,0 +1,120 @@
+//! The per-problem seam of the search: which node policies run (a [`Portfolio`]), and a
+//! [`StrategyRanker`] that may order them for a problem and give the first a larger share of
+//! each restart round's node budget.
+
+use super::features::{problem_features, PROBLEM_FEATURES};
+use super::instance::Instance;
+use super::policy::{FixedPolicy, NodePolicy, StaticOrder};
+
+/// What a strategy ranker sees of a whole problem before the search starts.
+pub struct ProblemView<'a> {
+    pub(crate) instance: &'a Instance,
+}
+
+impl ProblemView<'_> {
+    /// The problem's features (see [`PROBLEM_FEATURES`]).
+    pub fn features(&self) -> [f32; PROBLEM_FEATURES.len()] {
+        problem_features(self.instance)
+    }
+
+    /// Buffers the search places (those without a fixed offset).
+    pub fn free_buffers(&self) -> usize {
+        self.instance.free.len()
+    }
+
+    /// The capacity searched.
+    pub fn capacity(&self) -> u64 {
+        self.instance.capacity
+    }
+}
+
+/// A ranker's plan for one problem.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StrategyPlan {
+    /// The order in which to run the portfolio's policies: indices into its names, each once.
+    pub order: Vec<usize>,
+    /// The first policy's node budget per round, in multiples of the others' (1: plain round
+    /// robin).
+    pub lead: u32,
+}
+
+/// Orders a portfolio's strategies for a problem (e.g. a learned portfolio head). Whatever it
+/// says, every strategy keeps running in the round robin, so the search stays complete; a plan
+/// that is not a permutation of the strategies is ignored.
+pub trait StrategyRanker: Send + Sync {
+    /// The plan for the problem of `problem`, given the portfolio's policy names in their
+    /// default order; `None` keeps that order with no lead.
+    fn rank(&self, problem: &ProblemView<'_>, strategies: &[String]) -> Option<StrategyPlan>;
+}
+
+/// The node policies a search runs round robin with growing budgets, and an optional ranker
+/// that orders them per problem.
+pub struct Portfolio {
+    /// The policies, in their default order.
+    pub policies: Vec<Box<dyn NodePolicy>>,
+    /// Orders the policies per problem, if present.
+    pub ranker: Option<Box<dyn StrategyRanker>>,
+}
+
+impl Portfolio {
+    /// A portfolio of `policies` in this order, without a ranker.
+    pub fn new(policies: Vec<Box<dyn NodePolicy>>) -> Portfolio {
+        Portfolio {
+            policies,
+            ranker: None,
+        }
+    }
+
+    /// One policy alone (restarts of it with growing budgets).
+    pub fn single(policy: Box<dyn NodePolicy>) -> Portfolio {
+        Portfolio::new(vec![policy])
+    }
+
+    /// The default round robin: the fixed policy, then the static orders WAT, TAW and TWA.
+    pub fn round_robin(buffers: usize, conflict_boost: bool) -> Portfolio {
+        let mut policies: Vec<Box<dyn NodePolicy>> =
+            vec![Box::new(FixedPolicy::new(buffers, conflict_boost))];
+        for word in ["WAT", "TAW", "TWA"] {
+            policies.push(Box::new(StaticOrder::new(word).expect("an order word")));
+        }
+        Portfolio::new(policies)
+    }
+
+    /// The policies' names, in order.
+    pub fn names(&self) -> Vec<String> {
+        self.policies.iter().map(|p| p.name()).collect()
+    }
+
+    /// Applies the ranker's plan for `problem`: reorders the policies and returns the lead
+    /// (1 without a usable plan, or when `use_lead` is off).
+    pub(crate) fn apply_ranking(&mut self, problem: &ProblemView<'_>, use_lead: bool) -> u64 {
+        let Some(ranker) = &self.ranker else {
+            return 1;
+        };
+        let Some(plan) = ranker.rank(problem, &self.names()) else {
+            return 1;
+        };
+        if !is_permutation(&plan.order, self.policies.len()) {
+            return 1;
+        }
+        let mut slots: Vec<Option<Box<dyn NodePolicy>>> = std::mem::take(&mut self.policies)
+            .into_iter()
+            .map(Some)
+            .collect();
+        self.policies = plan.order.iter().filter_map(|&i| slots[i].take()).collect();
+        if use_lead {
+            u64::from(plan.lead.max(1))
+        } else {
+            1
+        }
+    }
+}
+
+/// Whether `order` holds each of `0..len` exactly once.
+fn is_permutation(order: &[usize], len: usize) -> bool {
+    let mut seen = vec![false; len];
+    order.len() == len
+        && order
+            .iter()
+            .all(|&i| i < len && !std::mem::replace(&mut seen[i], true))
+}

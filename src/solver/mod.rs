@@ -1,0 +1,442 @@
+//! The front door: a [`Solver`] built once from its options (algorithm, search switches, policy,
+//! limits, cancellation, seed) and asked to [`Solver::solve`] problems. It checks the problem
+//! once, runs the algorithm, and validates the answer once: a returned solution has always
+//! passed [`validate`].
+//!
+//! ```
+//! use telamalloc::{Buffer, Goal, Problem, Solver, Status};
+//! let problem = Problem::new(vec![
+//!     Buffer::new("a", 0, 3, 4), Buffer::new("b", 3, 9, 4), Buffer::new("c", 0, 9, 4),
+//!     Buffer::new("d", 9, 21, 4), Buffer::new("e", 0, 21, 4)], None);
+//! let result = Solver::new().solve(&problem, Goal::Fit(12)).unwrap();
+//! assert_eq!(result.status, Status::Solved);
+//! assert!(result.solution.unwrap().peak(&problem) <= 12);
+//! ```
+
+mod minimize;
+
+pub use minimize::DEFAULT_TIMEOUT as DEFAULT_MINIMIZE_TIMEOUT;
+
+use crate::analysis::Timeline;
+use crate::baselines::Baseline;
+use crate::outcome::{trivially_infeasible, Limits, Status};
+use crate::policy_spec::PolicySpec;
+use crate::problem::rules::RuleBreak;
+use crate::problem::{Problem, Solution};
+use crate::search::{self, FitRequest, Portfolio, SearchObserver, SearchOptions, SearchStats};
+use crate::validate::validate;
+use std::fmt;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Which allocator to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Algorithm {
+    /// The hybrid search (the default).
+    #[default]
+    Search,
+    /// A production heuristic (no search).
+    Baseline(Baseline),
+}
+
+impl Algorithm {
+    /// Every name [`Algorithm::from_name`] accepts: `search`, then the baselines'.
+    pub fn names() -> Vec<&'static str> {
+        let mut names = vec!["search"];
+        names.extend(Baseline::ALL.iter().map(|b| b.name()));
+        names
+    }
+
+    /// The algorithm with this command-line name.
+    pub fn from_name(name: &str) -> Option<Algorithm> {
+        if name == "search" {
+            return Some(Algorithm::Search);
+        }
+        Baseline::from_name(name).map(Algorithm::Baseline)
+    }
+
+    /// The command-line name of the algorithm.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Algorithm::Baseline(b) => b.name(),
+            Algorithm::Search => "search",
+        }
+    }
+}
+
+/// What is asked: fit a capacity, or find the smallest peak.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Goal {
+    /// Find offsets with every `offset + size <= capacity`, or show there are none.
+    Fit(u64),
+    /// Find offsets with the smallest peak the algorithm can reach.
+    Minimize,
+}
+
+impl Goal {
+    /// The goal for a problem: minimise when asked, else fit its capacity; `None` when neither
+    /// is possible (no capacity).
+    pub fn for_problem(problem: &Problem, minimize: bool) -> Option<Goal> {
+        if minimize {
+            return Some(Goal::Minimize);
+        }
+        problem.capacity.map(Goal::Fit)
+    }
+}
+
+/// The result of [`Solver::solve`].
+#[derive(Clone, Debug)]
+pub struct Allocation {
+    /// How it ended.
+    pub status: Status,
+    /// The solution: present exactly when the status is `Solved`; always validated.
+    pub solution: Option<Solution>,
+    /// The peak of the best layout found, if any (also for `HeuristicExceeded`).
+    pub peak: Option<u64>,
+    /// LOAD of the problem (a lower bound on any peak).
+    pub load: u64,
+    /// Wall-clock time spent.
+    pub elapsed: Duration,
+    /// Search counters, when the algorithm searched.
+    pub search: Option<SearchStats>,
+    /// A proven lower bound on the peak (minimisation with the search: LOAD, or more when
+    /// smaller capacities were proven infeasible); the solution is optimal when it equals the
+    /// peak.
+    pub lower_bound: Option<u64>,
+    /// What the caller should be told (e.g. a learned model that could not be used).
+    pub warnings: Vec<String>,
+}
+
+/// Why a problem could not be solved at all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SolveError {
+    /// The problem breaks a rule of the model (see [`Problem::check`]).
+    InvalidProblem(RuleBreak),
+}
+
+impl fmt::Display for SolveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SolveError::InvalidProblem(why) => write!(f, "invalid problem: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for SolveError {}
+
+/// Builds the portfolio of a problem of so many buffers under the search options, for policies
+/// made in code (see [`Solver::portfolio`]).
+pub type PortfolioFactory = dyn Fn(usize, &SearchOptions) -> Portfolio + Send + Sync;
+
+/// Where the search's policies come from.
+#[derive(Clone)]
+enum PolicySource {
+    Spec(PolicySpec),
+    Custom(Arc<PortfolioFactory>),
+}
+
+/// The front door: options in, [`Allocation`]s out. A solver is immutable once built and can be
+/// shared between threads; each [`Solver::solve`] is independent.
+///
+/// ```
+/// use std::time::Duration;
+/// use telamalloc::{Algorithm, Goal, PolicySpec, Solver};
+/// use telamalloc::baselines::Baseline;
+/// let search = Solver::new()
+///     .policy("TWA+".parse::<PolicySpec>().unwrap())
+///     .timeout(Duration::from_secs(10))
+///     .threads(2);
+/// let heuristic = Solver::new().algorithm(Algorithm::Baseline(Baseline::Tflite));
+/// # let _ = (search, heuristic, Goal::Minimize);
+/// ```
+#[derive(Clone)]
+pub struct Solver {
+    algorithm: Algorithm,
+    options: SearchOptions,
+    policy: PolicySource,
+    limits: Limits,
+    seed: u64,
+    cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Default for Solver {
+    fn default() -> Self {
+        Solver::new()
+    }
+}
+
+impl fmt::Debug for Solver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Solver")
+            .field("algorithm", &self.algorithm)
+            .field("options", &self.options)
+            .field("policy", &self.policy_name())
+            .field("limits", &self.limits)
+            .field("seed", &self.seed)
+            .finish()
+    }
+}
+
+impl Solver {
+    /// The hybrid search with its default options and portfolio, no limits.
+    pub fn new() -> Solver {
+        Solver {
+            algorithm: Algorithm::Search,
+            options: SearchOptions::default(),
+            policy: PolicySource::Spec(PolicySpec::Portfolio),
+            limits: Limits::default(),
+            seed: 0,
+            cancel: None,
+        }
+    }
+
+    /// Runs `algorithm` instead.
+    pub fn algorithm(mut self, algorithm: Algorithm) -> Solver {
+        self.algorithm = algorithm;
+        self
+    }
+
+    /// The search's technique switches.
+    pub fn options(mut self, options: SearchOptions) -> Solver {
+        self.options = options;
+        self
+    }
+
+    /// Worker threads for the search's portfolio (the answer does not depend on it).
+    pub fn threads(mut self, threads: usize) -> Solver {
+        self.options.threads = threads.max(1);
+        self
+    }
+
+    /// The search's policies, by spec.
+    pub fn policy(mut self, spec: PolicySpec) -> Solver {
+        self.policy = PolicySource::Spec(spec);
+        self
+    }
+
+    /// The search's policies, made in code for each problem: `factory(buffers, options)`.
+    pub fn portfolio(
+        mut self,
+        factory: impl Fn(usize, &SearchOptions) -> Portfolio + Send + Sync + 'static,
+    ) -> Solver {
+        self.policy = PolicySource::Custom(Arc::new(factory));
+        self
+    }
+
+    /// Time and node limits.
+    pub fn limits(mut self, limits: Limits) -> Solver {
+        self.limits = limits;
+        self
+    }
+
+    /// A wall-clock limit.
+    pub fn timeout(mut self, timeout: Duration) -> Solver {
+        self.limits.timeout = Some(timeout);
+        self
+    }
+
+    /// A limit on search nodes, summed over restarts.
+    pub fn nodes(mut self, nodes: u64) -> Solver {
+        self.limits.nodes = Some(nodes);
+        self
+    }
+
+    /// The seed of the randomised parts (the same seed gives the same answer).
+    pub fn seed(mut self, seed: u64) -> Solver {
+        self.seed = seed;
+        self
+    }
+
+    /// A flag that stops the search (as a reached limit) when set to true.
+    pub fn cancel_flag(mut self, cancel: Arc<AtomicBool>) -> Solver {
+        self.cancel = Some(cancel);
+        self
+    }
+
+    /// The search's technique switches.
+    pub fn search_options(&self) -> &SearchOptions {
+        &self.options
+    }
+
+    /// The limits of each solve.
+    pub fn limits_of(&self) -> Limits {
+        self.limits
+    }
+
+    /// The algorithm this solver runs.
+    pub fn algorithm_name(&self) -> &'static str {
+        self.algorithm.name()
+    }
+
+    /// The policy spec's name (`custom` for policies made in code).
+    pub fn policy_name(&self) -> String {
+        match &self.policy {
+            PolicySource::Spec(spec) => spec.to_string(),
+            PolicySource::Custom(_) => "custom".into(),
+        }
+    }
+
+    /// Solves `problem` for `goal`. The problem is checked first ([`Problem::check`] under the
+    /// goal's capacity); a returned solution has passed the validator.
+    pub fn solve(&self, problem: &Problem, goal: Goal) -> Result<Allocation, SolveError> {
+        self.run(problem, goal, None)
+    }
+
+    /// [`Solver::solve`] with `observer` watching the search (e.g. a
+    /// [`LogRecorder`](crate::solve_log::LogRecorder) writing a solve log). Only the search
+    /// fitting a capacity is observed.
+    pub fn solve_observed(
+        &self,
+        problem: &Problem,
+        goal: Goal,
+        observer: &mut dyn SearchObserver,
+    ) -> Result<Allocation, SolveError> {
+        self.run(problem, goal, Some(observer))
+    }
+
+    fn run(
+        &self,
+        problem: &Problem,
+        goal: Goal,
+        observer: Option<&mut dyn SearchObserver>,
+    ) -> Result<Allocation, SolveError> {
+        let start = Instant::now();
+        let capacity = match goal {
+            Goal::Fit(c) => Some(c),
+            Goal::Minimize => None,
+        };
+        problem.check(None).map_err(SolveError::InvalidProblem)?;
+        let timeline = Timeline::new(problem);
+        let load = timeline.load();
+        let mut allocation = Allocation {
+            status: Status::LimitReached,
+            solution: None,
+            peak: None,
+            load,
+            elapsed: Duration::ZERO,
+            search: None,
+            lower_bound: None,
+            warnings: Vec::new(),
+        };
+        let layout = match (self.algorithm, goal) {
+            (Algorithm::Baseline(baseline), _) => {
+                self.baseline(problem, baseline, capacity, load, &mut allocation)
+            }
+            (Algorithm::Search, Goal::Fit(c)) => {
+                self.fit(problem, &timeline, c, observer, &mut allocation)
+            }
+            (Algorithm::Search, Goal::Minimize) => self.minimize(problem, &mut allocation),
+        };
+        if let Some(layout) = layout {
+            let report = validate(problem, &layout, Some(capacity.unwrap_or(u64::MAX)));
+            assert!(
+                report.is_valid(),
+                "internal error: {} produced an invalid layout:\n{report}",
+                self.algorithm.name()
+            );
+            allocation.peak = Some(layout.peak(problem));
+            allocation.solution = Some(layout);
+        }
+        allocation.elapsed = start.elapsed();
+        Ok(allocation)
+    }
+
+    /// A baseline's layout, if it fits; the status says how it went.
+    fn baseline(
+        &self,
+        problem: &Problem,
+        baseline: Baseline,
+        capacity: Option<u64>,
+        load: u64,
+        allocation: &mut Allocation,
+    ) -> Option<Solution> {
+        if let Some(why) = capacity.and_then(|c| trivially_infeasible(problem, c, load)) {
+            allocation.status = Status::Infeasible(why);
+            return None;
+        }
+        let layout = baseline.allocate(problem, self.seed);
+        let peak = layout.peak(problem);
+        match capacity {
+            Some(c) if peak > c => {
+                // Checked like every layout, though it is not returned.
+                let report = validate(problem, &layout, Some(u64::MAX));
+                assert!(
+                    report.is_valid(),
+                    "internal error: {} produced an invalid layout:\n{report}",
+                    baseline.name()
+                );
+                allocation.status = Status::HeuristicExceeded { peak };
+                allocation.peak = Some(peak);
+                None
+            }
+            _ => {
+                allocation.status = Status::Solved;
+                Some(layout)
+            }
+        }
+    }
+
+    /// The portfolio for a problem of `buffers` buffers, and the warnings its building raised.
+    fn build_portfolio(&self, buffers: usize) -> (Portfolio, Vec<String>) {
+        match &self.policy {
+            PolicySource::Spec(spec) => {
+                let built = spec.build(buffers, &self.options);
+                (built.portfolio, built.warnings)
+            }
+            PolicySource::Custom(factory) => (factory(buffers, &self.options), Vec::new()),
+        }
+    }
+
+    fn fit(
+        &self,
+        problem: &Problem,
+        timeline: &Timeline,
+        capacity: u64,
+        observer: Option<&mut dyn SearchObserver>,
+        allocation: &mut Allocation,
+    ) -> Option<Solution> {
+        let (portfolio, warnings) = self.build_portfolio(problem.len());
+        allocation.warnings = warnings;
+        let request = FitRequest {
+            timeline,
+            options: &self.options,
+            limits: self.limits,
+            cancel: self.cancel.as_deref(),
+            observer: observer.map(|o| o as &mut dyn SearchObserver),
+        };
+        let result = search::fit(problem, capacity, portfolio, request);
+        allocation.status = result.outcome.status();
+        allocation.search = Some(result.stats);
+        match result.outcome {
+            search::Outcome::Found(solution) => Some(solution),
+            _ => None,
+        }
+    }
+
+    fn minimize(&self, problem: &Problem, allocation: &mut Allocation) -> Option<Solution> {
+        let warnings = std::sync::Mutex::new(Vec::new());
+        let portfolio = || {
+            let (portfolio, new) = self.build_portfolio(problem.len());
+            let mut seen = warnings.lock().unwrap_or_else(|e| e.into_inner());
+            for w in new {
+                if !seen.contains(&w) {
+                    seen.push(w);
+                }
+            }
+            portfolio
+        };
+        let result = minimize::minimize(
+            problem,
+            &self.options,
+            &portfolio,
+            self.limits,
+            self.cancel.as_deref(),
+        );
+        allocation.warnings = warnings.into_inner().unwrap_or_else(|e| e.into_inner());
+        allocation.status = Status::Solved;
+        allocation.lower_bound = Some(result.lower_bound);
+        allocation.search = Some(result.stats);
+        Some(result.solution)
+    }
+}

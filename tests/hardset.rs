@@ -1,0 +1,57 @@
+//! The headline result as a regression test: the default round robin decides every problem of
+//! the public hard set (`datasets/challenging/`, MiniMalloc's, at capacity 1048576) with exactly
+//! the node counts recorded in benches/RESULTS.md, and returns valid layouts. A change to the
+//! search that changes what it explores fails here; one that only changes its speed does not.
+
+use std::path::Path;
+use telamalloc::io::read_problem;
+use telamalloc::{validate, Goal, SearchOptions, Solver, Status};
+
+/// Problem, nodes of the round robin without heuristic-first, and the policy that decides.
+const EXPECTED: [(&str, u64, &str); 11] = [
+    ("A", 18718, "fixed"),
+    ("B", 145895, "TAW"),
+    ("C", 43246, "TAW"),
+    ("D", 17985, "WAT"),
+    ("E", 209255, "TWA"),
+    ("F", 70759, "TWA"),
+    ("G", 7320, "TWA"),
+    ("H", 13938, "TAW"),
+    ("I", 19754, "TWA"),
+    ("J", 2867, "TWA"),
+    ("K", 16428, "WAT"),
+];
+
+#[test]
+fn the_round_robin_decides_the_hard_set_with_the_recorded_node_counts() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/challenging");
+    // A node limit well above every count: a regression that explores more fails, never hangs.
+    let solver = Solver::new()
+        .options(SearchOptions {
+            heuristic_first: false,
+            ..SearchOptions::default()
+        })
+        .nodes(400_000);
+    let mut wrong = Vec::new();
+    for (name, nodes, policy) in EXPECTED {
+        let path = dir.join(format!("{name}.1048576.csv"));
+        let problem = read_problem(&path, None).expect("the repository's copy of the hard set");
+        let result = solver
+            .solve(&problem, Goal::Fit(1_048_576))
+            .expect("a valid problem");
+        assert_eq!(result.status, Status::Solved, "{name}");
+        let solution = result.solution.expect("solved");
+        assert!(
+            validate(&problem, &solution, Some(1_048_576)).is_valid(),
+            "{name}"
+        );
+        let stats = result.search.expect("the search ran");
+        if (stats.nodes, stats.policy.as_deref()) != (nodes, Some(policy)) {
+            wrong.push(format!(
+                "{name}: {} nodes by {:?}, recorded {nodes} by {policy}",
+                stats.nodes, stats.policy
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
