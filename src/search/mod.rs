@@ -124,7 +124,8 @@ pub(crate) fn fit(
                 Outcome::Found(layout)
             }
             None => {
-                let deadline = limits.timeout.map(|t| start + t);
+                // A deadline past what the clock can hold is no deadline.
+                let deadline = limits.timeout.and_then(|t| start.checked_add(t));
                 let instance = Instance::with_timeline(problem, timeline, capacity);
                 let view = ProblemView {
                     instance: &instance,
