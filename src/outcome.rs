@@ -2,7 +2,8 @@
 //! infeasibility. A leaf module: every allocator and the front door share these types.
 
 use crate::problem::Problem;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 /// Limits on one allocation.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -96,4 +97,43 @@ pub fn trivially_infeasible(problem: &Problem, capacity: u64, load: u64) -> Opti
         }
     }
     (load > capacity).then_some(Infeasibility::LoadExceedsCapacity { load })
+}
+
+/// When work must stop: a wall-clock deadline and a cancellation flag, either optional. Checked
+/// by long loops (the search, the baselines' placement loops, minimise probes) every so often.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Deadline<'a> {
+    /// Stop at this instant.
+    pub at: Option<Instant>,
+    /// Stop once this becomes true.
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+impl<'a> Deadline<'a> {
+    /// No deadline, no cancellation.
+    pub fn none() -> Deadline<'static> {
+        Deadline {
+            at: None,
+            cancel: None,
+        }
+    }
+
+    /// The deadline `timeout` after `start` (none if the clock cannot hold it), cancelled by
+    /// `cancel`.
+    pub fn after(
+        start: Instant,
+        timeout: Option<Duration>,
+        cancel: Option<&'a AtomicBool>,
+    ) -> Self {
+        Deadline {
+            at: timeout.and_then(|t| start.checked_add(t)),
+            cancel,
+        }
+    }
+
+    /// Whether the work must stop now.
+    pub fn passed(&self) -> bool {
+        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+            || self.at.is_some_and(|at| Instant::now() >= at)
+    }
 }

@@ -436,3 +436,47 @@ fn solution_peak_is_the_highest_end() {
     };
     assert_eq!(solution.peak(&problem), 11);
 }
+
+/// Every allocator honours the limits: with the time already up (or the solve cancelled before
+/// it starts) no baseline places a problem of more than a few dozen buffers, the search's
+/// baselines-first step stops too, and minimise mode stops before its first layout.
+#[test]
+fn a_deadline_already_passed_stops_every_allocator() {
+    let problem = telamalloc::generate::random(
+        &telamalloc::generate::RandomOptions {
+            buffers: 2000,
+            horizon: 2000,
+            max_lifetime: 50,
+            min_size: 1,
+            max_size: 4096,
+            tightness: 1.2,
+        },
+        7,
+    );
+    let capacity = problem.capacity.expect("generated with a capacity");
+    let cancelled = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let stopped = [
+        Solver::new().timeout(std::time::Duration::from_nanos(1)),
+        Solver::new().cancel_flag(cancelled),
+    ];
+    for solver in stopped {
+        for algorithm in every_algorithm() {
+            for goal in [Goal::Fit(capacity), Goal::Minimize] {
+                let what = format!("{} {goal:?} {solver:?}", algorithm.name());
+                let result = solver
+                    .clone()
+                    .algorithm(algorithm)
+                    .solve(&problem, goal)
+                    .expect("a valid problem");
+                assert_eq!(result.status, Status::LimitReached, "{what}");
+                assert!(result.solution.is_none(), "{what}");
+            }
+        }
+    }
+    // The same solvers without the stop solve it.
+    let result = Solver::new()
+        .algorithm(Algorithm::Baseline(Baseline::Tflite))
+        .solve(&problem, Goal::Minimize)
+        .expect("a valid problem");
+    assert_eq!(result.status, Status::Solved);
+}

@@ -532,3 +532,38 @@ fn eval_compares_policies_and_writes_its_runs() {
     assert_eq!(bad.code, 2);
     assert!(bad.stderr.contains("nonsense"), "{}", bad.stderr);
 }
+
+/// A time limit the clock cannot hold is a usage error, never a panic, in every command that
+/// takes one; a huge one that fits is no limit at all.
+#[test]
+fn timeouts_that_do_not_fit_are_rejected() {
+    let tiny = example("tiny.12.csv");
+    let tiny = tiny.to_str().expect("UTF-8 path");
+    let examples = example("");
+    let examples = examples.to_str().expect("UTF-8 path");
+    let scratch = Scratch::new();
+    let out = scratch.path("out");
+    let out = out.to_str().expect("UTF-8 path");
+    for args in [
+        vec!["solve", tiny, "--timeout", "1e30"],
+        vec!["bench", examples, "--algo", "search", "--timeout", "1e30"],
+        vec!["eval", examples, "--timeout", "1e30"],
+        vec!["collect", examples, "--out", out, "--timeout", "1e30"],
+    ] {
+        let run = telamalloc(&args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("--timeout 1e30 is too large"),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("panicked"), "{args:?}: {}", run.stderr);
+    }
+    let run = telamalloc(["solve", tiny, "--timeout", "1e18"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("solved by search: peak 12"),
+        "{}",
+        run.stderr
+    );
+}

@@ -1,6 +1,7 @@
 //! TVM USMP's hill climbing: random swaps of a greedy order, accepting some worse orders.
 
-use super::place_in_order;
+use super::place_within;
+use crate::outcome::Deadline;
 use crate::placement::Fit;
 use crate::problem::{Problem, Solution};
 use rand::rngs::StdRng;
@@ -11,11 +12,18 @@ pub const ATTEMPTS: usize = 500;
 
 /// Starts from `order` and keeps the best first-fit placement found over [`ATTEMPTS`] seeded
 /// random swaps; a worse order is accepted with a probability that falls as the search goes on.
-pub fn improve(problem: &Problem, mut order: Vec<usize>, seed: u64) -> Solution {
-    let mut best = place_in_order(problem, &order, Fit::First);
+/// Once `deadline` passes it returns the best so far (`None` if the first placement was not
+/// finished).
+pub fn improve(
+    problem: &Problem,
+    mut order: Vec<usize>,
+    seed: u64,
+    deadline: &Deadline<'_>,
+) -> Option<Solution> {
+    let mut best = place_within(problem, &order, Fit::First, deadline)?;
     let mut best_peak = best.peak(problem);
     if order.len() < 2 {
-        return best;
+        return Some(best);
     }
     let mut rng = StdRng::seed_from_u64(seed);
     let mut current_peak = best_peak;
@@ -26,7 +34,9 @@ pub fn improve(problem: &Problem, mut order: Vec<usize>, seed: u64) -> Solution 
             continue;
         }
         order.swap(i, j);
-        let candidate = place_in_order(problem, &order, Fit::First);
+        let Some(candidate) = place_within(problem, &order, Fit::First, deadline) else {
+            break;
+        };
         let peak = candidate.peak(problem);
         // Temperature falls linearly; accept a worse order with probability exp(-delta / t).
         let temperature = 0.02 * (1.0 - attempt as f64 / ATTEMPTS as f64) * best_peak as f64;
@@ -43,5 +53,5 @@ pub fn improve(problem: &Problem, mut order: Vec<usize>, seed: u64) -> Solution 
             order.swap(i, j);
         }
     }
-    best
+    Some(best)
 }

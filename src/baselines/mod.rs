@@ -4,6 +4,7 @@
 mod hill_climb;
 
 use crate::analysis::Timeline;
+use crate::outcome::Deadline;
 use crate::placement::{Fit, Placer};
 use crate::problem::{Problem, Solution};
 use std::cmp::Reverse;
@@ -68,6 +69,18 @@ impl Baseline {
     /// Places every buffer; the result always has a valid layout (its peak may exceed the
     /// problem's capacity, which the caller compares). `seed` matters only for hill climbing.
     pub fn allocate(self, problem: &Problem, seed: u64) -> Solution {
+        self.allocate_within(problem, seed, &Deadline::none())
+            .expect("no deadline")
+    }
+
+    /// [`Baseline::allocate`] that gives up (`None`) once `deadline` passes before every buffer
+    /// is placed; hill climbing returns its best layout so far once it has one.
+    pub fn allocate_within(
+        self,
+        problem: &Problem,
+        seed: u64,
+        deadline: &Deadline<'_>,
+    ) -> Option<Solution> {
         let n = problem.buffers.len();
         let by = |key: &dyn Fn(usize) -> (Reverse<u128>, Reverse<u128>, u64)| {
             let mut order: Vec<usize> = (0..n).collect();
@@ -83,45 +96,45 @@ impl Baseline {
                 let whole_run = |i: usize| b[i].lower == first && b[i].upper == last;
                 let mut order: Vec<usize> = (0..n).collect();
                 order.sort_by_key(|&i| (!whole_run(i), Reverse(b[i].size), b[i].lower));
-                place_in_order(problem, &order, Fit::Best)
+                place_within(problem, &order, Fit::Best, deadline)
             }
             Baseline::TfliteMicro => {
                 let order = by(&|i| (Reverse(size(i)), Reverse(0), 0));
-                place_in_order(problem, &order, Fit::First)
+                place_within(problem, &order, Fit::First, deadline)
             }
             Baseline::Xla => {
                 let by_size = by(&|i| (Reverse(size(i)), Reverse(life(i)), 0));
                 let by_life = by(&|i| (Reverse(life(i)), Reverse(size(i)), 0));
-                let a = place_in_order(problem, &by_size, Fit::BestWithHeapTop);
-                let c = place_in_order(problem, &by_life, Fit::BestWithHeapTop);
-                if c.peak(problem) < a.peak(problem) {
+                let a = place_within(problem, &by_size, Fit::BestWithHeapTop, deadline)?;
+                let c = place_within(problem, &by_life, Fit::BestWithHeapTop, deadline)?;
+                Some(if c.peak(problem) < a.peak(problem) {
                     c
                 } else {
                     a
-                }
+                })
             }
             Baseline::TvmGreedySize => {
                 let order = by(&|i| (Reverse(size(i)), Reverse(life(i)), 0));
-                place_in_order(problem, &order, Fit::Stack)
+                place_within(problem, &order, Fit::Stack, deadline)
             }
             Baseline::TvmGreedyConflicts => {
                 let conflicts = conflict_counts(problem);
                 let order = by(&|i| (Reverse(conflicts[i] as u128), Reverse(size(i)), 0));
-                place_in_order(problem, &order, Fit::Stack)
+                place_within(problem, &order, Fit::Stack, deadline)
             }
             Baseline::TvmHillClimb => {
                 let order = by(&|i| (Reverse(size(i)), Reverse(life(i)), 0));
-                hill_climb::improve(problem, order, seed)
+                hill_climb::improve(problem, order, seed, deadline)
             }
             Baseline::StartOrder => {
                 let mut order: Vec<usize> = (0..n).collect();
                 order.sort_by_key(|&i| (b[i].lower, Reverse(b[i].size)));
-                place_in_order(problem, &order, Fit::First)
+                place_within(problem, &order, Fit::First, deadline)
             }
             Baseline::Contention => {
                 let contention = contention(problem);
                 let order = by(&|i| (Reverse(contention[i] as u128), Reverse(size(i)), 0));
-                place_in_order(problem, &order, Fit::First)
+                place_within(problem, &order, Fit::First, deadline)
             }
         }
     }
@@ -135,21 +148,37 @@ fn time_span(problem: &Problem) -> (u64, u64) {
 
 /// Places the fixed buffers at their offsets, then the others in `order` by `fit`.
 pub fn place_in_order(problem: &Problem, order: &[usize], fit: Fit) -> Solution {
+    place_within(problem, order, fit, &Deadline::none()).expect("no deadline")
+}
+
+/// How many placements go between two looks at the deadline.
+const DEADLINE_STRIDE: usize = 64;
+
+/// [`place_in_order`] that gives up (`None`) once `deadline` passes.
+pub fn place_within(
+    problem: &Problem,
+    order: &[usize],
+    fit: Fit,
+    deadline: &Deadline<'_>,
+) -> Option<Solution> {
     let mut placer = Placer::new(problem);
     for (i, b) in problem.buffers.iter().enumerate() {
         if let Some(offset) = b.offset {
             placer.place(i, offset);
         }
     }
-    for &i in order {
+    for (k, &i) in order.iter().enumerate() {
+        if k % DEADLINE_STRIDE == DEADLINE_STRIDE - 1 && deadline.passed() {
+            return None;
+        }
         if placer.offset(i).is_none() {
             let offset = placer.position(i, fit);
             placer.place(i, offset);
         }
     }
-    Solution {
+    Some(Solution {
         offsets: placer.offsets().expect("every buffer placed"),
-    }
+    })
 }
 
 /// For each buffer, how many other buffers overlap it in time (`O(n log n)`).

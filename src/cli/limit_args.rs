@@ -35,7 +35,14 @@ impl LimitArgs {
 fn duration(seconds: Option<f64>) -> Result<Option<Duration>, CliError> {
     match seconds {
         None => Ok(None),
-        Some(s) if s.is_finite() && s > 0.0 => Ok(Some(Duration::from_secs_f64(s))),
+        Some(s) if s.is_finite() && s > 0.0 => {
+            Duration::try_from_secs_f64(s).map(Some).map_err(|_| {
+                CliError::Usage(format!(
+                    "--timeout {s:e} is too large (at most {} seconds)",
+                    Duration::MAX.as_secs()
+                ))
+            })
+        }
         Some(s) => Err(CliError::Usage(format!(
             "--timeout must be a positive number of seconds, not {s}"
         ))),

@@ -15,9 +15,10 @@ struct Columns {
 }
 
 impl Columns {
+    /// The columns of `header`, found at line `line` of `file`.
     fn parse(
         header: &csv::StringRecord,
-        file: &str,
+        (file, line): (&str, usize),
         required: &[&'static str],
         allow_unknown: bool,
     ) -> Result<Self, InputError> {
@@ -30,7 +31,7 @@ impl Columns {
                     if index.insert(k, position).is_some() {
                         return Err(InputError::at_line(
                             file,
-                            Some(1),
+                            Some(line),
                             Some(k),
                             format!("column '{k}' appears twice in the header"),
                         ));
@@ -40,7 +41,7 @@ impl Columns {
                 None => {
                     return Err(InputError::at_line(
                         file,
-                        Some(1),
+                        Some(line),
                         Some(name),
                         format!(
                             "unknown column '{name}' (expected id, lower, upper, size, and optionally alignment, offset)"
@@ -53,7 +54,7 @@ impl Columns {
             if !index.contains_key(name) {
                 return Err(InputError::at_line(
                     file,
-                    Some(1),
+                    Some(line),
                     Some(name),
                     format!("missing column '{name}' in the header"),
                 ));
@@ -93,8 +94,8 @@ pub(crate) fn parse_number(
         .map_err(|_| err(format!("'{text}' is too large (overflows 64 bits)")))
 }
 
-/// Maps byte offsets of the text to 1-based line numbers (exact with CRLF, blank lines and
-/// comments, unlike the CSV reader's own record count).
+/// Maps byte offsets of the text to 1-based line numbers (exact with LF, CRLF and CR-only line
+/// endings, blank lines and comments, unlike the CSV reader's own record count).
 struct Lines<'t> {
     text: &'t [u8],
     starts: Vec<usize>,
@@ -102,12 +103,19 @@ struct Lines<'t> {
 
 impl<'t> Lines<'t> {
     fn new(text: &'t str) -> Lines<'t> {
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        let bytes = text.as_bytes();
+        let starts = (0..=bytes.len())
+            .filter(|&p| is_line_start(bytes, p))
+            .collect();
         Lines {
-            text: text.as_bytes(),
+            text: bytes,
             starts,
         }
+    }
+
+    /// The line of the header: the first content line.
+    fn header(&self) -> usize {
+        self.at(0)
     }
 
     /// The line of the first content at or after `byte`: the reader's positions may point at
@@ -116,13 +124,12 @@ impl<'t> Lines<'t> {
         let text = self.text;
         let mut p = byte.min(text.len());
         while p < text.len() {
-            let line_start = p == 0 || text[p - 1] == b'\n';
             if text[p] == b'\r' || text[p] == b'\n' {
                 p += 1;
-            } else if line_start && text[p] == b'#' {
+            } else if is_line_start(text, p) && text[p] == b'#' {
                 p += text[p..]
                     .iter()
-                    .position(|&c| c == b'\n')
+                    .position(|&c| c == b'\n' || c == b'\r')
                     .map_or(text.len() - p, |i| i + 1);
             } else {
                 break;
@@ -134,6 +141,38 @@ impl<'t> Lines<'t> {
     fn of(&self, record: &csv::StringRecord) -> usize {
         self.at(record.position().map(|p| p.byte() as usize).unwrap_or(0))
     }
+}
+
+/// The text with every `\r` that no `\n` follows, outside quoted fields, turned into `\n` (old
+/// Mac line endings), byte for byte, so that the reader's comments end where the lines do and
+/// positions stay the same.
+fn lone_cr_to_lf(text: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let mut quoted = false;
+    let mut lone = Vec::new();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'"' => quoted = !quoted,
+            b'\r' if !quoted && bytes.get(i + 1) != Some(&b'\n') => lone.push(i),
+            _ => {}
+        }
+    }
+    if lone.is_empty() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut fixed = bytes.to_vec();
+    for i in lone {
+        fixed[i] = b'\n';
+    }
+    std::borrow::Cow::Owned(String::from_utf8(fixed).expect("one ASCII byte for another"))
+}
+
+/// Whether a line starts at byte `p`: the start of the text, after `\n`, or after a `\r` that
+/// no `\n` follows (an old Mac line ending).
+fn is_line_start(text: &[u8], p: usize) -> bool {
+    p == 0
+        || (p <= text.len()
+            && (text[p - 1] == b'\n' || (text[p - 1] == b'\r' && text.get(p) != Some(&b'\n'))))
 }
 
 fn reader(text: &str) -> csv::Reader<&[u8]> {
@@ -217,10 +256,11 @@ pub fn parse_csv_problem(
     file: &str,
     capacity: Option<u64>,
 ) -> Result<Problem, InputError> {
+    let text = &lone_cr_to_lf(text);
     let line_index = Lines::new(text);
     let mut rdr = reader(text);
     let header = header(&mut rdr, file, &line_index)?;
-    let columns = Columns::parse(&header, file, &REQUIRED, false)?;
+    let columns = Columns::parse(&header, (file, line_index.header()), &REQUIRED, false)?;
     let mut buffers = Vec::new();
     let mut lines = Vec::new();
     for record in rdr.records() {
@@ -267,10 +307,16 @@ pub fn parse_csv_solution(
     file: &str,
     problem: &Problem,
 ) -> Result<Solution, InputError> {
+    let text = &lone_cr_to_lf(text);
     let line_index = Lines::new(text);
     let mut rdr = reader(text);
     let header = header(&mut rdr, file, &line_index)?;
-    let columns = Columns::parse(&header, file, &["id", "offset"], true)?;
+    let columns = Columns::parse(
+        &header,
+        (file, line_index.header()),
+        &["id", "offset"],
+        true,
+    )?;
     let index = problem.index_by_id();
     let mut offsets: Vec<Option<u64>> = vec![None; problem.buffers.len()];
     for record in rdr.records() {

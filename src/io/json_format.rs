@@ -6,9 +6,31 @@ use crate::error::InputError;
 use crate::problem::{Buffer, Problem, Solution};
 use serde::{Deserialize, Serialize};
 
-fn json_error(e: serde_json::Error, file: &str) -> InputError {
+fn json_error(e: serde_json::Error, file: &str, text: &str) -> InputError {
     let line = (e.line() > 0).then_some(e.line());
-    InputError::at_line(file, line, None, format!("malformed JSON: {e}"))
+    let field = match e.classify() {
+        serde_json::error::Category::Data => field_before(text, e.line(), e.column()),
+        _ => None,
+    };
+    InputError::at_line(file, line, field.as_deref(), format!("malformed JSON: {e}"))
+}
+
+/// The key of the value at (1-based) `line` and `column`: the last `"key":` before it, when a
+/// value of the wrong type or range was read there.
+fn field_before(text: &str, line: usize, column: usize) -> Option<String> {
+    let start = text
+        .split_inclusive('\n')
+        .take(line.checked_sub(1)?)
+        .map(str::len)
+        .sum::<usize>();
+    let end = (start + column).min(text.len());
+    let before = text.get(..end)?;
+    let colon = before.rfind(':')?;
+    let key = before[..colon].trim_end().strip_suffix('"')?;
+    let open = key.rfind('"')?;
+    let name = &key[open + 1..];
+    (!name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+        .then(|| name.to_string())
 }
 
 /// Parses and checks a problem from JSON text. `capacity`, if given, overrides the file's.
@@ -20,7 +42,7 @@ pub fn parse_json_problem(
     if text.trim().is_empty() {
         return Err(InputError::at_line(file, None, None, "the file is empty"));
     }
-    let mut problem: Problem = serde_json::from_str(text).map_err(|e| json_error(e, file))?;
+    let mut problem: Problem = serde_json::from_str(text).map_err(|e| json_error(e, file, text))?;
     if capacity.is_some() {
         problem.capacity = capacity;
     }
@@ -56,7 +78,7 @@ pub fn parse_json_solution(
     if text.trim().is_empty() {
         return Err(InputError::at_line(file, None, None, "the file is empty"));
     }
-    let parsed: OffsetsFile = serde_json::from_str(text).map_err(|e| json_error(e, file))?;
+    let parsed: OffsetsFile = serde_json::from_str(text).map_err(|e| json_error(e, file, text))?;
     let index = problem.index_by_id();
     let mut offsets: Vec<Option<u64>> = vec![None; problem.buffers.len()];
     for (element, entry) in parsed.buffers.into_iter().enumerate() {

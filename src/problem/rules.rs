@@ -44,7 +44,8 @@ impl std::error::Error for RuleBreak {}
 impl Problem {
     /// Checks the rules every problem must satisfy under `capacity` (`None`: the rules that do
     /// not depend on one) and returns the first one broken: `lower < upper`, `size > 0`,
-    /// alignment a power of two, unique non-empty ids, a fixed offset aligned and inside the
+    /// alignment a power of two, unique non-empty ids without white space at either end (CSV
+    /// readers trim fields, so such an id would not read back), a fixed offset aligned and inside the
     /// capacity, no buffer larger than the capacity, a capacity above 0, a total size that fits
     /// in 64 bits, fixed buffers that do not collide with each other, and an address span (the
     /// highest fixed end plus every free buffer's size and alignment slack) that fits in 64
@@ -63,6 +64,14 @@ impl Problem {
         for (i, b) in self.buffers.iter().enumerate() {
             if b.id.is_empty() {
                 return Err(RuleBreak::at(i, "id", "id is empty".into()));
+            }
+            if b.id.trim() != b.id {
+                // CSV readers (ours, MiniMalloc's) trim fields: such an id would not read back.
+                return Err(RuleBreak::at(
+                    i,
+                    "id",
+                    format!("id '{}' starts or ends with white space", b.id),
+                ));
             }
             if let Some(&first) = seen.get(b.id.as_str()) {
                 return Err(RuleBreak {

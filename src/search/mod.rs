@@ -36,7 +36,7 @@ pub use strategy::{Portfolio, ProblemView, StrategyPlan, StrategyRanker};
 
 use crate::analysis::Timeline;
 use crate::baselines::Baseline;
-use crate::outcome::{trivially_infeasible, Infeasibility, Limits, Status};
+use crate::outcome::{trivially_infeasible, Deadline, Infeasibility, Limits, Status};
 use crate::problem::{Problem, Solution};
 use instance::Instance;
 use std::sync::atomic::AtomicBool;
@@ -116,15 +116,17 @@ pub(crate) fn fit(
         });
     }
     let mut stats = SearchStats::default();
+    let stop = Deadline::after(start, limits.timeout, cancel);
     let outcome = match trivially_infeasible(problem, capacity, load) {
         Some(why) => Outcome::Infeasible(why),
-        None => match heuristic_fit(problem, capacity, options) {
-            Some((baseline, layout)) => {
+        None => match heuristic_fit(problem, capacity, options, &stop) {
+            Heuristic::Fits(baseline, layout) => {
                 stats.heuristic = Some(baseline.name().to_string());
                 Outcome::Found(layout)
             }
-            None => {
-                let deadline = limits.timeout.map(|t| start + t);
+            Heuristic::OutOfTime => Outcome::LimitReached,
+            Heuristic::NoFit => {
+                let deadline = stop.at;
                 let instance = Instance::with_timeline(problem, timeline, capacity);
                 let view = ProblemView {
                     instance: &instance,
@@ -156,21 +158,39 @@ pub(crate) fn fit(
     SearchResult { outcome, stats }
 }
 
-/// With the `heuristic-first` switch: the first fast baseline whose layout fits the capacity.
+/// What trying the fast baselines first gave.
+enum Heuristic {
+    /// This baseline's layout fits the capacity.
+    Fits(Baseline, Solution),
+    /// None fits (or the switch is off): search.
+    NoFit,
+    /// The time ran out (or the search was cancelled) while a baseline placed.
+    OutOfTime,
+}
+
+/// With the `heuristic-first` switch: the first fast baseline whose layout fits the capacity,
+/// within the deadline.
 fn heuristic_fit(
     problem: &Problem,
     capacity: u64,
     options: &SearchOptions,
-) -> Option<(Baseline, Solution)> {
+    deadline: &Deadline<'_>,
+) -> Heuristic {
     if !options.heuristic_first {
-        return None;
+        return Heuristic::NoFit;
     }
-    [
+    for baseline in [
         Baseline::TfliteMicro,
         Baseline::Tflite,
         Baseline::StartOrder,
-    ]
-    .into_iter()
-    .map(|baseline| (baseline, baseline.allocate(problem, 0)))
-    .find(|(_, layout)| layout.peak(problem) <= capacity)
+    ] {
+        match baseline.allocate_within(problem, 0, deadline) {
+            None => return Heuristic::OutOfTime,
+            Some(layout) if layout.peak(problem) <= capacity => {
+                return Heuristic::Fits(baseline, layout)
+            }
+            Some(_) => {}
+        }
+    }
+    Heuristic::NoFit
 }

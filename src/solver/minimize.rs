@@ -3,7 +3,7 @@
 
 use crate::analysis::Timeline;
 use crate::baselines::Baseline;
-use crate::outcome::Limits;
+use crate::outcome::{Deadline, Limits};
 use crate::problem::{Problem, Solution};
 use crate::search::{self, FitRequest, Outcome, Portfolio, SearchOptions, SearchStats};
 use std::sync::atomic::AtomicBool;
@@ -24,30 +24,31 @@ pub(crate) struct Minimized {
 
 /// Finds the smallest peak the search can reach for `problem` (which passed [`Problem::check`]):
 /// starts from the best baseline and LOAD, probes LOAD first, then bisects, each probe a full
-/// search (with a fresh `portfolio()`) given half the time left.
+/// search (with a fresh `portfolio()`) given half the time left. `None` when the time ran out
+/// (or the solve was cancelled) before any baseline had placed every buffer.
 pub(crate) fn minimize(
     problem: &Problem,
     options: &SearchOptions,
     portfolio: &dyn Fn() -> Portfolio,
     limits: Limits,
     cancel: Option<&AtomicBool>,
-) -> Minimized {
+) -> Option<Minimized> {
     let start = Instant::now();
     let timeout = limits.timeout.unwrap_or(DEFAULT_TIMEOUT);
+    let deadline = Deadline::after(start, Some(timeout), cancel);
     let mut stats = SearchStats::default();
     let mut best = Baseline::ALL
         .iter()
         .filter(|b| **b != Baseline::TvmHillClimb)
-        .map(|b| b.allocate(problem, 0))
-        .min_by_key(|s| s.peak(problem))
-        .expect("at least one baseline");
+        .filter_map(|b| b.allocate_within(problem, 0, &deadline))
+        .min_by_key(|s| s.peak(problem))?;
     let mut peak = best.peak(problem);
     let timeline = Timeline::new(problem);
     let mut lower = timeline.load();
     let mut probe_low = lower; // Lowest capacity not yet tried (not proven infeasible).
     while probe_low < peak {
         let left = timeout.saturating_sub(start.elapsed());
-        if left.is_zero() || cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+        if left.is_zero() || deadline.passed() {
             break;
         }
         // LOAD first (often reachable); then halve the interval.
@@ -83,9 +84,9 @@ pub(crate) fn minimize(
         }
     }
     stats.seconds = start.elapsed().as_secs_f64();
-    Minimized {
+    Some(Minimized {
         solution: best,
         lower_bound: lower.min(peak),
         stats,
-    }
+    })
 }

@@ -19,7 +19,7 @@ pub use minimize::DEFAULT_TIMEOUT as DEFAULT_MINIMIZE_TIMEOUT;
 
 use crate::analysis::Timeline;
 use crate::baselines::Baseline;
-use crate::outcome::{trivially_infeasible, Limits, Status};
+use crate::outcome::{trivially_infeasible, Deadline, Limits, Status};
 use crate::policy_spec::PolicySpec;
 use crate::problem::rules::RuleBreak;
 use crate::problem::{Problem, Solution};
@@ -321,7 +321,14 @@ impl Solver {
         };
         let layout = match (self.algorithm, goal) {
             (Algorithm::Baseline(baseline), _) => {
-                self.baseline(problem, baseline, capacity, load, &mut allocation)
+                let deadline = Deadline::after(start, self.limits.timeout, self.cancel.as_deref());
+                self.baseline(
+                    problem,
+                    baseline,
+                    (capacity, load),
+                    &deadline,
+                    &mut allocation,
+                )
             }
             (Algorithm::Search, Goal::Fit(c)) => {
                 self.fit(problem, &timeline, c, observer, &mut allocation)
@@ -342,20 +349,23 @@ impl Solver {
         Ok(allocation)
     }
 
-    /// A baseline's layout, if it fits; the status says how it went.
+    /// A baseline's layout, if it fits within the deadline; the status says how it went.
     fn baseline(
         &self,
         problem: &Problem,
         baseline: Baseline,
-        capacity: Option<u64>,
-        load: u64,
+        (capacity, load): (Option<u64>, u64),
+        deadline: &Deadline<'_>,
         allocation: &mut Allocation,
     ) -> Option<Solution> {
         if let Some(why) = capacity.and_then(|c| trivially_infeasible(problem, c, load)) {
             allocation.status = Status::Infeasible(why);
             return None;
         }
-        let layout = baseline.allocate(problem, self.seed);
+        let Some(layout) = baseline.allocate_within(problem, self.seed, deadline) else {
+            allocation.status = Status::LimitReached;
+            return None;
+        };
         let peak = layout.peak(problem);
         match capacity {
             Some(c) if peak > c => {
@@ -434,6 +444,10 @@ impl Solver {
             self.cancel.as_deref(),
         );
         allocation.warnings = warnings.into_inner().unwrap_or_else(|e| e.into_inner());
+        let Some(result) = result else {
+            allocation.status = Status::LimitReached;
+            return None;
+        };
         allocation.status = Status::Solved;
         allocation.lower_bound = Some(result.lower_bound);
         allocation.search = Some(result.stats);
