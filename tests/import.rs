@@ -649,3 +649,27 @@ fn the_binary_imports_both_formats() {
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("garbage.onnx"), "{stderr}");
 }
+
+/// Sizes that each fit but together overflow 64 bits (here: every tensor rounded up to 2^63)
+/// are an import error naming the problem, not a file no allocator can read.
+#[test]
+fn sizes_that_overflow_together_are_an_import_error() {
+    let options = ImportOptions {
+        alignment: 1 << 63,
+        ..ImportOptions::default()
+    };
+    let err = import_bytes(&tiny_onnx(), ModelFormat::Onnx, "big.onnx", &options)
+        .expect_err("the total size overflows");
+    assert_eq!(err.location.file, "big.onnx", "{err}");
+    assert!(err.message.contains("unusable"), "{err}");
+    assert!(err.message.contains("overflows 64 bits"), "{err}");
+    // The same model at the default alignment imports.
+    let imported = import_bytes(
+        &tiny_onnx(),
+        ModelFormat::Onnx,
+        "big.onnx",
+        &ImportOptions::default(),
+    )
+    .expect("imports");
+    assert!(imported.problem.check(None).is_ok());
+}

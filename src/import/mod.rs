@@ -280,6 +280,7 @@ pub fn parse_shape(text: &str) -> Result<Vec<u64>, String> {
 /// `tensor<index>`, and a repeated id gets `~2`, `~3`, ... appended.
 fn unique_ids(names: &[(usize, &str)]) -> Vec<String> {
     let mut taken: HashSet<String> = HashSet::new();
+    let mut next_suffix: std::collections::HashMap<String, usize> = Default::default();
     let mut ids = Vec::with_capacity(names.len());
     for &(index, name) in names {
         let mut base: String = name
@@ -295,11 +296,19 @@ fn unique_ids(names: &[(usize, &str)]) -> Vec<String> {
         if base.is_empty() {
             base = format!("tensor{index}");
         }
+        // Sanitised names hold no `~`, so `base~k` can only clash with the ids made for earlier
+        // tensors of the same base: count per base instead of retrying from 2 (which made many
+        // tensors of one name quadratic).
         let mut id = base.clone();
-        let mut k = 2;
-        while taken.contains(&id) {
-            id = format!("{base}~{k}");
-            k += 1;
+        if taken.contains(&id) {
+            let k = next_suffix.entry(base.clone()).or_insert(2);
+            loop {
+                id = format!("{base}~{k}");
+                *k += 1;
+                if !taken.contains(&id) {
+                    break;
+                }
+            }
         }
         taken.insert(id.clone());
         ids.push(id);
@@ -428,9 +437,15 @@ fn plan(
         .zip(ids)
         .map(|(&(_, lower, upper, size), id)| Buffer::new(id, lower, upper, size))
         .collect();
+    let problem = Problem::new(buffers, None);
+    // Sizes that each fit but add up past 64 bits (huge shapes, or a huge alignment) would
+    // make a file no allocator can read: say so here rather than write it.
+    problem
+        .check(None)
+        .map_err(|why| fail(file, format!("the imported problem is unusable: {why}")))?;
     Ok(Imported {
         format,
-        problem: Problem::new(buffers, None),
+        problem,
         steps: operators as u64,
         input_shapes: graph.input_shapes,
         warnings,
@@ -505,6 +520,19 @@ mod tests {
             ]
         );
         assert_eq!(imported.steps, 2);
+    }
+
+    #[test]
+    fn many_tensors_of_one_name_get_numbered_ids() {
+        let mut names: Vec<(usize, &str)> = (0..30_000).map(|i| (i, "t")).collect();
+        names.push((30_000, "t~2")); // Sanitised to `t_2`: no clash with the numbered ones.
+        let ids = unique_ids(&names);
+        assert_eq!(ids[0], "t");
+        assert_eq!(ids[1], "t~2");
+        assert_eq!(ids[29_999], "t~30000");
+        assert_eq!(ids[30_000], "t_2");
+        let distinct: HashSet<&String> = ids.iter().collect();
+        assert_eq!(distinct.len(), ids.len());
     }
 
     #[test]
