@@ -1,0 +1,65 @@
+//! Compiles `examples/example.c` against the header and the static library with the system C
+//! compiler (`cc`), runs it, and checks what it prints: the C ABI works from C as documented.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The static library cargo built for this test run (beside the test binary's folder).
+fn static_library() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps/..");
+    profile_dir.join("libtelamalloc_c.a")
+}
+
+#[test]
+fn the_c_example_builds_and_runs() {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let library = static_library();
+    assert!(
+        library.exists(),
+        "{} is built with the tests (crate-type staticlib)",
+        library.display()
+    );
+    let out_dir = std::env::temp_dir().join(format!("telamalloc-capi-{}", std::process::id()));
+    std::fs::create_dir_all(&out_dir).expect("a temp dir");
+    let exe = out_dir.join("example");
+    let compiled = Command::new("cc")
+        .arg("-std=c99")
+        .arg("-Wall")
+        .arg("-Werror")
+        .arg("-I")
+        .arg(crate_dir.join("include"))
+        .arg(crate_dir.join("examples/example.c"))
+        .arg(&library)
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(&exe)
+        .output()
+        .expect("cc runs (the machine has a C compiler)");
+    assert!(
+        compiled.status.success(),
+        "cc failed:\n{}",
+        String::from_utf8_lossy(&compiled.stderr)
+    );
+    let run = Command::new(&exe).output().expect("the example runs");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "example failed:\n{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("solved: peak 12, LOAD 12, offsets"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("at 11: infeasible (proven"), "{stdout}");
+    assert!(stdout.contains("tflite: peak "), "{stdout}");
+    assert!(
+        stdout.contains("bad algorithm: unknown algorithm 'nonsense'"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("bad problem: buffers[1]: field 'upper'"),
+        "{stdout}"
+    );
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
