@@ -1,5 +1,6 @@
 //! Compiles `examples/example.c` against the header and the static library with the system C
-//! compiler (`cc`), runs it, and checks what it prints: the C ABI works from C as documented.
+//! compiler (`cc`) and, as C++17, with `c++`, runs it, and checks what it prints: the C ABI
+//! works from C and C++ as documented.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,6 +17,17 @@ fn static_library() -> PathBuf {
 
 #[test]
 fn the_c_example_builds_and_runs() {
+    check_example("cc", &["-std=c99"]);
+}
+
+#[test]
+fn the_example_builds_and_runs_as_cpp() {
+    check_example("c++", &["-std=c++17", "-x", "c++"]);
+}
+
+/// Compiles the example with `compiler` and `flags` (which set the language), runs it, checks
+/// its output.
+fn check_example(compiler: &str, flags: &[&str]) {
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let library = static_library();
     assert!(
@@ -23,24 +35,26 @@ fn the_c_example_builds_and_runs() {
         "{} is built with the tests (crate-type staticlib)",
         library.display()
     );
-    let out_dir = std::env::temp_dir().join(format!("telamalloc-capi-{}", std::process::id()));
+    let out_dir =
+        std::env::temp_dir().join(format!("telamalloc-capi-{compiler}-{}", std::process::id()));
     std::fs::create_dir_all(&out_dir).expect("a temp dir");
     let exe = out_dir.join("example");
-    let compiled = Command::new("cc")
-        .arg("-std=c99")
+    let compiled = Command::new(compiler)
+        .args(flags)
         .arg("-Wall")
         .arg("-Werror")
         .arg("-I")
         .arg(crate_dir.join("include"))
         .arg(crate_dir.join("examples/example.c"))
+        .args(["-x", "none"])
         .arg(&library)
         .args(["-lpthread", "-ldl", "-lm", "-o"])
         .arg(&exe)
         .output()
-        .expect("cc runs (the machine has a C compiler)");
+        .unwrap_or_else(|e| panic!("{compiler} runs (the machine has C and C++ compilers): {e}"));
     assert!(
         compiled.status.success(),
-        "cc failed:\n{}",
+        "{compiler} failed:\n{}",
         String::from_utf8_lossy(&compiled.stderr)
     );
     let run = Command::new(&exe).output().expect("the example runs");
