@@ -1,0 +1,109 @@
+/*
+ * telamalloc: memory planning for ML compilers, from C and C++.
+ *
+ * Build the library with `cargo build --release -p telamalloc-capi`; link against
+ * target/release/libtelamalloc_c.so (or the static libtelamalloc_c.a with -lpthread -ldl -lm).
+ *
+ * A problem is a list of buffers: buffer i is live over the time steps [lower[i], upper[i]) and
+ * needs size[i] bytes. tm_solve gives every buffer an offset so that buffers live at the same
+ * time never share an address and every offset + size fits the capacity (or, with minimize,
+ * the smallest peak it can reach). Every layout returned has passed telamalloc's validator.
+ *
+ * Errors: functions that can fail return a tm_error code; tm_last_error() gives the message of
+ * the last failure on the calling thread. No function aborts on bad input.
+ */
+#ifndef TELAMALLOC_H
+#define TELAMALLOC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Error codes. */
+typedef enum tm_error {
+    TM_OK = 0,
+    TM_ERROR_NULL_ARGUMENT = 1,    /* a required pointer was NULL */
+    TM_ERROR_INVALID_PROBLEM = 2,  /* the buffers break a rule (message names buffer and field) */
+    TM_ERROR_INVALID_OPTION = 3,   /* an unknown policy or algorithm, a bad limit */
+    TM_ERROR_INTERNAL = 4          /* a bug in telamalloc (a caught panic); please report it */
+} tm_error;
+
+/* How a solve ended. */
+typedef enum tm_status {
+    TM_SOLVED = 0,              /* offsets available, validated */
+    TM_INFEASIBLE = 1,          /* proven: no layout fits the capacity */
+    TM_LIMIT_REACHED = 2,       /* the time or node limit (or cancellation) came first */
+    TM_HEURISTIC_EXCEEDED = 3   /* a heuristic's layout needs more than the capacity */
+} tm_status;
+
+typedef struct tm_problem tm_problem;
+typedef struct tm_result tm_result;
+
+/* Options of a solve; start from tm_options_default. */
+typedef struct tm_options {
+    uint64_t capacity;        /* bytes; required unless minimize is set */
+    int minimize;             /* nonzero: find the smallest peak instead of fitting capacity */
+    double timeout_seconds;   /* wall-clock limit; <= 0 means none */
+    uint64_t node_limit;      /* search nodes over all restarts; 0 means none */
+    const char *algorithm;    /* NULL or "search" (the hybrid search), or a baseline name:
+                                 "tflite", "tflite-micro", "xla", "tvm-greedy-size",
+                                 "tvm-greedy-conflicts", "tvm-hill-climb", "start-order",
+                                 "contention" */
+    const char *policy;       /* NULL or "portfolio" (default), "fixed", "WAT", "TWA+", ... */
+    uint32_t threads;         /* search threads; the answer does not depend on it */
+    uint64_t seed;            /* the same seed gives the same answer */
+} tm_options;
+
+/* Fills *options with the defaults: no capacity, fit, no limits, the default search. */
+void tm_options_default(tm_options *options);
+
+/* A problem of n buffers from arrays of n values each. alignment may be NULL (all 1; otherwise
+ * powers of two); fixed_offset may be NULL (all free; otherwise a value of UINT64_MAX marks a
+ * free buffer and any other value an offset the allocator must keep). Returns NULL on error
+ * (see tm_last_error). Buffers are named b0, b1, ... in messages. */
+tm_problem *tm_problem_new(size_t n, const uint64_t *lower, const uint64_t *upper,
+                           const uint64_t *size, const uint64_t *alignment,
+                           const uint64_t *fixed_offset);
+
+/* Frees a problem (NULL is allowed). */
+void tm_problem_free(tm_problem *problem);
+
+/* Solves problem under options; on TM_OK, *result holds the outcome (free it with
+ * tm_result_free), whatever its status. */
+tm_error tm_solve(const tm_problem *problem, const tm_options *options, tm_result **result);
+
+/* The status of a result. */
+tm_status tm_result_status(const tm_result *result);
+
+/* The peak (highest offset + size) of the layout, or 0 when there is none. */
+uint64_t tm_result_peak(const tm_result *result);
+
+/* LOAD: the most bytes live at one time, a lower bound on any peak. */
+uint64_t tm_result_load(const tm_result *result);
+
+/* Search nodes the solve expanded (0 for a heuristic). */
+uint64_t tm_result_nodes(const tm_result *result);
+
+/* Copies the offsets (one per buffer, in buffer order) into out, which holds capacity values.
+ * Returns how many there are (0 when not solved); copies nothing if capacity is too small. */
+size_t tm_result_offsets(const tm_result *result, uint64_t *out, size_t capacity);
+
+/* A one-line description of the result ("solved", "not solved: limit reached", ...), valid
+ * until the result is freed. */
+const char *tm_result_message(const tm_result *result);
+
+/* Frees a result (NULL is allowed). */
+void tm_result_free(tm_result *result);
+
+/* The message of the last error on this thread, or "" if none; valid until the next call that
+ * fails on this thread. */
+const char *tm_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TELAMALLOC_H */

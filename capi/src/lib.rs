@@ -1,0 +1,391 @@
+//! The C ABI of telamalloc (`include/telamalloc.h`): build a problem from arrays, solve it with
+//! options and limits through the library's front door ([`telamalloc::Solver`]), read the
+//! status and the validated offsets, free. Errors are codes with a per-thread message; a panic
+//! never crosses the boundary.
+
+use std::cell::RefCell;
+use std::ffi::{c_char, c_int, CStr, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Duration;
+use telamalloc::{Algorithm, Allocation, Buffer, Goal, PolicySpec, Problem, Solver, Status};
+
+/// `tm_error` of the header.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TmError {
+    /// No error.
+    Ok = 0,
+    /// A required pointer was NULL.
+    NullArgument = 1,
+    /// The buffers break a rule of the problem model.
+    InvalidProblem = 2,
+    /// An unknown policy or algorithm, or a bad limit.
+    InvalidOption = 3,
+    /// A caught panic: a bug in telamalloc.
+    Internal = 4,
+}
+
+/// `tm_status` of the header.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TmStatus {
+    /// Offsets available, validated.
+    Solved = 0,
+    /// Proven infeasible.
+    Infeasible = 1,
+    /// A limit came first.
+    LimitReached = 2,
+    /// A heuristic's layout needs more than the capacity.
+    HeuristicExceeded = 3,
+}
+
+/// `tm_options` of the header.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct TmOptions {
+    /// Bytes; required unless `minimize` is set.
+    pub capacity: u64,
+    /// Nonzero: find the smallest peak.
+    pub minimize: c_int,
+    /// Wall-clock limit in seconds; <= 0 means none.
+    pub timeout_seconds: f64,
+    /// Search nodes over all restarts; 0 means none.
+    pub node_limit: u64,
+    /// NULL or an algorithm name.
+    pub algorithm: *const c_char,
+    /// NULL or a policy name.
+    pub policy: *const c_char,
+    /// Search threads.
+    pub threads: u32,
+    /// Seed.
+    pub seed: u64,
+}
+
+/// `tm_problem` of the header: an opaque problem.
+pub struct TmProblem {
+    problem: Problem,
+}
+
+/// `tm_result` of the header: an opaque result.
+pub struct TmResult {
+    allocation: Allocation,
+    message: CString,
+}
+
+thread_local! {
+    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+}
+
+/// Records `message` as this thread's last error and returns `code`.
+fn fail(code: TmError, message: &str) -> TmError {
+    let text = CString::new(message.replace('\0', " ")).unwrap_or_default();
+    LAST_ERROR.with(|last| *last.borrow_mut() = text);
+    code
+}
+
+/// Runs `body`, turning a panic into [`TmError::Internal`] with its message.
+fn guarded(body: impl FnOnce() -> TmError) -> TmError {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        fail(TmError::Internal, &format!("internal error: {what}"))
+    })
+}
+
+/// Reads an optional C string option named `what`.
+///
+/// # Safety
+/// `text` is NULL or a NUL-terminated string.
+unsafe fn option_text<'a>(text: *const c_char, what: &str) -> Result<Option<&'a str>, TmError> {
+    if text.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: the caller passes a NUL-terminated string.
+    let text = unsafe { CStr::from_ptr(text) };
+    text.to_str()
+        .map(Some)
+        .map_err(|_| fail(TmError::InvalidOption, &format!("{what} is not UTF-8")))
+}
+
+/// Fills `*options` with the defaults.
+///
+/// # Safety
+/// `options` is NULL or points to writable memory for a `tm_options`.
+#[no_mangle]
+pub unsafe extern "C" fn tm_options_default(options: *mut TmOptions) {
+    if options.is_null() {
+        return;
+    }
+    let defaults = TmOptions {
+        capacity: 0,
+        minimize: 0,
+        timeout_seconds: 0.0,
+        node_limit: 0,
+        algorithm: std::ptr::null(),
+        policy: std::ptr::null(),
+        threads: 1,
+        seed: 0,
+    };
+    // SAFETY: checked non-null; the caller provides writable memory.
+    unsafe { options.write(defaults) };
+}
+
+/// A problem of `n` buffers from arrays; NULL on error.
+///
+/// # Safety
+/// `lower`, `upper` and `size` point to `n` values each; `alignment` and `fixed_offset` are
+/// NULL or point to `n` values each.
+#[no_mangle]
+pub unsafe extern "C" fn tm_problem_new(
+    n: usize,
+    lower: *const u64,
+    upper: *const u64,
+    size: *const u64,
+    alignment: *const u64,
+    fixed_offset: *const u64,
+) -> *mut TmProblem {
+    let mut made = std::ptr::null_mut();
+    guarded(|| {
+        if n > 0 && (lower.is_null() || upper.is_null() || size.is_null()) {
+            return fail(
+                TmError::NullArgument,
+                "lower, upper and size must not be NULL",
+            );
+        }
+        let slice = |p: *const u64| -> Option<&[u64]> {
+            // SAFETY: the caller passes n values at each non-null pointer.
+            (!p.is_null() && n > 0).then(|| unsafe { std::slice::from_raw_parts(p, n) })
+        };
+        let (lower, upper, size) = (slice(lower), slice(upper), slice(size));
+        let (alignment, fixed) = (slice(alignment), slice(fixed_offset));
+        let buffers: Vec<Buffer> = (0..n)
+            .map(|i| Buffer {
+                id: format!("b{i}"),
+                lower: lower.map_or(0, |v| v[i]),
+                upper: upper.map_or(0, |v| v[i]),
+                size: size.map_or(0, |v| v[i]),
+                alignment: alignment.map_or(1, |v| v[i]),
+                offset: fixed.and_then(|v| (v[i] != u64::MAX).then_some(v[i])),
+            })
+            .collect();
+        let problem = Problem::new(buffers, None);
+        if let Err(why) = problem.check(None) {
+            return fail(TmError::InvalidProblem, &why.to_string());
+        }
+        made = Box::into_raw(Box::new(TmProblem { problem }));
+        TmError::Ok
+    });
+    made
+}
+
+/// Frees a problem.
+///
+/// # Safety
+/// `problem` is NULL or was returned by `tm_problem_new` and not freed yet.
+#[no_mangle]
+pub unsafe extern "C" fn tm_problem_free(problem: *mut TmProblem) {
+    if !problem.is_null() {
+        // SAFETY: made by Box::into_raw in tm_problem_new, freed once.
+        drop(unsafe { Box::from_raw(problem) });
+    }
+}
+
+/// The solver and goal the options ask for.
+///
+/// # Safety
+/// The option strings are NULL or NUL-terminated.
+unsafe fn solver_of(options: &TmOptions) -> Result<(Solver, Goal), TmError> {
+    let invalid = |m: String| fail(TmError::InvalidOption, &m);
+    // SAFETY: forwarded from the caller.
+    let algorithm = match unsafe { option_text(options.algorithm, "algorithm") }? {
+        None => Algorithm::Search,
+        Some(name) => Algorithm::from_name(name).ok_or_else(|| {
+            invalid(format!(
+                "unknown algorithm '{name}' (known: {})",
+                Algorithm::names().join(", ")
+            ))
+        })?,
+    };
+    // SAFETY: forwarded from the caller.
+    let policy: PolicySpec = match unsafe { option_text(options.policy, "policy") }? {
+        None => PolicySpec::default(),
+        Some(name) => name.parse().map_err(|e| invalid(format!("{e}")))?,
+    };
+    let goal = match (options.minimize != 0, options.capacity) {
+        (true, _) => Goal::Minimize,
+        (false, 0) => return Err(invalid("capacity must be set (or minimize)".into())),
+        (false, capacity) => Goal::Fit(capacity),
+    };
+    let mut solver = Solver::new()
+        .algorithm(algorithm)
+        .policy(policy)
+        .threads(options.threads.max(1) as usize)
+        .seed(options.seed);
+    let seconds = options.timeout_seconds;
+    if seconds.is_nan() {
+        return Err(invalid("timeout_seconds is not a number".into()));
+    }
+    if seconds > 0.0 {
+        let timeout = Duration::try_from_secs_f64(seconds)
+            .map_err(|_| invalid(format!("timeout_seconds {seconds:e} is too large")))?;
+        solver = solver.timeout(timeout);
+    }
+    if options.node_limit > 0 {
+        solver = solver.nodes(options.node_limit);
+    }
+    Ok((solver, goal))
+}
+
+/// Solves `problem` under `options` into `*result`.
+///
+/// # Safety
+/// `problem` was returned by `tm_problem_new`; `options` points to a `tm_options` whose
+/// strings are NULL or NUL-terminated; `result` points to writable memory for a pointer.
+#[no_mangle]
+pub unsafe extern "C" fn tm_solve(
+    problem: *const TmProblem,
+    options: *const TmOptions,
+    result: *mut *mut TmResult,
+) -> TmError {
+    guarded(|| {
+        if problem.is_null() || options.is_null() || result.is_null() {
+            return fail(
+                TmError::NullArgument,
+                "problem, options and result must not be NULL",
+            );
+        }
+        // SAFETY: checked non-null; the caller passes live objects.
+        let (problem, options) = unsafe { (&(*problem).problem, &*options) };
+        // SAFETY: the option strings are NULL or NUL-terminated.
+        let (solver, goal) = match unsafe { solver_of(options) } {
+            Ok(made) => made,
+            Err(code) => return code,
+        };
+        let allocation = match solver.solve(problem, goal) {
+            Ok(allocation) => allocation,
+            Err(e) => return fail(TmError::InvalidProblem, &e.to_string()),
+        };
+        let message = CString::new(allocation.status.to_string()).unwrap_or_default();
+        let made = Box::new(TmResult {
+            allocation,
+            message,
+        });
+        // SAFETY: checked non-null; the caller provides writable memory.
+        unsafe { result.write(Box::into_raw(made)) };
+        TmError::Ok
+    })
+}
+
+/// The result behind `result`, if any.
+///
+/// # Safety
+/// `result` is NULL or was returned by `tm_solve` and not freed yet.
+unsafe fn allocation<'a>(result: *const TmResult) -> Option<&'a Allocation> {
+    // SAFETY: forwarded from the caller.
+    (!result.is_null()).then(|| unsafe { &(*result).allocation })
+}
+
+/// The status of a result.
+///
+/// # Safety
+/// As for [`tm_result_free`] (NULL gives `TM_LIMIT_REACHED`).
+#[no_mangle]
+pub unsafe extern "C" fn tm_result_status(result: *const TmResult) -> TmStatus {
+    // SAFETY: forwarded from the caller.
+    match unsafe { allocation(result) }.map(|a| &a.status) {
+        Some(Status::Solved) => TmStatus::Solved,
+        Some(Status::Infeasible(_)) => TmStatus::Infeasible,
+        Some(Status::HeuristicExceeded { .. }) => TmStatus::HeuristicExceeded,
+        Some(Status::LimitReached) | None => TmStatus::LimitReached,
+    }
+}
+
+/// The peak of the layout (0 without one).
+///
+/// # Safety
+/// As for [`tm_result_free`].
+#[no_mangle]
+pub unsafe extern "C" fn tm_result_peak(result: *const TmResult) -> u64 {
+    // SAFETY: forwarded from the caller.
+    unsafe { allocation(result) }
+        .and_then(|a| a.peak)
+        .unwrap_or(0)
+}
+
+/// LOAD of the problem.
+///
+/// # Safety
+/// As for [`tm_result_free`].
+#[no_mangle]
+pub unsafe extern "C" fn tm_result_load(result: *const TmResult) -> u64 {
+    // SAFETY: forwarded from the caller.
+    unsafe { allocation(result) }.map_or(0, |a| a.load)
+}
+
+/// Search nodes of the solve.
+///
+/// # Safety
+/// As for [`tm_result_free`].
+#[no_mangle]
+pub unsafe extern "C" fn tm_result_nodes(result: *const TmResult) -> u64 {
+    // SAFETY: forwarded from the caller.
+    unsafe { allocation(result) }
+        .and_then(|a| a.search.as_ref())
+        .map_or(0, |s| s.nodes)
+}
+
+/// Copies the offsets into `out` (room for `capacity` values); returns how many there are.
+///
+/// # Safety
+/// As for [`tm_result_free`]; `out` is NULL or has room for `capacity` values.
+#[no_mangle]
+pub unsafe extern "C" fn tm_result_offsets(
+    result: *const TmResult,
+    out: *mut u64,
+    capacity: usize,
+) -> usize {
+    // SAFETY: forwarded from the caller.
+    let Some(solution) = unsafe { allocation(result) }.and_then(|a| a.solution.as_ref()) else {
+        return 0;
+    };
+    let offsets = &solution.offsets;
+    if !out.is_null() && capacity >= offsets.len() {
+        // SAFETY: the caller provides room for `capacity` >= len values.
+        unsafe { std::ptr::copy_nonoverlapping(offsets.as_ptr(), out, offsets.len()) };
+    }
+    offsets.len()
+}
+
+/// A one-line description of the result.
+///
+/// # Safety
+/// As for [`tm_result_free`].
+#[no_mangle]
+pub unsafe extern "C" fn tm_result_message(result: *const TmResult) -> *const c_char {
+    if result.is_null() {
+        return c"".as_ptr();
+    }
+    // SAFETY: a live result.
+    unsafe { (*result).message.as_ptr() }
+}
+
+/// Frees a result.
+///
+/// # Safety
+/// `result` is NULL or was returned by `tm_solve` and not freed yet.
+#[no_mangle]
+pub unsafe extern "C" fn tm_result_free(result: *mut TmResult) {
+    if !result.is_null() {
+        // SAFETY: made by Box::into_raw in tm_solve, freed once.
+        drop(unsafe { Box::from_raw(result) });
+    }
+}
+
+/// The last error message of this thread ("" if none).
+#[no_mangle]
+pub extern "C" fn tm_last_error() -> *const c_char {
+    LAST_ERROR.with(|last| last.borrow().as_ptr())
+}
