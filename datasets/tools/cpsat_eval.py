@@ -37,7 +37,7 @@ def families(split):
 
 
 def first_solution_by(log):
-    """The subsolver named on the first '#1 ' or '#Model'/'#Done' solution line, if any."""
+    """The subsolver named on the first solution line ('#1 ...'), if any."""
     for line in log.splitlines():
         if re.match(r"^#1\s", line):
             return line.split()[-1]
