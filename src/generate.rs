@@ -24,6 +24,26 @@ pub enum CutStyle {
     /// Each split is a pinwheel or a full cut with equal chance.
     #[default]
     Mixed,
+    /// Full cuts only (guillotine-separable), three in four of them across addresses where both
+    /// are possible: mostly long-lived, small buffers ("thin" shapes).
+    Thin,
+    /// Full cuts only (guillotine-separable), three in four of them across time where both are
+    /// possible: mostly short-lived, large buffers ("time slabs").
+    TimeSlab,
+}
+
+impl CutStyle {
+    /// Whether a full cut goes across addresses, when both an address and a time cut are
+    /// possible. The three original styles draw one fair bit (their streams are unchanged).
+    fn address_cut(self, rng: &mut StdRng) -> bool {
+        match self {
+            CutStyle::Guillotine | CutStyle::NonGuillotine | CutStyle::Mixed => {
+                rng.random_range(0..2u64) == 0
+            }
+            CutStyle::Thin => rng.random_range(0..4u64) < 3,
+            CutStyle::TimeSlab => rng.random_range(0..4u64) == 0,
+        }
+    }
 }
 
 /// Parameters of [`perfect`].
@@ -107,13 +127,13 @@ fn index(rng: &mut StdRng, len: usize) -> usize {
 }
 
 /// Cuts `r` in two by a full address or time cut, or `None` if neither is possible.
-fn guillotine_cut(rng: &mut StdRng, r: Rect, alignment: u64) -> Option<[Rect; 2]> {
+fn guillotine_cut(rng: &mut StdRng, r: Rect, alignment: u64, style: CutStyle) -> Option<[Rect; 2]> {
     let (address, time) = (r.address_cuts(alignment), r.time_cuts());
     let by_address = match (address > 0, time > 0) {
         (false, false) => return None,
         (true, false) => true,
         (false, true) => false,
-        (true, true) => rng.random_range(0..2u64) == 0,
+        (true, true) => style.address_cut(rng),
     };
     Some(if by_address {
         let cut = r.addr + pick(rng, address) * alignment;
@@ -215,7 +235,7 @@ pub fn perfect(options: &PerfectOptions, seed: u64) -> (Problem, Solution) {
         };
         let r = pieces[i];
         let want_pinwheel = match options.style {
-            CutStyle::Guillotine => false,
+            CutStyle::Guillotine | CutStyle::Thin | CutStyle::TimeSlab => false,
             CutStyle::NonGuillotine => true,
             CutStyle::Mixed => rng.random_range(0..2u64) == 0,
         };
@@ -224,9 +244,9 @@ pub fn perfect(options: &PerfectOptions, seed: u64) -> (Problem, Solution) {
         } else {
             None
         };
-        let Some(parts) =
-            pinwheel.or_else(|| guillotine_cut(&mut rng, r, alignment).map(|parts| parts.to_vec()))
-        else {
+        let Some(parts) = pinwheel.or_else(|| {
+            guillotine_cut(&mut rng, r, alignment, options.style).map(|parts| parts.to_vec())
+        }) else {
             continue; // a piece that cannot be cut stays as it is
         };
         pieces[i] = parts[0];
@@ -528,10 +548,12 @@ mod tests {
         }
     }
 
-    const STYLES: [CutStyle; 3] = [
+    const STYLES: [CutStyle; 5] = [
         CutStyle::Guillotine,
         CutStyle::NonGuillotine,
         CutStyle::Mixed,
+        CutStyle::Thin,
+        CutStyle::TimeSlab,
     ];
 
     #[test]
@@ -627,6 +649,39 @@ mod tests {
         }
         // The first split of a 64 x 32 rectangle is always a pinwheel.
         assert_eq!(pinwheels, 100);
+    }
+
+    #[test]
+    fn thin_and_time_slab_are_guillotine_and_skewed() {
+        // How many buffers are longer (as a share of the horizon) than they are large (as a
+        // share of the capacity), out of how many.
+        let long = |style: CutStyle, seed: u64| {
+            let o = PerfectOptions {
+                capacity: 1 << 20,
+                horizon: 1024,
+                buffers: 200,
+                style,
+                remove: 0,
+                alignment: 1024,
+            };
+            let (problem, solution) = perfect(&o, seed);
+            assert!(
+                is_guillotine(&rects(&problem, &solution)),
+                "{style:?} {seed}"
+            );
+            let long = problem
+                .buffers
+                .iter()
+                .filter(|b| b.lifetime() << 20 > b.size * 1024)
+                .count();
+            (long, problem.len())
+        };
+        for seed in 0..20 {
+            let (thin, n) = long(CutStyle::Thin, seed);
+            assert!(thin * 3 >= n * 2, "thin seed {seed}: {thin} of {n}");
+            let (slab, n) = long(CutStyle::TimeSlab, seed);
+            assert!(slab * 2 < n, "time slab seed {seed}: {slab} of {n}");
+        }
     }
 
     #[test]

@@ -24,6 +24,10 @@ enum Style {
     Guillotine,
     NonGuillotine,
     Mixed,
+    /// Full cuts, mostly across addresses: long-lived, small buffers.
+    Thin,
+    /// Full cuts, mostly across time: short-lived, large buffers.
+    TimeSlab,
 }
 
 #[derive(Args)]
@@ -90,6 +94,8 @@ pub fn run(args: GenArgs) -> Result<i32, CliError> {
                     Style::Guillotine => CutStyle::Guillotine,
                     Style::NonGuillotine => CutStyle::NonGuillotine,
                     Style::Mixed => CutStyle::Mixed,
+                    Style::Thin => CutStyle::Thin,
+                    Style::TimeSlab => CutStyle::TimeSlab,
                 },
                 remove: args.remove,
                 alignment: args.alignment,
