@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the reference CP-SAT model over a split and writes a CSV of status and time per problem.
 
-Each problem is one run of /work/shared/tools/cpsat_ref.py (the shared reference model: one
+Each problem is one run of ../shared/tools/cpsat_ref.py (the shared reference model: one
 AddNoOverlap2D, feasibility at the capacity in the file name), as a separate process, with its
 search log kept in OUT/logs/. The first solution's subsolver is read from the log.
 
@@ -23,7 +23,7 @@ import re
 import subprocess
 import sys
 
-REF = "/work/shared/tools/cpsat_ref.py"
+REF = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "tools", "cpsat_ref.py")
 
 
 def families(split):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The reference CP-SAT model (as /work/shared/tools/cpsat_ref.py builds it: one AddNoOverlap2D
+"""The reference CP-SAT model (as ../shared/tools/cpsat_ref.py builds it: one AddNoOverlap2D
 over fixed time intervals and address intervals [x, x + size), 0 <= x <= capacity - size) with
 CP-SAT parameters overridden one at a time, to see which ones matter.
 
@@ -14,7 +14,7 @@ import os
 import re
 import sys
 
-sys.path.insert(0, "/work/shared/tools")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "tools"))
 from refcommon import read_problem  # noqa: E402
 from ortools.sat.python import cp_model  # noqa: E402
 
