@@ -69,7 +69,7 @@ pub fn node_features(view: &NodeView<'_>, candidates: usize) -> [f32; 4] {
 /// meaning or order.
 pub const PROBLEM_FEATURE_SCHEMA_VERSION: u32 = 1;
 
-/// Names of the per-problem features, in order: what a portfolio instance sees of a whole problem
+/// Names of the per-problem features, in order: what a portfolio head sees of a whole problem
 /// before the search starts (over the free buffers; fixed ones only take capacity away).
 pub const PROBLEM_FEATURES: [&str; 13] = [
     "ln(1 + free buffers) / 10",
