@@ -191,6 +191,19 @@ mod tests {
     }
 
     #[test]
+    fn concat_keeps_values_only_up_to_the_limit() {
+        let concat = node("Concat", 1, &[("axis", &[0])], &[]);
+        let part = values(&[7; 1000]);
+        let out = |k: usize| infer(&concat, &vec![part.clone(); k], 13).expect("a rule")[0].clone();
+        // 4 x 1000 values are kept; 5 x 1000 are more than the limit: shape only.
+        let four = out(4);
+        assert!(matches!(&four.values, Some(Values::Ints(v)) if v.len() == 4000));
+        let many = out(2000);
+        assert_eq!(many.shape, Some(vec![2_000_000]));
+        assert!(many.values.is_none());
+    }
+
+    #[test]
     fn convolutions_and_pools() {
         let x = tensor(&[1, 3, 224, 224]);
         let w = tensor(&[64, 3, 7, 7]);

@@ -2,10 +2,7 @@
 
 use super::super::dtype::{is_integer, FLOAT, INT64};
 use super::super::proto::Values;
-use super::known::{product, Inputs, Out};
-
-/// The most values a `ConstantOfShape` output keeps.
-const VALUE_LIMIT: u64 = 4096;
+use super::known::{product, Inputs, Out, VALUE_LIMIT};
 
 /// `Shape`: the (sliced) input shape as a 1-D `INT64` tensor with its values.
 pub(super) fn shape(inputs: &Inputs<'_, '_>) -> Option<Vec<Out>> {

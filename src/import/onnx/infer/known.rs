@@ -2,6 +2,12 @@
 
 use super::super::proto::{Node, Values};
 
+/// The most values inference computes for one tensor (shape computations need only a few): a
+/// rule whose output would hold more leaves its values unknown, so no node can make the
+/// importer's memory grow faster than the file (a Concat of 20,000 inputs of 4,096 values each
+/// would otherwise build 82 million).
+pub(crate) const VALUE_LIMIT: u64 = 4096;
+
 /// What is known of one tensor.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Info {

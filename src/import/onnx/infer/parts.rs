@@ -1,6 +1,6 @@
 //! Operators that join tensors or take parts of them: `Concat`, `Split`, `Slice`, `Gather`.
 
-use super::known::{axis, Inputs, Out};
+use super::known::{axis, Inputs, Out, VALUE_LIMIT};
 
 /// `Concat`: the inputs' sizes along `axis` summed, carrying the values of 1-D inputs.
 pub(super) fn concat(inputs: &Inputs<'_, '_>) -> Option<Vec<Out>> {
@@ -21,7 +21,7 @@ pub(super) fn concat(inputs: &Inputs<'_, '_>) -> Option<Vec<Out>> {
         }
         out[a] += s[a];
     }
-    let values = (first.len() == 1)
+    let values = (first.len() == 1 && out[0] <= VALUE_LIMIT)
         .then(|| {
             (0..ins.len())
                 .filter(|&k| inputs.present(k))
