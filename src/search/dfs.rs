@@ -9,6 +9,7 @@ use super::policy::{Candidate, NodePolicy, NodeView};
 use super::state::State;
 use super::stats::SearchStats;
 use crate::analysis::{cut_sections, group_by_part};
+use std::collections::HashSet;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -91,7 +92,12 @@ pub struct Searcher<'a> {
     majors: MajorBacktracks,
     scratch: Scratch,
     observer: Option<Box<dyn RunObserver>>,
+    /// With the `part-cache` switch: the keys of independent parts refuted in this run.
+    failed_parts: HashSet<Vec<u64>>,
 }
+
+/// The most refuted parts remembered per run (a bound on the cache's memory).
+const PART_CACHE_LIMIT: usize = 200_000;
 
 impl<'a> Searcher<'a> {
     /// A run over `state` (left as it was found when the run returns), watched by `observer`.
@@ -122,6 +128,7 @@ impl<'a> Searcher<'a> {
             },
             scratch: Scratch::default(),
             observer,
+            failed_parts: HashSet::new(),
         }
     }
 
@@ -571,11 +578,41 @@ impl<'a> Searcher<'a> {
         }
         self.stats.decompositions += 1;
         for (part, range) in self.partitions(buffers, sections) {
+            let key = self
+                .options
+                .part_cache
+                .then(|| self.part_key(&part, &range));
+            if key.as_ref().is_some_and(|k| self.failed_parts.contains(k)) {
+                self.after_failure();
+                return Flow::Failed;
+            }
             match self.sub_solve(part, range, depth + 1) {
                 Flow::Found => {}
+                Flow::Failed => {
+                    if let Some(key) = key.filter(|_| self.failed_parts.len() < PART_CACHE_LIMIT) {
+                        self.failed_parts.insert(key);
+                    }
+                    return Flow::Failed;
+                }
                 other => return other,
             }
         }
         Flow::Found
+    }
+
+    /// What decides whether an independent part has a solution: its sections, its unplaced
+    /// buffers with their lowest offsets and placed-neighbour bases, and its sections' floors.
+    /// Two parts with equal keys are the same subproblem (the policy only orders the search).
+    fn part_key(&self, part: &[u32], range: &Range<usize>) -> Vec<u64> {
+        let mut buffers = part.to_vec();
+        buffers.sort_unstable();
+        let mut key = Vec::with_capacity(2 + 3 * buffers.len() + range.len());
+        key.extend([range.start as u64, range.end as u64]);
+        for &b in &buffers {
+            let b = b as usize;
+            key.extend([b as u64, self.state.min_offsets[b], self.state.base[b]]);
+        }
+        key.extend(range.clone().map(|s| self.state.floors[s]));
+        key
     }
 }

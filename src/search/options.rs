@@ -31,6 +31,10 @@ pub struct SearchOptions {
     pub decomposition: bool,
     /// Place a buffer that no unplaced buffer overlaps at once, without branching on it.
     pub forced_isolated: bool,
+    /// Remember the independent parts a run has refuted (their unplaced buffers, lowest offsets
+    /// and section floors) and fail at once when the same part comes back after a decomposition.
+    /// Off by default.
+    pub part_cache: bool,
     /// Conflict-driven prioritisation: buffers in failing sections gain activity (decaying, as
     /// in VSIDS) and are tried earlier at nodes; activity persists across restarts.
     pub conflict_boost: bool,
@@ -62,6 +66,7 @@ impl Default for SearchOptions {
             unplaced_floor: true,
             decomposition: true,
             forced_isolated: true,
+            part_cache: false,
             conflict_boost: true,
             major_backtrack: false,
             restarts: true,
@@ -98,7 +103,7 @@ macro_rules! switch {
 }
 
 /// Every switch of [`SearchOptions`], in the order of the ablation table.
-pub const SWITCHES: [Switch; 12] = [
+pub const SWITCHES: [Switch; 13] = [
     switch!(
         "canonical",
         canonical,
@@ -128,6 +133,11 @@ pub const SWITCHES: [Switch; 12] = [
         "forced-isolated",
         forced_isolated,
         "place buffers with no unplaced neighbour at once"
+    ),
+    switch!(
+        "part-cache",
+        part_cache,
+        "fail at once on an independent part refuted before (off by default)"
     ),
     switch!(
         "conflict-boost",
