@@ -19,6 +19,7 @@ pub use minimize::DEFAULT_TIMEOUT as DEFAULT_MINIMIZE_TIMEOUT;
 
 use crate::analysis::Timeline;
 use crate::baselines::Baseline;
+use crate::cpsat::{self, CpSatError};
 use crate::outcome::{trivially_infeasible, Limits, Status};
 use crate::policy_spec::PolicySpec;
 use crate::problem::rules::RuleBreak;
@@ -38,20 +39,24 @@ pub enum Algorithm {
     Search,
     /// A production heuristic (no search).
     Baseline(Baseline),
+    /// CP-SAT, Google OR-tools' constraint solver, loaded at run time (see [`crate::cpsat`]).
+    CpSat,
 }
 
 impl Algorithm {
-    /// Every name [`Algorithm::from_name`] accepts: `search`, then the baselines'.
+    /// Every name [`Algorithm::from_name`] accepts: `search`, `cpsat`, then the baselines'.
     pub fn names() -> Vec<&'static str> {
-        let mut names = vec!["search"];
+        let mut names = vec!["search", "cpsat"];
         names.extend(Baseline::ALL.iter().map(|b| b.name()));
         names
     }
 
     /// The algorithm with this command-line name.
     pub fn from_name(name: &str) -> Option<Algorithm> {
-        if name == "search" {
-            return Some(Algorithm::Search);
+        match name {
+            "search" => return Some(Algorithm::Search),
+            "cpsat" => return Some(Algorithm::CpSat),
+            _ => {}
         }
         Baseline::from_name(name).map(Algorithm::Baseline)
     }
@@ -61,6 +66,7 @@ impl Algorithm {
         match self {
             Algorithm::Baseline(b) => b.name(),
             Algorithm::Search => "search",
+            Algorithm::CpSat => "cpsat",
         }
     }
 }
@@ -113,12 +119,15 @@ pub struct Allocation {
 pub enum SolveError {
     /// The problem breaks a rule of the model (see [`Problem::check`]).
     InvalidProblem(RuleBreak),
+    /// CP-SAT was asked for but could not run (e.g. its library is not installed).
+    CpSat(CpSatError),
 }
 
 impl fmt::Display for SolveError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SolveError::InvalidProblem(why) => write!(f, "invalid problem: {why}"),
+            SolveError::CpSat(why) => write!(f, "{why}"),
         }
     }
 }
@@ -203,7 +212,8 @@ impl Solver {
         self
     }
 
-    /// Worker threads for the search's portfolio (the answer does not depend on it).
+    /// Worker threads for the search's portfolio (the answer does not depend on it); for
+    /// [`Algorithm::CpSat`], CP-SAT's `num_workers` (deterministic only with 1).
     pub fn threads(mut self, threads: usize) -> Solver {
         self.options.threads = threads.max(1);
         self
@@ -327,6 +337,9 @@ impl Solver {
                 self.fit(problem, &timeline, c, observer, &mut allocation)
             }
             (Algorithm::Search, Goal::Minimize) => self.minimize(problem, &mut allocation),
+            (Algorithm::CpSat, _) => self
+                .cpsat(problem, goal, load, start, &mut allocation)
+                .map_err(SolveError::CpSat)?,
         };
         if let Some(layout) = layout {
             let report = validate(problem, &layout, Some(capacity.unwrap_or(u64::MAX)));
@@ -373,6 +386,39 @@ impl Solver {
             _ => {
                 allocation.status = Status::Solved;
                 Some(layout)
+            }
+        }
+    }
+
+    /// CP-SAT's layout, if it found one; the status (and for minimise the lower bound) says how
+    /// it went. Minimise runs under the same default time limit as the search's.
+    fn cpsat(
+        &self,
+        problem: &Problem,
+        goal: Goal,
+        load: u64,
+        start: Instant,
+        allocation: &mut Allocation,
+    ) -> Result<Option<Solution>, CpSatError> {
+        let mut run = cpsat::Run {
+            limits: self.limits,
+            cancel: self.cancel.as_deref(),
+            workers: self.options.threads,
+            seed: self.seed,
+            start,
+        };
+        match goal {
+            Goal::Fit(capacity) => {
+                let (status, layout) = cpsat::fit(problem, capacity, load, &run)?;
+                allocation.status = status;
+                Ok(layout)
+            }
+            Goal::Minimize => {
+                run.limits.timeout = Some(self.limits.timeout.unwrap_or(DEFAULT_MINIMIZE_TIMEOUT));
+                let (layout, bound) = cpsat::minimize(problem, &run)?;
+                allocation.status = Status::Solved;
+                allocation.lower_bound = Some(bound);
+                Ok(Some(layout))
             }
         }
     }
