@@ -17,7 +17,8 @@ pub struct SolveArgs {
     /// Find the smallest peak instead of fitting a capacity.
     #[arg(long)]
     minimize: bool,
-    /// Algorithm: `search` (the hybrid search) or a baseline.
+    /// Algorithm: `search` (the hybrid search), `cpsat` (OR-tools' CP-SAT, needs `pip install
+    /// ortools`) or a baseline.
     #[arg(long, default_value = "search", value_parser = super::search_args::algorithm_names())]
     algo: String,
     #[command(flatten)]

@@ -28,11 +28,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// Search nodes per deterministic second of CP-SAT, for turning a node limit into
-/// `max_deterministic_time`. Both are meant to track work rather than wall time: the search
-/// runs about 100 000 nodes a wall second on the hard set on this project's 2-core machines,
-/// and CP-SAT's deterministic second is calibrated to about a wall second, so a node limit
-/// gives each algorithm roughly the same time.
-pub const NODES_PER_DETERMINISTIC_SECOND: f64 = 100_000.0;
+/// `max_deterministic_time`. Both count work rather than wall time, and this ratio makes a
+/// node limit give both algorithms roughly the same wall time on hard problems. Measured on a
+/// loaded 2-core machine: CP-SAT (1 worker) spent 2 deterministic seconds on
+/// `challenging/A` at capacity in 24.4 s of wall time (about 0.08 per second), and the search
+/// ran 200 000 nodes on a 200-buffer non-guillotine perfect packing in 0.57 s (about 350 000
+/// a second); 350 000 / 0.08 is about 4 million. It is rough: with `--nodes 4000000` CP-SAT
+/// stopped after 12.3 s on `challenging/E` and 16.2 s on `K`, the search (`--policy fixed`)
+/// after 8.8 s and 52.8 s (its nodes cost more on K).
+pub const NODES_PER_DETERMINISTIC_SECOND: f64 = 4_000_000.0;
 
 /// Why CP-SAT could not be run.
 #[derive(Clone, Debug, PartialEq, Eq)]
