@@ -2,7 +2,7 @@
 //! the clear error without the library, and, when OR-tools is installed (`pip install
 //! ortools`), real solves: the shipped examples at their optimum and one byte below, agreement
 //! with the search on small random problems, limits and cancellation. Without the library the
-//! solving tests print why and return.
+//! solving tests print why and return (or fail, when `TELAMALLOC_REQUIRE_CPSAT` is set).
 
 use std::path::Path;
 use std::process::Command;
@@ -386,10 +386,14 @@ fn a_missing_library_is_a_clear_error_not_a_panic() {
     assert!(stderr.contains("pip install ortools"), "{stderr}");
 }
 
-/// Whether OR-tools can be loaded here; says why not otherwise (the caller then skips).
+/// Whether OR-tools can be loaded here; says why not otherwise (the caller then skips), or
+/// fails when `TELAMALLOC_REQUIRE_CPSAT` is set (for a machine that must run these for real).
 fn have_library(test: &str) -> bool {
     match library::shared() {
         Ok(_) => true,
+        Err(why) if std::env::var_os("TELAMALLOC_REQUIRE_CPSAT").is_some() => {
+            panic!("{test}: TELAMALLOC_REQUIRE_CPSAT is set but {why}")
+        }
         Err(why) => {
             eprintln!("{test}: skipped: {why}");
             false
