@@ -430,7 +430,7 @@ fn examples_are_solved_at_their_optimum_and_refuted_one_byte_below() {
         let problem = example(file);
         let at = cpsat().solve(&problem, Goal::Fit(optimum)).expect("valid");
         assert_eq!(at.status, Status::Solved, "{file} at {optimum}");
-        let solution = at.solution.expect("solved");
+        let solution = at.solution.clone().expect("solved");
         assert!(validate(&problem, &solution, Some(optimum)).is_valid());
         let under = cpsat()
             .solve(&problem, Goal::Fit(optimum - 1))
@@ -446,6 +446,16 @@ fn examples_are_solved_at_their_optimum_and_refuted_one_byte_below() {
             optimum - 1
         );
         assert!(under.status.to_string().contains("proven"));
+        let counters = under.cpsat.as_ref().map(|c| c.status);
+        match below {
+            "load" => assert_eq!(counters, None, "{file}: refuted before CP-SAT runs"),
+            _ => assert_eq!(counters, Some("INFEASIBLE"), "{file}"),
+        }
+        assert_eq!(
+            at.cpsat.as_ref().map(|c| c.status),
+            Some("OPTIMAL"),
+            "{file}"
+        );
         let min = cpsat().solve(&problem, Goal::Minimize).expect("valid");
         assert_eq!(min.status, Status::Solved);
         assert_eq!(min.peak, Some(optimum), "{file}: minimise");

@@ -23,7 +23,8 @@ pub struct SolveArgs {
     algo: String,
     #[command(flatten)]
     search: super::search_args::SearchArgs,
-    /// Print the search statistics (nodes, backtracks, restarts, time) on standard error.
+    /// Print the search statistics (nodes, backtracks, restarts, time), or CP-SAT's (status,
+    /// conflicts, branches, times), on standard error.
     #[arg(long)]
     stats: bool,
     #[command(flatten)]
@@ -84,6 +85,12 @@ pub fn run(args: SolveArgs) -> Result<i32, CliError> {
         if let Some(stats) = &result.search {
             eprintln!(
                 "stats: {}",
+                serde_json::to_string(stats).expect("plain data")
+            );
+        }
+        if let Some(stats) = &result.cpsat {
+            eprintln!(
+                "cpsat: {}",
                 serde_json::to_string(stats).expect("plain data")
             );
         }

@@ -65,6 +65,55 @@ impl fmt::Display for CpSatError {
 
 impl std::error::Error for CpSatError {}
 
+/// CP-SAT's own account of a solve (from its `CpSolverResponse`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct CpSatStats {
+    /// CP-SAT's status: `OPTIMAL`, `FEASIBLE`, `INFEASIBLE` or `UNKNOWN`.
+    pub status: &'static str,
+    /// Conflicts.
+    pub conflicts: i64,
+    /// Branches.
+    pub branches: i64,
+    /// Wall-clock seconds inside CP-SAT.
+    pub wall_time: f64,
+    /// Deterministic seconds spent.
+    pub deterministic_time: f64,
+    /// `num_workers`.
+    pub workers: usize,
+}
+
+impl CpSatStats {
+    fn new(response: &Response, workers: usize) -> CpSatStats {
+        CpSatStats {
+            status: match response.status {
+                CpStatus::Optimal => "OPTIMAL",
+                CpStatus::Feasible => "FEASIBLE",
+                CpStatus::Infeasible => "INFEASIBLE",
+                CpStatus::ModelInvalid => "MODEL_INVALID",
+                CpStatus::Unknown => "UNKNOWN",
+            },
+            conflicts: response.conflicts,
+            branches: response.branches,
+            wall_time: response.wall_time,
+            deterministic_time: response.deterministic_time,
+            workers: workers.max(1),
+        }
+    }
+}
+
+/// What a CP-SAT solve gives the front door.
+#[derive(Clone, Debug)]
+pub(crate) struct Answer {
+    /// How it ended.
+    pub(crate) status: Status,
+    /// The layout (not yet validated), present when solved.
+    pub(crate) solution: Option<Solution>,
+    /// A proven lower bound on the peak (minimise).
+    pub(crate) lower_bound: Option<u64>,
+    /// CP-SAT's counters, when it ran.
+    pub(crate) stats: Option<CpSatStats>,
+}
+
 /// How to run CP-SAT: the solver's limits, cancel flag, thread count and seed.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Run<'a> {
@@ -141,30 +190,39 @@ pub(crate) fn fit(
     capacity: u64,
     load: u64,
     run: &Run,
-) -> Result<(Status, Option<Solution>), CpSatError> {
+) -> Result<Answer, CpSatError> {
     library::shared().map_err(CpSatError::Unavailable)?;
+    let mut answer = Answer {
+        status: Status::LimitReached,
+        solution: None,
+        lower_bound: None,
+        stats: None,
+    };
     if let Some(why) = trivially_infeasible(problem, capacity, load) {
-        return Ok((Status::Infeasible(why), None));
+        answer.status = Status::Infeasible(why);
+        return Ok(answer);
     }
     let model = model::fit_model(problem, capacity).map_err(|e| CpSatError::TooLarge(e.what))?;
     let response = solve(&model, run)?;
-    Ok(match response.status {
+    answer.stats = Some(CpSatStats::new(&response, run.workers));
+    match response.status {
         CpStatus::Optimal | CpStatus::Feasible => {
-            (Status::Solved, Some(layout(&model, &response)?))
+            answer.status = Status::Solved;
+            answer.solution = Some(layout(&model, &response)?);
         }
-        CpStatus::Infeasible => (
-            Status::Infeasible(Infeasibility::ProvenBySolver { solver: "CP-SAT" }),
-            None,
-        ),
-        CpStatus::Unknown | CpStatus::ModelInvalid => (Status::LimitReached, None),
-    })
+        CpStatus::Infeasible => {
+            answer.status = Status::Infeasible(Infeasibility::ProvenBySolver { solver: "CP-SAT" });
+        }
+        CpStatus::Unknown | CpStatus::ModelInvalid => {}
+    }
+    Ok(answer)
 }
 
 /// The smallest peak CP-SAT finds for `problem` (already checked) and a proven lower bound on
 /// any peak. It starts from the best production heuristic's layout (the upper bound and a hint)
 /// and the simple lower bound (LOAD, each buffer's top); when the limit comes first it returns
 /// the best layout found so far.
-pub(crate) fn minimize(problem: &Problem, run: &Run) -> Result<(Solution, u64), CpSatError> {
+pub(crate) fn minimize(problem: &Problem, run: &Run) -> Result<Answer, CpSatError> {
     library::shared().map_err(CpSatError::Unavailable)?;
     let best = Baseline::ALL
         .iter()
@@ -180,12 +238,19 @@ pub(crate) fn minimize(problem: &Problem, run: &Run) -> Result<(Solution, u64), 
     let lower = tops
         .fold(Timeline::new(problem).load(), u64::max)
         .min(upper);
+    let answer = |solution, bound, stats| Answer {
+        status: Status::Solved,
+        solution: Some(solution),
+        lower_bound: Some(bound),
+        stats,
+    };
     if lower == upper {
-        return Ok((best, lower));
+        return Ok(answer(best, lower, None));
     }
     let model = model::minimize_model(problem, lower, upper, Some(&best))
         .map_err(|e| CpSatError::TooLarge(e.what))?;
     let response = solve(&model, run)?;
+    let stats = Some(CpSatStats::new(&response, run.workers));
     match response.status {
         CpStatus::Optimal | CpStatus::Feasible => {
             let found = layout(&model, &response)?;
@@ -200,9 +265,9 @@ pub(crate) fn minimize(problem: &Problem, run: &Run) -> Result<(Solution, u64), 
             } else {
                 (response.bound.max(0.0).ceil() as u64).clamp(lower, peak)
             };
-            Ok((solution, bound))
+            Ok(answer(solution, bound, stats))
         }
-        CpStatus::Unknown | CpStatus::ModelInvalid => Ok((best, lower)),
+        CpStatus::Unknown | CpStatus::ModelInvalid => Ok(answer(best, lower, stats)),
         CpStatus::Infeasible => Err(CpSatError::Failed(
             "INFEASIBLE for minimise, although the heuristic's layout is a solution".into(),
         )),

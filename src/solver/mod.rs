@@ -19,7 +19,7 @@ pub use minimize::DEFAULT_TIMEOUT as DEFAULT_MINIMIZE_TIMEOUT;
 
 use crate::analysis::Timeline;
 use crate::baselines::Baseline;
-use crate::cpsat::{self, CpSatError};
+use crate::cpsat::{self, CpSatError, CpSatStats};
 use crate::outcome::{trivially_infeasible, Limits, Status};
 use crate::policy_spec::PolicySpec;
 use crate::problem::rules::RuleBreak;
@@ -112,6 +112,8 @@ pub struct Allocation {
     pub lower_bound: Option<u64>,
     /// What the caller should be told (e.g. a learned model that could not be used).
     pub warnings: Vec<String>,
+    /// CP-SAT's counters, when it ran ([`Algorithm::CpSat`]).
+    pub cpsat: Option<CpSatStats>,
 }
 
 /// Why a problem could not be solved at all.
@@ -328,6 +330,7 @@ impl Solver {
             search: None,
             lower_bound: None,
             warnings: Vec::new(),
+            cpsat: None,
         };
         let layout = match (self.algorithm, goal) {
             (Algorithm::Baseline(baseline), _) => {
@@ -407,20 +410,17 @@ impl Solver {
             seed: self.seed,
             start,
         };
-        match goal {
-            Goal::Fit(capacity) => {
-                let (status, layout) = cpsat::fit(problem, capacity, load, &run)?;
-                allocation.status = status;
-                Ok(layout)
-            }
+        let answer = match goal {
+            Goal::Fit(capacity) => cpsat::fit(problem, capacity, load, &run)?,
             Goal::Minimize => {
                 run.limits.timeout = Some(self.limits.timeout.unwrap_or(DEFAULT_MINIMIZE_TIMEOUT));
-                let (layout, bound) = cpsat::minimize(problem, &run)?;
-                allocation.status = Status::Solved;
-                allocation.lower_bound = Some(bound);
-                Ok(Some(layout))
+                cpsat::minimize(problem, &run)?
             }
-        }
+        };
+        allocation.status = answer.status;
+        allocation.lower_bound = answer.lower_bound;
+        allocation.cpsat = answer.stats;
+        Ok(answer.solution)
     }
 
     /// The portfolio for a problem of `buffers` buffers, and the warnings its building raised.
