@@ -163,7 +163,7 @@ fn three_buffers() -> Problem {
 #[test]
 fn the_fit_model_is_encoded_field_by_field() {
     let problem = three_buffers();
-    let model = fit_model(&problem, 16).expect("small values");
+    let model = fit_model(&problem, 16, None).expect("small values");
     let bytes = &model.bytes;
     // Variables: a's offset in [0, 12]; b's offset / 4 in [0, 2]; c has none.
     let variables = all(bytes, 2);
@@ -216,6 +216,14 @@ fn the_fit_model_is_encoded_field_by_field() {
     assert_eq!(ints(no_overlap, 1), [0, 2, 4]);
     assert_eq!(ints(no_overlap, 2), [1, 3, 5]);
     assert!(all(bytes, 4).is_empty(), "no objective when fitting");
+    assert!(all(bytes, 6).is_empty(), "no hint unless given");
+    let hint = Solution {
+        offsets: vec![0, 4, 8],
+    };
+    let hinted = fit_model(&problem, 16, Some(&hint)).expect("small values");
+    let hint_bytes = body(&all(&hinted.bytes, 6)[0]);
+    assert_eq!(ints(hint_bytes, 1), [0, 1]);
+    assert_eq!(ints(hint_bytes, 2), [0, 1], "b at 4 is step 1 of 4 bytes");
     // Reading a solution back: b's variable is scaled by its alignment.
     assert_eq!(
         model.solution(&[3, 2]),
@@ -265,11 +273,12 @@ fn the_minimize_model_adds_the_peak_its_bounds_the_objective_and_the_hint() {
 #[test]
 fn values_beyond_two_to_the_sixty_are_refused() {
     let problem = Problem::new(vec![Buffer::new("x", 0, 1 << 61, 4)], None);
-    let err = fit_model(&problem, 16).expect_err("too large");
+    let err = fit_model(&problem, 16, None).expect_err("too large");
     assert!(err.what.contains("'x'"), "{}", err.what);
     assert!(fit_model(
         &Problem::new(vec![Buffer::new("y", 0, 1, 4)], None),
-        1 << 62
+        1 << 62,
+        None
     )
     .is_err());
 }

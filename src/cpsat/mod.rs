@@ -182,9 +182,20 @@ fn layout(model: &Model, response: &Response) -> Result<Solution, CpSatError> {
     })
 }
 
+/// The layout of smallest peak among the production heuristics (all but the slow hill climb).
+fn best_heuristic(problem: &Problem) -> Solution {
+    Baseline::ALL
+        .iter()
+        .filter(|b| **b != Baseline::TvmHillClimb)
+        .map(|b| b.allocate(problem, 0))
+        .min_by_key(|s| s.peak(problem))
+        .expect("at least one baseline")
+}
+
 /// Fits `problem` (already checked) under `capacity`: `Solved` with a layout (not yet
 /// validated), `Infeasible` only when CP-SAT proves it (or a cheap proof applies), else
-/// `LimitReached`.
+/// `LimitReached`. When the best production heuristic fits, its layout goes to CP-SAT as a
+/// solution hint (CP-SAT still decides; on the hard set no heuristic fits, so none is given).
 pub(crate) fn fit(
     problem: &Problem,
     capacity: u64,
@@ -202,7 +213,10 @@ pub(crate) fn fit(
         answer.status = Status::Infeasible(why);
         return Ok(answer);
     }
-    let model = model::fit_model(problem, capacity).map_err(|e| CpSatError::TooLarge(e.what))?;
+    let best = best_heuristic(problem);
+    let hint = (best.peak(problem) <= capacity).then_some(&best);
+    let model =
+        model::fit_model(problem, capacity, hint).map_err(|e| CpSatError::TooLarge(e.what))?;
     let response = solve(&model, run)?;
     answer.stats = Some(CpSatStats::new(&response, run.workers));
     match response.status {
@@ -224,12 +238,7 @@ pub(crate) fn fit(
 /// the best layout found so far.
 pub(crate) fn minimize(problem: &Problem, run: &Run) -> Result<Answer, CpSatError> {
     library::shared().map_err(CpSatError::Unavailable)?;
-    let best = Baseline::ALL
-        .iter()
-        .filter(|b| **b != Baseline::TvmHillClimb)
-        .map(|b| b.allocate(problem, 0))
-        .min_by_key(|s| s.peak(problem))
-        .expect("at least one baseline");
+    let best = best_heuristic(problem);
     let upper = best.peak(problem);
     let tops = problem
         .buffers

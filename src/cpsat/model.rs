@@ -73,9 +73,14 @@ pub struct TooLarge {
 }
 
 /// The model of fitting `problem` under `capacity`. Every buffer must fit under the capacity
-/// (the caller checks [`crate::trivially_infeasible`] first).
-pub fn fit_model(problem: &Problem, capacity: u64) -> Result<Model, TooLarge> {
-    build(problem, capacity, None, None)
+/// (the caller checks [`crate::trivially_infeasible`] first). `hint`, a layout under the
+/// capacity, is given to CP-SAT as a starting point.
+pub fn fit_model(
+    problem: &Problem,
+    capacity: u64,
+    hint: Option<&Solution>,
+) -> Result<Model, TooLarge> {
+    build(problem, capacity, None, hint)
 }
 
 /// The model of minimising the peak of `problem`, known to lie in `[lower, upper]`;
@@ -215,12 +220,14 @@ fn build(
             .packed(field::OBJECTIVE_COEFFS, &[1]);
         let mut tail = Writer::new();
         tail.message(field::MODEL_OBJECTIVE, &objective);
-        if let Some(hint) = hint {
-            tail.message(
-                field::MODEL_SOLUTION_HINT,
-                &solution_hint(problem, &offsets, hint, p),
-            );
-        }
+        bytes.extend_from_slice(tail.as_bytes());
+    }
+    if let Some(hint) = hint {
+        let mut tail = Writer::new();
+        tail.message(
+            field::MODEL_SOLUTION_HINT,
+            &solution_hint(problem, &offsets, hint, peak_var),
+        );
         bytes.extend_from_slice(tail.as_bytes());
     }
     Ok(Model {
@@ -236,7 +243,7 @@ fn solution_hint(
     problem: &Problem,
     offsets: &[OffsetOf],
     hint: &Solution,
-    peak_var: usize,
+    peak_var: Option<usize>,
 ) -> Writer {
     let mut vars = Vec::new();
     let mut values = Vec::new();
@@ -246,8 +253,10 @@ fn solution_hint(
             values.push((offset / alignment) as i64);
         }
     }
-    vars.push(peak_var as i64);
-    values.push(hint.peak(problem) as i64);
+    if let Some(p) = peak_var {
+        vars.push(p as i64);
+        values.push(hint.peak(problem) as i64);
+    }
     let mut w = Writer::new();
     w.packed(field::HINT_VARS, &vars)
         .packed(field::HINT_VALUES, &values);
