@@ -676,3 +676,23 @@ fn solve_errors_name_cpsat() {
     let err = SolveError::CpSat(telamalloc::cpsat::CpSatError::Unavailable("x".into()));
     assert_eq!(err.to_string(), "CP-SAT library not available: x");
 }
+
+#[test]
+fn a_cancel_flag_set_before_the_solve_stops_it_at_once() {
+    if !have_library("cancel before") {
+        return;
+    }
+    let problem = hard_problem();
+    let start = Instant::now();
+    let result = Solver::new()
+        .algorithm(Algorithm::CpSat)
+        .cancel_flag(Arc::new(AtomicBool::new(true)))
+        .solve(&problem, Goal::Fit(1_048_576))
+        .expect("valid");
+    assert_eq!(result.status, Status::LimitReached);
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "took {:?}",
+        start.elapsed()
+    );
+}
