@@ -41,6 +41,7 @@ pub mod analysis;
 pub mod baselines;
 pub mod batch;
 pub mod bench;
+pub mod cpsat;
 pub mod evaluate;
 pub mod generate;
 pub mod import;

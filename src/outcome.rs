@@ -29,6 +29,11 @@ pub enum Infeasibility {
     },
     /// The search explored every possibility.
     Exhausted,
+    /// An exact solver (e.g. CP-SAT) proved it.
+    ProvenBySolver {
+        /// The solver's name.
+        solver: &'static str,
+    },
 }
 
 /// How an allocation ended.
@@ -77,6 +82,9 @@ impl std::fmt::Display for Status {
             }
             Status::Infeasible(Infeasibility::Exhausted) => {
                 write!(f, "infeasible (proven: search space exhausted)")
+            }
+            Status::Infeasible(Infeasibility::ProvenBySolver { solver }) => {
+                write!(f, "infeasible (proven by {solver})")
             }
             Status::LimitReached => write!(f, "not solved: limit reached"),
             Status::HeuristicExceeded { peak } => write!(

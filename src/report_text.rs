@@ -23,6 +23,9 @@ pub fn solution_text(
     if let Some(stats) = &allocation.search {
         value["stats"] = serde_json::to_value(stats).expect("plain data");
     }
+    if let Some(stats) = &allocation.cpsat {
+        value["cpsat"] = serde_json::to_value(stats).expect("plain data");
+    }
     if let Some(bound) = allocation.lower_bound {
         value["lower_bound"] = bound.into();
     }

@@ -377,6 +377,7 @@ fn conflicting_fixed_offsets_built_in_code_are_reported_invalid_not_a_panic() {
                     "{what}: expected an invalid problem, got {:?}",
                     other.status
                 ),
+                Err(other) => panic!("{what}: expected an invalid problem, got {other}"),
             }
         }
     }

@@ -14,7 +14,8 @@ pub struct SearchArgs {
     /// model file `PATH.json`. Default: `portfolio`, the round robin fixed, WAT, TAW, TWA.
     #[arg(long)]
     pub policy: Option<PolicySpec>,
-    /// Worker threads for the search portfolio (the answer does not depend on it).
+    /// Worker threads for the search portfolio (the answer does not depend on it); for
+    /// `--algo cpsat`, CP-SAT's `num_workers` (deterministic only with 1).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub threads: u64,
     #[arg(long = "no", value_delimiter = ',', value_name = "TECHNIQUE",

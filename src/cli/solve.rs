@@ -17,12 +17,14 @@ pub struct SolveArgs {
     /// Find the smallest peak instead of fitting a capacity.
     #[arg(long)]
     minimize: bool,
-    /// Algorithm: `search` (the hybrid search) or a baseline.
+    /// Algorithm: `search` (the hybrid search), `cpsat` (OR-tools' CP-SAT, needs `pip install
+    /// ortools`) or a baseline.
     #[arg(long, default_value = "search", value_parser = super::search_args::algorithm_names())]
     algo: String,
     #[command(flatten)]
     search: super::search_args::SearchArgs,
-    /// Print the search statistics (nodes, backtracks, restarts, time) on standard error.
+    /// Print the search statistics (nodes, backtracks, restarts, time), or CP-SAT's (status,
+    /// conflicts, branches, times), on standard error.
     #[arg(long)]
     stats: bool,
     #[command(flatten)]
@@ -83,6 +85,12 @@ pub fn run(args: SolveArgs) -> Result<i32, CliError> {
         if let Some(stats) = &result.search {
             eprintln!(
                 "stats: {}",
+                serde_json::to_string(stats).expect("plain data")
+            );
+        }
+        if let Some(stats) = &result.cpsat {
+            eprintln!(
+                "cpsat: {}",
                 serde_json::to_string(stats).expect("plain data")
             );
         }

@@ -19,6 +19,7 @@ pub use minimize::DEFAULT_TIMEOUT as DEFAULT_MINIMIZE_TIMEOUT;
 
 use crate::analysis::Timeline;
 use crate::baselines::Baseline;
+use crate::cpsat::{self, CpSatError, CpSatStats};
 use crate::outcome::{trivially_infeasible, Deadline, Limits, Status};
 use crate::policy_spec::PolicySpec;
 use crate::problem::rules::RuleBreak;
@@ -38,20 +39,24 @@ pub enum Algorithm {
     Search,
     /// A production heuristic (no search).
     Baseline(Baseline),
+    /// CP-SAT, Google OR-tools' constraint solver, loaded at run time (see [`crate::cpsat`]).
+    CpSat,
 }
 
 impl Algorithm {
-    /// Every name [`Algorithm::from_name`] accepts: `search`, then the baselines'.
+    /// Every name [`Algorithm::from_name`] accepts: `search`, `cpsat`, then the baselines'.
     pub fn names() -> Vec<&'static str> {
-        let mut names = vec!["search"];
+        let mut names = vec!["search", "cpsat"];
         names.extend(Baseline::ALL.iter().map(|b| b.name()));
         names
     }
 
     /// The algorithm with this command-line name.
     pub fn from_name(name: &str) -> Option<Algorithm> {
-        if name == "search" {
-            return Some(Algorithm::Search);
+        match name {
+            "search" => return Some(Algorithm::Search),
+            "cpsat" => return Some(Algorithm::CpSat),
+            _ => {}
         }
         Baseline::from_name(name).map(Algorithm::Baseline)
     }
@@ -61,6 +66,7 @@ impl Algorithm {
         match self {
             Algorithm::Baseline(b) => b.name(),
             Algorithm::Search => "search",
+            Algorithm::CpSat => "cpsat",
         }
     }
 }
@@ -106,6 +112,8 @@ pub struct Allocation {
     pub lower_bound: Option<u64>,
     /// What the caller should be told (e.g. a learned model that could not be used).
     pub warnings: Vec<String>,
+    /// CP-SAT's counters, when it ran ([`Algorithm::CpSat`]).
+    pub cpsat: Option<CpSatStats>,
 }
 
 /// Why a problem could not be solved at all.
@@ -113,12 +121,15 @@ pub struct Allocation {
 pub enum SolveError {
     /// The problem breaks a rule of the model (see [`Problem::check`]).
     InvalidProblem(RuleBreak),
+    /// CP-SAT was asked for but could not run (e.g. its library is not installed).
+    CpSat(CpSatError),
 }
 
 impl fmt::Display for SolveError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SolveError::InvalidProblem(why) => write!(f, "invalid problem: {why}"),
+            SolveError::CpSat(why) => write!(f, "{why}"),
         }
     }
 }
@@ -203,7 +214,8 @@ impl Solver {
         self
     }
 
-    /// Worker threads for the search's portfolio (the answer does not depend on it).
+    /// Worker threads for the search's portfolio (the answer does not depend on it); for
+    /// [`Algorithm::CpSat`], CP-SAT's `num_workers` (deterministic only with 1).
     pub fn threads(mut self, threads: usize) -> Solver {
         self.options.threads = threads.max(1);
         self
@@ -318,6 +330,7 @@ impl Solver {
             search: None,
             lower_bound: None,
             warnings: Vec::new(),
+            cpsat: None,
         };
         let layout = match (self.algorithm, goal) {
             (Algorithm::Baseline(baseline), _) => {
@@ -334,6 +347,9 @@ impl Solver {
                 self.fit(problem, &timeline, c, observer, &mut allocation)
             }
             (Algorithm::Search, Goal::Minimize) => self.minimize(problem, &mut allocation),
+            (Algorithm::CpSat, _) => self
+                .cpsat(problem, goal, load, start, &mut allocation)
+                .map_err(SolveError::CpSat)?,
         };
         if let Some(layout) = layout {
             let report = validate(problem, &layout, Some(capacity.unwrap_or(u64::MAX)));
@@ -385,6 +401,36 @@ impl Solver {
                 Some(layout)
             }
         }
+    }
+
+    /// CP-SAT's layout, if it found one; the status (and for minimise the lower bound) says how
+    /// it went. Minimise runs under the same default time limit as the search's.
+    fn cpsat(
+        &self,
+        problem: &Problem,
+        goal: Goal,
+        load: u64,
+        start: Instant,
+        allocation: &mut Allocation,
+    ) -> Result<Option<Solution>, CpSatError> {
+        let mut run = cpsat::Run {
+            limits: self.limits,
+            cancel: self.cancel.as_deref(),
+            workers: self.options.threads,
+            seed: self.seed,
+            start,
+        };
+        let answer = match goal {
+            Goal::Fit(capacity) => cpsat::fit(problem, capacity, load, &run)?,
+            Goal::Minimize => {
+                run.limits.timeout = Some(self.limits.timeout.unwrap_or(DEFAULT_MINIMIZE_TIMEOUT));
+                cpsat::minimize(problem, &run)?
+            }
+        };
+        allocation.status = answer.status;
+        allocation.lower_bound = answer.lower_bound;
+        allocation.cpsat = answer.stats;
+        Ok(answer.solution)
     }
 
     /// The portfolio for a problem of `buffers` buffers, and the warnings its building raised.
