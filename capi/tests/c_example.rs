@@ -4,15 +4,41 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
-/// The static library cargo built for this test run (beside the test binary's folder).
+/// The static library, built once for these tests by a nested `cargo build` into a target
+/// folder of its own (a test build makes only the rlib, and the outer build holds its folder).
 fn static_library() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>/deps/..");
-    profile_dir.join("libtelamalloc_c.a")
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let exe = std::env::current_exe().expect("the test binary's path");
+            let target = exe
+                .ancestors()
+                .nth(3)
+                .expect("target/<profile>/deps/<test>")
+                .join("capi-example");
+            let built = Command::new(env!("CARGO"))
+                .args([
+                    "build",
+                    "--quiet",
+                    "-p",
+                    "telamalloc-capi",
+                    "--lib",
+                    "--target-dir",
+                ])
+                .arg(&target)
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .output()
+                .expect("cargo runs");
+            assert!(
+                built.status.success(),
+                "cargo build -p telamalloc-capi failed:\n{}",
+                String::from_utf8_lossy(&built.stderr)
+            );
+            target.join("debug").join("libtelamalloc_c.a")
+        })
+        .clone()
 }
 
 #[test]
@@ -32,7 +58,7 @@ fn check_example(compiler: &str, flags: &[&str]) {
     let library = static_library();
     assert!(
         library.exists(),
-        "{} is built with the tests (crate-type staticlib)",
+        "{} was built (crate-type staticlib)",
         library.display()
     );
     let out_dir =
