@@ -3,7 +3,9 @@
 
 mod common;
 
-use common::{live_together, naive_check, naive_load, problems, round_up, share_address, Shape};
+use common::{
+    live_together, naive_check, naive_load, problems, round_up, share_address, solve_with, Shape,
+};
 use proptest::prelude::*;
 use std::cmp::Reverse;
 use std::path::Path;
@@ -11,22 +13,6 @@ use telamalloc::baselines::{place_in_order, Baseline};
 use telamalloc::placement::Fit;
 use telamalloc::{validate, Buffer, Problem, Solution};
 use telamalloc::{Algorithm, Allocation, Goal, Infeasibility, Limits, Solver, Status};
-
-/// One solve through the front door: `algorithm` under `limits` and `seed`, for `goal`.
-fn solve_with(
-    problem: &Problem,
-    algorithm: &Algorithm,
-    goal: Goal,
-    limits: Limits,
-    seed: u64,
-) -> Allocation {
-    Solver::new()
-        .algorithm(*algorithm)
-        .limits(limits)
-        .seed(seed)
-        .solve(problem, goal)
-        .expect("a valid problem")
-}
 
 /// What `allocate` must answer for a capacity, given the baseline's own peak.
 fn expected_status(problem: &Problem, capacity: u64, peak: u64) -> Status {

@@ -3,34 +3,11 @@
 
 mod common;
 
-use common::Scratch;
+use common::{telamalloc, Scratch};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use telamalloc::io::{parse_csv_solution, parse_json_solution, read_problem};
 use telamalloc::validate;
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn telamalloc<I, S>(args: I) -> Run
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<OsStr>,
-{
-    let output = Command::new(env!("CARGO_BIN_EXE_telamalloc"))
-        .args(args)
-        .output()
-        .expect("the binary runs");
-    Run {
-        code: output.status.code().expect("exited, not killed"),
-        stdout: String::from_utf8(output.stdout).expect("UTF-8 output"),
-        stderr: String::from_utf8(output.stderr).expect("UTF-8 output"),
-    }
-}
 
 fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

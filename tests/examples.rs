@@ -4,30 +4,14 @@
 
 mod common;
 
-use common::{brute_force_optimum, live_together, naive_load, round_up, share_address};
+use common::{brute_force_optimum, live_together, naive_load, round_up, share_address, solve_with};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use telamalloc::baselines::Baseline;
 use telamalloc::io::read_problem;
 use telamalloc::{validate, Buffer, Problem, Solution};
-use telamalloc::{Algorithm, Allocation, Goal, Infeasibility, Limits, Solver, Status};
-
-/// One solve through the front door: `algorithm` under `limits` and `seed`, for `goal`.
-fn solve_with(
-    problem: &Problem,
-    algorithm: &Algorithm,
-    goal: Goal,
-    limits: Limits,
-    seed: u64,
-) -> Allocation {
-    Solver::new()
-        .algorithm(*algorithm)
-        .limits(limits)
-        .seed(seed)
-        .solve(problem, goal)
-        .expect("a valid problem")
-}
+use telamalloc::{Algorithm, Goal, Infeasibility, Limits, Status};
 
 /// One example and its known answer.
 struct Known {

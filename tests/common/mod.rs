@@ -292,3 +292,46 @@ impl Drop for Scratch {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
+
+/// What a run of the `telamalloc` binary gave.
+pub struct Run {
+    /// The exit code.
+    pub code: i32,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+/// Runs the `telamalloc` binary built for the tests with `args`.
+pub fn telamalloc<I, S>(args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_telamalloc"))
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    Run {
+        code: output.status.code().expect("exited, not killed"),
+        stdout: String::from_utf8(output.stdout).expect("UTF-8 output"),
+        stderr: String::from_utf8(output.stderr).expect("UTF-8 output"),
+    }
+}
+
+/// One solve through the front door: `algorithm` under `limits` and `seed`, for `goal`.
+pub fn solve_with(
+    problem: &Problem,
+    algorithm: &telamalloc::Algorithm,
+    goal: telamalloc::Goal,
+    limits: telamalloc::Limits,
+    seed: u64,
+) -> telamalloc::Allocation {
+    telamalloc::Solver::new()
+        .algorithm(*algorithm)
+        .limits(limits)
+        .seed(seed)
+        .solve(problem, goal)
+        .expect("a valid problem")
+}
