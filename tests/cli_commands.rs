@@ -228,6 +228,17 @@ fn attribute(attributes: &[(String, String)], name: &str) -> f64 {
         .expect("a number")
 }
 
+/// `telamalloc plot PROBLEM SOLUTION -o SVG`.
+fn plot(problem: &Path, solution: &Path, svg: &Path) -> Run {
+    telamalloc([
+        OsStr::new("plot"),
+        problem.as_os_str(),
+        solution.as_os_str(),
+        OsStr::new("-o"),
+        svg.as_os_str(),
+    ])
+}
+
 #[test]
 fn plot_draws_one_rectangle_per_buffer_where_the_solution_puts_it() {
     let scratch = Scratch::new();
@@ -237,13 +248,7 @@ fn plot_draws_one_rectangle_per_buffer_where_the_solution_puts_it() {
     let offsets = [0u64, 0, 4, 0, 8];
     let good = scratch.file("good.csv", "id,offset\nb1,0\nb2,0\nb3,4\nb4,0\nb5,8\n");
     let svg_path = scratch.path("good.svg");
-    let run = telamalloc([
-        OsStr::new("plot"),
-        input.as_os_str(),
-        good.as_os_str(),
-        OsStr::new("-o"),
-        svg_path.as_os_str(),
-    ]);
+    let run = plot(&input, &good, &svg_path);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let svg = std::fs::read_to_string(&svg_path).expect("plot wrote the SVG");
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
@@ -284,26 +289,14 @@ fn plot_draws_one_rectangle_per_buffer_where_the_solution_puts_it() {
     }
     // The same input draws the same picture, byte for byte, in another process.
     let again = scratch.path("again.svg");
-    let run = telamalloc([
-        OsStr::new("plot"),
-        input.as_os_str(),
-        good.as_os_str(),
-        OsStr::new("-o"),
-        again.as_os_str(),
-    ]);
+    let run = plot(&input, &good, &again);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(std::fs::read_to_string(&again).unwrap(), svg);
 
     // An invalid solution (b3 moved onto b1) is still drawn, and exits 1 naming the clash.
     let bad = scratch.file("bad.csv", "id,offset\nb1,0\nb2,0\nb3,2\nb4,0\nb5,8\n");
     let bad_svg = scratch.path("bad.svg");
-    let run = telamalloc([
-        OsStr::new("plot"),
-        input.as_os_str(),
-        bad.as_os_str(),
-        OsStr::new("-o"),
-        bad_svg.as_os_str(),
-    ]);
+    let run = plot(&input, &bad, &bad_svg);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(run.stderr.contains("invalid"), "{}", run.stderr);
     assert!(run.stderr.contains("'b1' and 'b3'"), "{}", run.stderr);
@@ -315,13 +308,7 @@ fn plot_draws_one_rectangle_per_buffer_where_the_solution_puts_it() {
     // A solution file that is bad input: exit 2, and nothing drawn.
     let broken = scratch.file("broken.csv", "id,offset\nb1,0\nb9,4\n");
     let none = scratch.path("none.svg");
-    let run = telamalloc([
-        OsStr::new("plot"),
-        input.as_os_str(),
-        broken.as_os_str(),
-        OsStr::new("-o"),
-        none.as_os_str(),
-    ]);
+    let run = plot(&input, &broken, &none);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(!none.exists(), "no SVG for bad input");
 }
