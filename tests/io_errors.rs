@@ -946,3 +946,47 @@ fn json_type_errors_name_the_field() {
     let err = json_error("{\"buffers\": [", None);
     assert_eq!(err.location.field, None, "{err}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// MiniMalloc's header names
+
+fn csv_ok(text: &str) -> Problem {
+    parse_csv_problem(text, "in.csv", None).unwrap_or_else(|e| panic!("{text:?}: {e}"))
+}
+
+#[test]
+fn minimalloc_header_aliases_read_as_the_same_columns() {
+    // `begin`/`start` for lower, `buffer`/`buffer_id` for id, any column order.
+    let a = csv_ok("begin,size,buffer,upper,alignment\n6,18,x,12,2\n5,15,y,10,1\n");
+    let b = csv_ok("buffer_id,start,upper,size,alignment\nx,6,12,18,2\ny,5,10,15,1\n");
+    let plain = csv_ok("id,lower,upper,size,alignment\nx,6,12,18,2\ny,5,10,15,1\n");
+    assert_eq!(a, plain);
+    assert_eq!(b, plain);
+    assert_eq!(plain.buffers[0].alignment, 2);
+}
+
+#[test]
+fn an_end_column_is_an_inclusive_last_step() {
+    // MiniMalloc's older files give `end` = the last step the buffer is live: upper = end + 1.
+    let p = csv_ok("buffer,start,end,size\nx,0,2,4\ny,3,3,8\n");
+    assert_eq!((p.buffers[0].lower, p.buffers[0].upper), (0, 3));
+    assert_eq!((p.buffers[1].lower, p.buffers[1].upper), (3, 4));
+    let err = csv_error(&format!("id,lower,end,size\nx,0,{},4\n", u64::MAX), None);
+    assert_at_line(&err, 2, "end", &["overflows"]);
+}
+
+#[test]
+fn a_column_named_twice_through_an_alias_is_rejected() {
+    let err = csv_error("id,buffer,lower,upper,size\na,a,0,1,4\n", None);
+    assert_at_line(&err, 1, "buffer", &["'buffer'", "'id'"]);
+    let err = csv_error("id,lower,upper,end,size\na,0,1,0,4\n", None);
+    assert_at_line(&err, 1, "end", &["'end'", "'upper'"]);
+}
+
+#[test]
+fn errors_name_the_files_own_column() {
+    let err = csv_error("buffer,start,end,size\nx,0,two,4\n", None);
+    assert_at_line(&err, 2, "end", &["'two' is not an integer"]);
+    let err = csv_error("buffer,begin,upper,size\nx,-1,2,4\n", None);
+    assert_at_line(&err, 2, "begin", &["negative"]);
+}

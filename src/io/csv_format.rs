@@ -9,9 +9,23 @@ use std::collections::HashMap;
 const REQUIRED: [&str; 4] = ["id", "lower", "upper", "size"];
 const OPTIONAL: [&str; 2] = ["alignment", "offset"];
 
+/// MiniMalloc's other names for the columns: `buffer` and `buffer_id` for `id`, `start` and
+/// `begin` for `lower`, and `end` for an inclusive last step (`upper = end + 1`).
+const ALIASES: [(&str, &str); 5] = [
+    ("buffer", "id"),
+    ("buffer_id", "id"),
+    ("start", "lower"),
+    ("begin", "lower"),
+    ("end", "upper"),
+];
+
 /// Column positions found in a header line.
 struct Columns {
     index: HashMap<&'static str, usize>,
+    /// The header's own name of each column found (`end` for `upper`, ...), for errors.
+    names: HashMap<&'static str, String>,
+    /// Whether the file gives an inclusive `end` instead of `upper`.
+    inclusive_end: bool,
 }
 
 impl Columns {
@@ -23,19 +37,35 @@ impl Columns {
         allow_unknown: bool,
     ) -> Result<Self, InputError> {
         let mut index = HashMap::new();
+        let mut names = HashMap::new();
+        let mut inclusive_end = false;
         for (position, name) in header.iter().enumerate() {
             let name = name.trim();
-            let known = REQUIRED.iter().chain(OPTIONAL.iter()).find(|&&k| k == name);
+            let canonical = ALIASES
+                .iter()
+                .find(|(alias, _)| *alias == name)
+                .map_or(name, |(_, k)| k);
+            let known = REQUIRED
+                .iter()
+                .chain(OPTIONAL.iter())
+                .find(|&&k| k == canonical);
             match known {
                 Some(&k) => {
                     if index.insert(k, position).is_some() {
+                        let first = &names[k];
                         return Err(InputError::at_line(
                             file,
                             Some(line),
-                            Some(k),
-                            format!("column '{k}' appears twice in the header"),
+                            Some(name),
+                            if first == name {
+                                format!("column '{k}' appears twice in the header")
+                            } else {
+                                format!("column '{name}' and column '{first}' both give '{k}'")
+                            },
                         ));
                     }
+                    names.insert(k, name.to_string());
+                    inclusive_end |= name == "end";
                 }
                 None if allow_unknown => {}
                 None => {
@@ -44,7 +74,7 @@ impl Columns {
                         Some(line),
                         Some(name),
                         format!(
-                            "unknown column '{name}' (expected id, lower, upper, size, and optionally alignment, offset)"
+                            "unknown column '{name}' (expected id, lower, upper, size, and optionally alignment, offset; or MiniMalloc's buffer, start, end)"
                         ),
                     ))
                 }
@@ -60,7 +90,16 @@ impl Columns {
                 ));
             }
         }
-        Ok(Columns { index })
+        Ok(Columns {
+            index,
+            names,
+            inclusive_end,
+        })
+    }
+
+    /// The header's own name for column `name`.
+    fn name<'a>(&'a self, name: &'a str) -> &'a str {
+        self.names.get(name).map_or(name, String::as_str)
     }
 
     fn get<'r>(&self, record: &'r csv::StringRecord, name: &str) -> Option<&'r str> {
@@ -268,7 +307,21 @@ pub fn parse_csv_problem(
         let line = line_index.of(&record);
         check_width(&record, &header, file, line)?;
         let number = |name: &str| -> Result<u64, InputError> {
-            parse_number(columns.get(&record, name).unwrap_or(""), file, line, name)
+            let field = columns.name(name);
+            parse_number(columns.get(&record, name).unwrap_or(""), file, line, field)
+        };
+        let upper = |end: u64| -> Result<u64, InputError> {
+            if !columns.inclusive_end {
+                return Ok(end);
+            }
+            end.checked_add(1).ok_or_else(|| {
+                InputError::at_line(
+                    file,
+                    Some(line),
+                    Some("end"),
+                    format!("end {end} + 1 overflows 64 bits"),
+                )
+            })
         };
         let optional = |name: &str| -> Result<Option<u64>, InputError> {
             match columns.get(&record, name) {
@@ -288,7 +341,7 @@ pub fn parse_csv_problem(
         buffers.push(Buffer {
             id: id.to_string(),
             lower: number("lower")?,
-            upper: number("upper")?,
+            upper: upper(number("upper")?)?,
             size: number("size")?,
             alignment: optional("alignment")?.unwrap_or(1),
             offset: optional("offset")?,
