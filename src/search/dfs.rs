@@ -9,20 +9,18 @@ use super::policy::{Candidate, NodePolicy, NodeView};
 use super::state::State;
 use super::stats::SearchStats;
 use crate::analysis::{cut_sections, group_by_part};
+use crate::outcome::Deadline;
 use std::collections::HashSet;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::Instant;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Why a run stopped before finishing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stop {
     /// The run's node budget is spent (a restart may follow).
     Budget,
-    /// The deadline passed.
-    Timeout,
-    /// Someone cancelled the search.
-    Cancelled,
+    /// The deadline passed or someone cancelled the search.
+    Deadline,
     /// A run before this one in the same portfolio round has decided, so this one's answer
     /// cannot be used.
     Outranked,
@@ -45,10 +43,8 @@ pub enum Flow {
 pub struct RunLimits<'a> {
     /// Nodes this run may expand.
     pub nodes: u64,
-    /// Wall-clock deadline.
-    pub deadline: Option<Instant>,
-    /// Cancellation flag.
-    pub cancel: Option<&'a AtomicBool>,
+    /// The deadline and the cancellation flag.
+    pub stop: Deadline<'a>,
     /// The lowest index of a run that decided in this round, and this run's index: the run
     /// stops once a run before it has decided.
     pub outranked: Option<(&'a AtomicUsize, usize)>,
@@ -137,19 +133,6 @@ impl<'a> Searcher<'a> {
         self.observer.take()
     }
 
-    /// The view of the current node at `depth` with `unplaced` buffers left.
-    fn view(&self, depth: u32, unplaced: usize) -> NodeView<'_> {
-        NodeView {
-            instance: self.instance,
-            state: self.state,
-            depth,
-            unplaced,
-            conflicts: &self.conflicts,
-            nodes: self.stats.nodes,
-            failures: self.stats.minor_backtracks,
-        }
-    }
-
     /// Solves every independent partition of the free buffers in turn.
     pub fn run(&mut self) -> Flow {
         let all = 0..self.state.floors.len();
@@ -196,15 +179,14 @@ impl<'a> Searcher<'a> {
 
     /// Solves one independent (sub)problem: ranks its buffers by the policy, then searches.
     fn sub_solve(&mut self, mut buffers: Vec<u32>, sections: Range<usize>, depth: u32) -> Flow {
-        let view = NodeView {
-            instance: self.instance,
-            state: self.state,
-            depth,
-            unplaced: buffers.len(),
-            conflicts: &self.conflicts,
-            nodes: self.stats.nodes,
-            failures: self.stats.minor_backtracks,
-        };
+        let place = (depth, buffers.len());
+        let view = node_view(
+            self.instance,
+            self.state,
+            &self.conflicts,
+            &self.stats,
+            place,
+        );
         self.policy.preorder(&view, &mut buffers);
         let saved: Vec<u32> = buffers.iter().map(|&b| self.ranks[b as usize]).collect();
         for (rank, &b) in buffers.iter().enumerate() {
@@ -226,17 +208,14 @@ impl<'a> Searcher<'a> {
         }
         limits.nodes -= 1;
         if self.stats.nodes.is_multiple_of(256) {
-            if limits.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-                return Some(Stop::Cancelled);
-            }
             if limits
                 .outranked
                 .is_some_and(|(decided, me)| decided.load(Ordering::Relaxed) < me)
             {
                 return Some(Stop::Outranked);
             }
-            if limits.deadline.is_some_and(|d| Instant::now() >= d) {
-                return Some(Stop::Timeout);
+            if limits.stop.passed() {
+                return Some(Stop::Deadline);
             }
         }
         None
@@ -453,13 +432,18 @@ impl<'a> Searcher<'a> {
     /// Tells the observer about a decision node; whether it watches this one. A node with
     /// fewer than two candidates offers no choice and is not reported.
     fn watch_decision(&mut self, depth: u32, unplaced: usize, candidates: &[Candidate]) -> bool {
-        if self.observer.is_none() || candidates.len() < 2 {
+        let Some(observer) = self.observer.as_mut().filter(|_| candidates.len() >= 2) else {
             return false;
-        }
-        let mut observer = self.observer.take().expect("checked above");
-        let watched = observer.on_decision(&self.view(depth, unplaced), candidates);
-        self.observer = Some(observer);
-        watched
+        };
+        let place = (depth, unplaced);
+        let view = node_view(
+            self.instance,
+            self.state,
+            &self.conflicts,
+            &self.stats,
+            place,
+        );
+        observer.on_decision(&view, candidates)
     }
 
     /// The run's counters that a try's report measures.
@@ -549,15 +533,14 @@ impl<'a> Searcher<'a> {
     }
 
     fn order(&mut self, depth: u32, unplaced: usize, candidates: &mut [Candidate]) {
-        let view = NodeView {
-            instance: self.instance,
-            state: self.state,
-            depth,
-            unplaced,
-            conflicts: &self.conflicts,
-            nodes: self.stats.nodes,
-            failures: self.stats.minor_backtracks,
-        };
+        let place = (depth, unplaced);
+        let view = node_view(
+            self.instance,
+            self.state,
+            &self.conflicts,
+            &self.stats,
+            place,
+        );
         self.policy.order_candidates(&view, candidates);
     }
 
@@ -614,5 +597,25 @@ impl<'a> Searcher<'a> {
         }
         key.extend(range.clone().map(|s| self.state.floors[s]));
         key
+    }
+}
+
+/// The view of a node at `(depth, unplaced)` from the run's parts (a free function, so that a
+/// caller can hold it while it borrows the policy).
+fn node_view<'v>(
+    instance: &'v Instance,
+    state: &'v State,
+    conflicts: &'v [u32],
+    stats: &SearchStats,
+    (depth, unplaced): (u32, usize),
+) -> NodeView<'v> {
+    NodeView {
+        instance,
+        state,
+        depth,
+        unplaced,
+        conflicts,
+        nodes: stats.nodes,
+        failures: stats.minor_backtracks,
     }
 }

@@ -126,7 +126,6 @@ pub(crate) fn fit(
             }
             Heuristic::OutOfTime => Outcome::LimitReached,
             Heuristic::NoFit => {
-                let deadline = stop.at;
                 let instance = Instance::with_timeline(problem, timeline, capacity);
                 let view = ProblemView {
                     instance: &instance,
@@ -135,9 +134,8 @@ pub(crate) fn fit(
                 stats.portfolio = portfolio.names();
                 stats.lead = lead;
                 let settings = portfolio::RunSettings {
-                    deadline,
+                    stop,
                     node_limit: limits.nodes,
-                    cancel,
                     observer: observer
                         .as_mut()
                         .map(|o| &mut **o as &mut dyn SearchObserver),

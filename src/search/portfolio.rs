@@ -10,9 +10,9 @@ use super::policy::NodePolicy;
 use super::schedule::budget;
 use super::state::State;
 use super::stats::SearchStats;
+use crate::outcome::Deadline;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::Instant;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What the portfolio concluded.
 pub enum Verdict {
@@ -40,12 +40,10 @@ struct Worker {
 
 /// The limits of a portfolio, and who watches it.
 pub struct RunSettings<'a> {
-    /// Wall-clock deadline.
-    pub deadline: Option<Instant>,
+    /// The deadline and the cancellation flag.
+    pub stop: Deadline<'a>,
     /// Limit on nodes over all runs.
     pub node_limit: Option<u64>,
-    /// Cancellation flag.
-    pub cancel: Option<&'a AtomicBool>,
     /// The observer of the search, if any.
     pub observer: Option<&'a mut dyn SearchObserver>,
     /// The first policy's node budget per round, in multiples of the others' (1: plain round
@@ -178,8 +176,7 @@ pub fn run(
             instance,
             options,
             budgets: &budgets,
-            deadline: settings.deadline,
-            cancel: settings.cancel,
+            stop: settings.stop,
         };
         let results = match &pool {
             Some(pool) => pool.install(|| round.parallel(&mut workers, &mut observers)),
@@ -221,8 +218,7 @@ struct Round<'a> {
     instance: &'a Instance,
     options: &'a SearchOptions,
     budgets: &'a [u64],
-    deadline: Option<Instant>,
-    cancel: Option<&'a AtomicBool>,
+    stop: Deadline<'a>,
 }
 
 impl Round<'_> {
@@ -233,8 +229,7 @@ impl Round<'_> {
     ) -> RunLimits<'b> {
         RunLimits {
             nodes: self.budgets[i],
-            deadline: self.deadline,
-            cancel: self.cancel,
+            stop: self.stop,
             outranked,
         }
     }
