@@ -140,6 +140,16 @@ impl Baseline {
     }
 }
 
+/// The layout of smallest peak among the fast baselines (all but hill climbing, whose hundreds
+/// of placements cost the most), each placed within `deadline`; `None` if none finished.
+pub fn best_fast(problem: &Problem, deadline: &Deadline<'_>) -> Option<Solution> {
+    Baseline::ALL
+        .iter()
+        .filter(|b| **b != Baseline::TvmHillClimb)
+        .filter_map(|b| b.allocate_within(problem, 0, deadline))
+        .min_by_key(|s| s.peak(problem))
+}
+
 /// The earliest `lower` and latest `upper` of the problem.
 fn time_span(problem: &Problem) -> (u64, u64) {
     let first = problem.buffers.iter().map(|b| b.lower).min().unwrap_or(0);

@@ -17,14 +17,13 @@ pub mod library;
 pub mod model;
 pub mod proto;
 
-use crate::analysis::Timeline;
-use crate::baselines::Baseline;
-use crate::outcome::{trivially_infeasible, Infeasibility, Limits, Status};
+use crate::baselines::best_fast;
+use crate::outcome::{trivially_infeasible, Deadline, Infeasibility, Limits, Status};
 use crate::problem::{Problem, Solution};
 use model::Model;
 use proto::{CpStatus, Parameters, Response};
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 /// Search nodes per deterministic second of CP-SAT, for turning a node limit into
@@ -147,11 +146,7 @@ impl Run<'_> {
     }
 
     fn should_stop(&self) -> bool {
-        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
-            || self
-                .limits
-                .timeout
-                .is_some_and(|t| self.start.elapsed() >= t)
+        Deadline::after(self.start, self.limits.timeout, self.cancel).passed()
     }
 }
 
@@ -182,14 +177,9 @@ fn layout(model: &Model, response: &Response) -> Result<Solution, CpSatError> {
     })
 }
 
-/// The layout of smallest peak among the production heuristics (all but the slow hill climb).
+/// The layout of smallest peak among the fast production heuristics, without a time limit.
 fn best_heuristic(problem: &Problem) -> Solution {
-    Baseline::ALL
-        .iter()
-        .filter(|b| **b != Baseline::TvmHillClimb)
-        .map(|b| b.allocate(problem, 0))
-        .min_by_key(|s| s.peak(problem))
-        .expect("at least one baseline")
+    best_fast(problem, &Deadline::none()).expect("no deadline")
 }
 
 /// Fits `problem` (already checked) under `capacity`: `Solved` with a layout (not yet
@@ -236,7 +226,7 @@ pub(crate) fn fit(
 /// any peak. It starts from the best production heuristic's layout (the upper bound and a hint)
 /// and the simple lower bound (LOAD, each buffer's top); when the limit comes first it returns
 /// the best layout found so far.
-pub(crate) fn minimize(problem: &Problem, run: &Run) -> Result<Answer, CpSatError> {
+pub(crate) fn minimize(problem: &Problem, load: u64, run: &Run) -> Result<Answer, CpSatError> {
     library::shared().map_err(CpSatError::Unavailable)?;
     let best = best_heuristic(problem);
     let upper = best.peak(problem);
@@ -244,9 +234,7 @@ pub(crate) fn minimize(problem: &Problem, run: &Run) -> Result<Answer, CpSatErro
         .buffers
         .iter()
         .map(|b| b.offset.unwrap_or(0) + b.size);
-    let lower = tops
-        .fold(Timeline::new(problem).load(), u64::max)
-        .min(upper);
+    let lower = tops.fold(load, u64::max).min(upper);
     let answer = |solution, bound, stats| Answer {
         status: Status::Solved,
         solution: Some(solution),

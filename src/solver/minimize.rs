@@ -2,7 +2,7 @@
 //! best baseline peak, with the gap to LOAD that remains unproven.
 
 use crate::analysis::Timeline;
-use crate::baselines::Baseline;
+use crate::baselines::best_fast;
 use crate::outcome::{Deadline, Limits};
 use crate::problem::{Problem, Solution};
 use crate::search::{self, FitRequest, Outcome, Portfolio, SearchOptions, SearchStats};
@@ -22,12 +22,14 @@ pub(crate) struct Minimized {
     pub(crate) stats: SearchStats,
 }
 
-/// Finds the smallest peak the search can reach for `problem` (which passed [`Problem::check`]):
+/// Finds the smallest peak the search can reach for `problem` (which passed [`Problem::check`];
+/// `timeline` is its timeline):
 /// starts from the best baseline and LOAD, probes LOAD first, then bisects, each probe a full
 /// search (with a fresh `portfolio()`) given half the time left. `None` when the time ran out
 /// (or the solve was cancelled) before any baseline had placed every buffer.
 pub(crate) fn minimize(
     problem: &Problem,
+    timeline: &Timeline,
     options: &SearchOptions,
     portfolio: &dyn Fn() -> Portfolio,
     limits: Limits,
@@ -37,18 +39,13 @@ pub(crate) fn minimize(
     let timeout = limits.timeout.unwrap_or(DEFAULT_TIMEOUT);
     let deadline = Deadline::after(start, Some(timeout), cancel);
     let mut stats = SearchStats::default();
-    let mut best = Baseline::ALL
-        .iter()
-        .filter(|b| **b != Baseline::TvmHillClimb)
-        .filter_map(|b| b.allocate_within(problem, 0, &deadline))
-        .min_by_key(|s| s.peak(problem))?;
+    let mut best = best_fast(problem, &deadline)?;
     let mut peak = best.peak(problem);
-    let timeline = Timeline::new(problem);
     let mut lower = timeline.load();
     let mut probe_low = lower; // Lowest capacity not yet tried (not proven infeasible).
     while probe_low < peak {
         let left = timeout.saturating_sub(start.elapsed());
-        if left.is_zero() || deadline.passed() {
+        if deadline.passed() {
             break;
         }
         // LOAD first (often reachable); then halve the interval.
@@ -58,7 +55,7 @@ pub(crate) fn minimize(
             probe_low + (peak - probe_low) / 2
         };
         let request = FitRequest {
-            timeline: &timeline,
+            timeline,
             options,
             limits: Limits {
                 timeout: Some(left / 2),

@@ -271,11 +271,6 @@ impl Solver {
         &self.options
     }
 
-    /// The limits of each solve.
-    pub fn limits_of(&self) -> Limits {
-        self.limits
-    }
-
     /// The algorithm this solver runs.
     pub fn algorithm_name(&self) -> &'static str {
         self.algorithm.name()
@@ -346,7 +341,9 @@ impl Solver {
             (Algorithm::Search, Goal::Fit(c)) => {
                 self.fit(problem, &timeline, c, observer, &mut allocation)
             }
-            (Algorithm::Search, Goal::Minimize) => self.minimize(problem, &mut allocation),
+            (Algorithm::Search, Goal::Minimize) => {
+                self.minimize(problem, &timeline, &mut allocation)
+            }
             (Algorithm::CpSat, _) => self
                 .cpsat(problem, goal, load, start, &mut allocation)
                 .map_err(SolveError::CpSat)?,
@@ -424,7 +421,7 @@ impl Solver {
             Goal::Fit(capacity) => cpsat::fit(problem, capacity, load, &run)?,
             Goal::Minimize => {
                 run.limits.timeout = Some(self.limits.timeout.unwrap_or(DEFAULT_MINIMIZE_TIMEOUT));
-                cpsat::minimize(problem, &run)?
+                cpsat::minimize(problem, load, &run)?
             }
         };
         allocation.status = answer.status;
@@ -470,11 +467,16 @@ impl Solver {
         }
     }
 
-    fn minimize(&self, problem: &Problem, allocation: &mut Allocation) -> Option<Solution> {
-        let warnings = std::sync::Mutex::new(Vec::new());
+    fn minimize(
+        &self,
+        problem: &Problem,
+        timeline: &Timeline,
+        allocation: &mut Allocation,
+    ) -> Option<Solution> {
+        let warnings = std::cell::RefCell::new(Vec::new());
         let portfolio = || {
             let (portfolio, new) = self.build_portfolio(problem.len());
-            let mut seen = warnings.lock().unwrap_or_else(|e| e.into_inner());
+            let mut seen = warnings.borrow_mut();
             for w in new {
                 if !seen.contains(&w) {
                     seen.push(w);
@@ -484,12 +486,13 @@ impl Solver {
         };
         let result = minimize::minimize(
             problem,
+            timeline,
             &self.options,
             &portfolio,
             self.limits,
             self.cancel.as_deref(),
         );
-        allocation.warnings = warnings.into_inner().unwrap_or_else(|e| e.into_inner());
+        allocation.warnings = warnings.into_inner();
         let Some(result) = result else {
             allocation.status = Status::LimitReached;
             return None;
