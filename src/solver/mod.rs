@@ -349,12 +349,7 @@ impl Solver {
                 .map_err(SolveError::CpSat)?,
         };
         if let Some(layout) = layout {
-            let report = validate(problem, &layout, Some(capacity.unwrap_or(u64::MAX)));
-            assert!(
-                report.is_valid(),
-                "internal error: {} produced an invalid layout:\n{report}",
-                self.algorithm.name()
-            );
+            assert_valid(problem, &layout, capacity, self.algorithm.name());
             allocation.peak = Some(layout.peak(problem));
             allocation.solution = Some(layout);
         }
@@ -383,12 +378,7 @@ impl Solver {
         match capacity {
             Some(c) if peak > c => {
                 // Checked like every layout, though it is not returned.
-                let report = validate(problem, &layout, Some(u64::MAX));
-                assert!(
-                    report.is_valid(),
-                    "internal error: {} produced an invalid layout:\n{report}",
-                    baseline.name()
-                );
+                assert_valid(problem, &layout, None, baseline.name());
                 allocation.status = Status::HeuristicExceeded { peak };
                 allocation.peak = Some(peak);
                 None
@@ -502,4 +492,14 @@ impl Solver {
         allocation.search = Some(result.stats);
         Some(result.solution)
     }
+}
+
+/// Validates a layout before it leaves the front door (under `capacity`, if any); an invalid one
+/// is a bug in the allocator `who` and panics with the validator's report.
+fn assert_valid(problem: &Problem, layout: &Solution, capacity: Option<u64>, who: &str) {
+    let report = validate(problem, layout, Some(capacity.unwrap_or(u64::MAX)));
+    assert!(
+        report.is_valid(),
+        "internal error: {who} produced an invalid layout:\n{report}"
+    );
 }
