@@ -40,8 +40,8 @@ pub struct SearchOptions {
     pub conflict_boost: bool,
     /// Major backtracks: after a growing number of failures, jump back to the earliest placement
     /// involved in the last conflict and re-explore its subtree with the new priorities.
-    /// Off by default: on the hard set it takes 2.4x the nodes and leaves one problem unsolved
-    /// at 15 s (benches/RESULTS.md).
+    /// Off by default: on the hard set it takes 2.4x the nodes and 2.4x the time
+    /// (benches/RESULTS.md).
     pub major_backtrack: bool,
     /// Restarts over a portfolio of policies with growing node budgets (off: one complete run of
     /// the first policy).
