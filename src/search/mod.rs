@@ -86,7 +86,8 @@ pub(crate) struct FitRequest<'a> {
     pub(crate) cancel: Option<&'a AtomicBool>,
     /// Watches the search.
     pub(crate) observer: Option<&'a mut dyn SearchObserver>,
-    /// One more member of every portfolio round (with restarts on), after the policies.
+    /// One more member of every portfolio round (with restarts on), before or after the
+    /// policies as it asks.
     pub(crate) external: Option<&'a dyn ExternalMember>,
 }
 

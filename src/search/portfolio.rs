@@ -1,6 +1,6 @@
 //! Restarts over a portfolio of policies with growing node budgets, sequential or on several
 //! threads; the answer is the same either way (the lowest-index decisive run of the earliest
-//! round wins). An [`ExternalMember`], when given, runs in every round after the policies.
+//! round wins). An [`ExternalMember`], when given, runs in every round too.
 
 use super::dfs::{Flow, RunLimits, Searcher, Stop};
 use super::external::{ExternalMember, MemberEnd};
@@ -51,7 +51,7 @@ pub struct RunSettings<'a> {
     /// The first policy's node budget per round, in multiples of the others' (1: plain round
     /// robin).
     pub lead: u64,
-    /// One more member of every round, after the policies.
+    /// One more member of every round, before or after the policies as it asks.
     pub external: Option<&'a dyn ExternalMember>,
 }
 
