@@ -1,7 +1,9 @@
-//! CP-SAT (`--algo cpsat`): the protobuf encoder and decoder byte by byte (no library needed),
-//! the clear error without the library, and, when OR-tools is installed (`pip install
-//! ortools`), real solves: the shipped examples at their optimum and one byte below, agreement
-//! with the search on small random problems, limits and cancellation. Without the library the
+//! CP-SAT (`--algo cpsat`, and `--with cpsat` in the search's rounds): the protobuf encoder and
+//! decoder byte by byte (no library needed), the clear error without the library, and, when
+//! OR-tools is installed (`pip install ortools`), real solves: the shipped examples at their
+//! optimum and one byte below, agreement with the search on small random problems, limits and
+//! cancellation; with `--with cpsat`, known answers, the same answer with 1 and 2 threads and
+//! run to run, limits, and a problem the search alone leaves undecided. Without the library the
 //! solving tests print why and return (or fail, when `TELAMALLOC_REQUIRE_CPSAT` is set).
 
 use std::path::Path;
@@ -15,10 +17,11 @@ use telamalloc::cpsat::proto::{
     decode_response, encode_parameters, fields, get_varint, packed_varints, put_varint, CpStatus,
     Parameters, Value, Writer,
 };
-use telamalloc::generate::{random, RandomOptions};
+use telamalloc::generate::{perfect, random, CutStyle, PerfectOptions, RandomOptions};
 use telamalloc::io::read_problem;
 use telamalloc::{
-    validate, Algorithm, Buffer, Goal, Infeasibility, Problem, Solution, SolveError, Solver, Status,
+    validate, Algorithm, Buffer, Goal, Infeasibility, Problem, SearchOptions, Solution, SolveError,
+    Solver, Status,
 };
 
 fn varint(value: u64) -> Vec<u8> {
@@ -695,4 +698,230 @@ fn a_cancel_flag_set_before_the_solve_stops_it_at_once() {
         "took {:?}",
         start.elapsed()
     );
+}
+
+// `--with cpsat`: CP-SAT as one more member of every round of the search's portfolio.
+
+#[test]
+fn with_cpsat_without_the_library_is_a_clear_error() {
+    for command in [
+        ["solve", "--stats"],
+        ["eval", "--threads=1"],
+        ["bench", "--algo=search"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_telamalloc"))
+            .args(command)
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/examples/tiny.12.csv"))
+            .args(["--with", "cpsat"])
+            .env(library::ENV_VAR, "/nonexistent/libortools.so.9")
+            .output()
+            .expect("the binary runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{command:?}: {stderr}");
+        assert!(stderr.contains("CP-SAT library not available"), "{stderr}");
+        assert!(stderr.contains("pip install ortools"), "{stderr}");
+        assert!(stderr.contains(library::ENV_VAR), "{stderr}");
+    }
+}
+
+/// The search with CP-SAT in its rounds, the baseline shortcut off (so the rounds run).
+fn with_cpsat() -> Solver {
+    Solver::new()
+        .options(SearchOptions {
+            cpsat: true,
+            heuristic_first: false,
+            ..SearchOptions::default()
+        })
+        .timeout(Duration::from_secs(30))
+}
+
+#[test]
+fn with_cpsat_the_examples_are_solved_at_their_optimum_and_refuted_below() {
+    if !have_library("with cpsat: examples") {
+        return;
+    }
+    for (file, optimum) in [
+        ("tiny.12.csv", 12),
+        ("aligned-fixed.48.csv", 48),
+        ("best-fit-trap.8.csv", 8),
+        ("infeasible-at-load.9.csv", 10),
+    ] {
+        let problem = example(file);
+        let at = with_cpsat().solve(&problem, Goal::Fit(optimum)).unwrap();
+        assert_eq!(at.status, Status::Solved, "{file}");
+        let solution = at.solution.expect("solved");
+        assert!(validate(&problem, &solution, Some(optimum)).is_valid());
+        let below = with_cpsat()
+            .solve(&problem, Goal::Fit(optimum - 1))
+            .unwrap();
+        assert!(
+            matches!(below.status, Status::Infeasible(_)),
+            "{file}: {}",
+            below.status
+        );
+    }
+}
+
+/// A perfect packing (LOAD = capacity) of 243 buffers cut non-guillotine, as in
+/// `tight-validation` but from a seed of no split (`telamalloc gen perfect --style
+/// non-guillotine --buffers 250 --remove 7 --alignment 1024 --horizon 1024 --seed S`). With seed
+/// [`CPSAT_FAST`] the search alone needs over 2 million nodes and CP-SAT 0.034 deterministic
+/// seconds; with [`NEITHER_FAST`], neither decides in 5 s.
+fn non_guillotine(seed: u64) -> Problem {
+    let options = PerfectOptions {
+        capacity: 1 << 20,
+        horizon: 1024,
+        buffers: 250,
+        style: CutStyle::NonGuillotine,
+        remove: 7,
+        alignment: 1024,
+    };
+    let (mut problem, _) = perfect(&options, seed);
+    problem.capacity = Some(1 << 20);
+    problem
+}
+
+/// A seed of [`non_guillotine`] that CP-SAT decides fast and the search alone does not.
+const CPSAT_FAST: u64 = 902;
+
+/// A seed of [`non_guillotine`] that neither decides fast.
+const NEITHER_FAST: u64 = 903;
+
+/// A node limit under which the search alone leaves `non_guillotine(CPSAT_FAST)` undecided,
+/// and with `--with cpsat` CP-SAT's budget reaches 0.06 deterministic seconds (in round 8 of
+/// the geometric schedule).
+const SMALL_NODE_LIMIT: u64 = 1_300_000;
+
+#[test]
+fn with_cpsat_decides_what_the_search_alone_does_not_within_a_node_limit() {
+    if !have_library("with cpsat: decides") {
+        return;
+    }
+    let problem = non_guillotine(CPSAT_FAST);
+    let alone = Solver::new()
+        .options(SearchOptions {
+            heuristic_first: false,
+            ..SearchOptions::default()
+        })
+        .nodes(SMALL_NODE_LIMIT)
+        .solve(&problem, Goal::Fit(1 << 20))
+        .unwrap();
+    assert_eq!(alone.status, Status::LimitReached);
+    assert!(alone.cpsat.is_none());
+    let with = with_cpsat()
+        .nodes(SMALL_NODE_LIMIT)
+        .solve(&problem, Goal::Fit(1 << 20))
+        .unwrap();
+    assert_eq!(with.status, Status::Solved);
+    let search = with.search.expect("the search ran");
+    assert_eq!(search.policy.as_deref(), Some("cpsat"));
+    assert!(search.external_seconds > 0.0);
+    let cpsat = with.cpsat.expect("CP-SAT ran");
+    assert!(cpsat.solves >= 1, "{cpsat:?}");
+    assert!(matches!(cpsat.status, "OPTIMAL" | "FEASIBLE"), "{cpsat:?}");
+}
+
+#[test]
+fn with_cpsat_the_answer_is_the_same_with_threads_and_run_to_run() {
+    if !have_library("with cpsat: determinism") {
+        return;
+    }
+    let problem = non_guillotine(CPSAT_FAST);
+    let run = |threads| {
+        let result = with_cpsat()
+            .threads(threads)
+            .seed(3)
+            .solve(&problem, Goal::Fit(1 << 20))
+            .unwrap();
+        let stats = result.search.expect("the search ran");
+        (result.solution, stats.policy, stats.nodes, stats.restarts)
+    };
+    let first = run(1);
+    assert!(first.0.is_some(), "solved");
+    assert_eq!(run(2), first, "2 threads");
+    assert_eq!(run(1), first, "run to run");
+}
+
+#[test]
+fn with_cpsat_the_time_limit_is_honoured() {
+    if !have_library("with cpsat: timeout") {
+        return;
+    }
+    let problem = non_guillotine(NEITHER_FAST);
+    for threads in [1, 2] {
+        let start = Instant::now();
+        let result = with_cpsat()
+            .threads(threads)
+            .timeout(Duration::from_millis(1500))
+            .solve(&problem, Goal::Fit(1_048_576))
+            .unwrap();
+        let took = start.elapsed();
+        assert_eq!(result.status, Status::LimitReached);
+        assert!(
+            took < Duration::from_secs(4),
+            "threads {threads}: took {took:?}"
+        );
+        assert!(result.cpsat.is_some(), "CP-SAT ran in the rounds");
+    }
+}
+
+#[test]
+fn with_cpsat_a_node_limit_bounds_cpsats_deterministic_time() {
+    if !have_library("with cpsat: nodes") {
+        return;
+    }
+    let problem = non_guillotine(NEITHER_FAST);
+    let nodes = 400_000;
+    let result = with_cpsat()
+        .nodes(nodes)
+        .solve(&problem, Goal::Fit(1 << 20))
+        .unwrap();
+    assert_eq!(result.status, Status::LimitReached);
+    let search = result.search.expect("the search ran");
+    let cpsat = result.cpsat.expect("CP-SAT ran");
+    // The policies and CP-SAT share the limit: CP-SAT's deterministic seconds, in nodes, and
+    // the policies' nodes add up to about the limit (CP-SAT overshoots its limit a little).
+    let cpsat_nodes = cpsat.deterministic_time * telamalloc::cpsat::NODES_PER_DETERMINISTIC_SECOND;
+    assert!(cpsat_nodes > 0.0);
+    assert!(
+        search.nodes as f64 + cpsat_nodes <= 1.2 * nodes as f64,
+        "{} nodes and {cpsat_nodes} from CP-SAT",
+        search.nodes
+    );
+}
+
+#[test]
+fn with_cpsat_the_stats_say_who_decided_and_cpsats_share() {
+    if !have_library("with cpsat: --stats") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("telamalloc-cpsat-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("non-guillotine.1048576.csv");
+    std::fs::write(
+        &file,
+        telamalloc::io::write_csv_problem(&non_guillotine(CPSAT_FAST)),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_telamalloc"))
+        .arg("solve")
+        .arg(&file)
+        .args([
+            "--with",
+            "cpsat",
+            "--no",
+            "heuristic-first",
+            "--stats",
+            "-o",
+        ])
+        .arg(dir.join("solution.csv"))
+        .args(["--nodes", &SMALL_NODE_LIMIT.to_string()])
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("\"policy\":\"cpsat\""), "{stderr}");
+    assert!(stderr.contains("cpsat share: "), "{stderr}");
+    assert!(stderr.contains("deterministic s"), "{stderr}");
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -59,6 +59,9 @@ pub fn run(args: BenchArgs) -> Result<i32, CliError> {
         solvers.retain(|(name, _)| name != "search");
         solvers.extend(bench::ablation(&base));
     }
+    for (_, solver) in &solvers {
+        solver.check_available()?;
+    }
     println!("{}", bench::table_header());
     let rows = bench::run(&files, &solvers, args.capacity, args.minimize, |row| {
         println!("{}", bench::table_line(row))

@@ -23,6 +23,12 @@ pub struct EvalArgs {
     split: Option<String>,
     #[command(flatten)]
     limit: super::limit_args::LimitArgs,
+    /// Turn search techniques off (comma-separated; `telamalloc solve --help` lists them).
+    #[arg(long = "no", value_delimiter = ',', value_name = "TECHNIQUE")]
+    disable: Vec<String>,
+    /// Turn search techniques on, e.g. `--with cpsat` (CP-SAT in every portfolio round).
+    #[arg(long = "with", value_delimiter = ',', value_name = "TECHNIQUE")]
+    enable: Vec<String>,
     /// Runs in parallel (each run is single-threaded).
     #[arg(long, default_value_t = 2)]
     threads: usize,
@@ -38,12 +44,17 @@ pub fn run(args: EvalArgs) -> Result<i32, CliError> {
             .map(|(file, problem)| (file_name(&file), problem))
             .collect();
     // The search itself is evaluated: the baseline shortcut is off.
+    let mut options = SearchOptions {
+        heuristic_first: false,
+        ..SearchOptions::default()
+    };
+    options
+        .apply_switches(&args.disable, &args.enable)
+        .map_err(CliError::Usage)?;
     let solver = Solver::new()
-        .options(SearchOptions {
-            heuristic_first: false,
-            ..SearchOptions::default()
-        })
+        .options(options)
         .limits(args.limit.limits_or(Some(10.0))?);
+    solver.check_available()?;
     let bar = super::progress_bar(problems.len() * args.policies.len(), "runs");
     let runs = evaluate(&problems, &args.policies, &solver, args.threads, &|| {
         bar.inc(1)

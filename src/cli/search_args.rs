@@ -21,7 +21,8 @@ pub struct SearchArgs {
     #[arg(long = "no", value_delimiter = ',', value_name = "TECHNIQUE",
           help = format!("Turn search techniques off (comma-separated): {}", techniques_help()))]
     pub disable: Vec<String>,
-    /// Turn search techniques on (comma-separated, same names; major-backtrack is off by default).
+    /// Turn search techniques on (comma-separated, same names; major-backtrack is off by default;
+    /// `cpsat` adds OR-tools' CP-SAT to every portfolio round).
     #[arg(long = "with", value_delimiter = ',', value_name = "TECHNIQUE")]
     pub enable: Vec<String>,
     /// Use the Luby restart schedule instead of the geometric one.

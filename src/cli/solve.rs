@@ -5,7 +5,7 @@ use clap::Args;
 use std::path::PathBuf;
 use telamalloc::io::{file_name, Format};
 use telamalloc::solve_log::{create_log_file, LogRecorder};
-use telamalloc::{solution_text, summary_lines, Goal};
+use telamalloc::{cpsat_share_line, solution_text, summary_lines, Goal};
 
 #[derive(Args)]
 pub struct SolveArgs {
@@ -93,6 +93,9 @@ pub fn run(args: SolveArgs) -> Result<i32, CliError> {
                 "cpsat: {}",
                 serde_json::to_string(stats).expect("plain data")
             );
+            if let Some(line) = cpsat_share_line(&result) {
+                eprintln!("{line}");
+            }
         }
     }
     let name = solver.algorithm_name();

@@ -1,4 +1,6 @@
-//! CP-SAT (Google OR-tools' constraint solver) as an optional exact algorithm, `--algo cpsat`.
+//! CP-SAT (Google OR-tools' constraint solver) as an optional exact algorithm, `--algo cpsat`,
+//! and as one more member of the search's portfolio rounds, `--with cpsat` (the front door's
+//! `cpsat_member` solves a `FitModel` once per round).
 //!
 //! Nothing is linked at build time: OR-tools' shared library is found and loaded when first
 //! needed ([`library`]; `pip install ortools` provides it), the problem is sent as a
@@ -26,16 +28,15 @@ use std::fmt;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-/// Search nodes per deterministic second of CP-SAT, for turning a node limit into
-/// `max_deterministic_time`. Both count work rather than wall time, and this ratio makes a
-/// node limit give both algorithms roughly the same wall time on hard problems. Measured on a
-/// loaded 2-core machine: CP-SAT (1 worker) spent 2 deterministic seconds on
-/// `challenging/A` at capacity in 24.4 s of wall time (about 0.08 per second), and the search
-/// ran 200 000 nodes on a 200-buffer non-guillotine perfect packing in 0.57 s (about 350 000
-/// a second); 350 000 / 0.08 is about 4 million. It is rough: with `--nodes 4000000` CP-SAT
-/// stopped after 12.3 s on `challenging/E` and 16.2 s on `K`, the search (`--policy fixed`)
-/// after 8.8 s and 52.8 s (its nodes cost more on K).
-pub const NODES_PER_DETERMINISTIC_SECOND: f64 = 4_000_000.0;
+/// Search nodes per deterministic second of CP-SAT, for turning a node budget into
+/// `max_deterministic_time` (a node limit with `--algo cpsat`, a round's budget with `--with
+/// cpsat`). Both count work rather than wall time, and this ratio gives both algorithms about
+/// the same wall time for the same budget. Recalibrated on 8 `tight-validation` problems
+/// (200-300 buffers; 2-core machine, load 2-4): the search (`--no heuristic-first`, 5-10 s) ran
+/// 31 000-225 000 nodes a second and CP-SAT (1 worker, 5 s or until solved) spent 0.029-0.079
+/// deterministic seconds a wall second; the ratio per problem ranged 0.4-4.9 million, median
+/// 1.75 million. (Earlier, on the hard set: about 4 million.) Rough: the two differ by problem.
+pub const NODES_PER_DETERMINISTIC_SECOND: f64 = 2_000_000.0;
 
 /// Why CP-SAT could not be run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,6 +80,9 @@ pub struct CpSatStats {
     pub deterministic_time: f64,
     /// `num_workers`.
     pub workers: usize,
+    /// Solves summed here: 1 for `--algo cpsat`, one per portfolio round with `--with cpsat`
+    /// (the status is the last one's).
+    pub solves: u32,
 }
 
 impl CpSatStats {
@@ -96,7 +100,19 @@ impl CpSatStats {
             wall_time: response.wall_time,
             deterministic_time: response.deterministic_time,
             workers: workers.max(1),
+            solves: 1,
         }
+    }
+
+    /// Adds a later solve's counters and times; its status becomes the status.
+    pub(crate) fn absorb(&mut self, later: &CpSatStats) {
+        self.status = later.status;
+        self.conflicts += later.conflicts;
+        self.branches += later.branches;
+        self.wall_time += later.wall_time;
+        self.deterministic_time += later.deterministic_time;
+        self.workers = self.workers.max(later.workers);
+        self.solves += later.solves;
     }
 }
 
@@ -145,16 +161,22 @@ impl Run<'_> {
         }
     }
 
-    fn should_stop(&self) -> bool {
+    /// Whether the time is up or the cancel flag is set.
+    pub(crate) fn should_stop(&self) -> bool {
         Deadline::after(self.start, self.limits.timeout, self.cancel).passed()
     }
 }
 
-/// Sends `model` to CP-SAT and reads the answer.
-fn solve(model: &Model, run: &Run) -> Result<Response, CpSatError> {
+/// Sends `model` to CP-SAT and reads the answer; the solve stops early when `should_stop()`
+/// turns true.
+fn solve(
+    model: &Model,
+    run: &Run,
+    should_stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Response, CpSatError> {
     let library = library::shared().map_err(CpSatError::Unavailable)?;
     let params = proto::encode_parameters(&run.parameters());
-    let bytes = library.solve(&model.bytes, &params, &|| run.should_stop());
+    let bytes = library.solve(&model.bytes, &params, should_stop);
     let response = proto::decode_response(&bytes)
         .map_err(|e| CpSatError::Failed(format!("unreadable response: {e}")))?;
     if response.status == CpStatus::ModelInvalid {
@@ -182,10 +204,59 @@ fn best_heuristic(problem: &Problem) -> Solution {
     best_fast(problem, &Deadline::none()).expect("no deadline")
 }
 
+/// A fit model, built once and solved as often as asked: once by [`fit`], once per portfolio
+/// round by the search with `--with cpsat`. When the best production heuristic fits, its layout
+/// goes to CP-SAT as a solution hint (CP-SAT still decides; on the hard set no heuristic fits,
+/// so none is given).
+pub(crate) struct FitModel {
+    model: Model,
+}
+
+impl FitModel {
+    /// The model of `problem` (already checked, and not trivially infeasible) under
+    /// `capacity`; an error when the library is missing or a value is too large.
+    pub(crate) fn new(problem: &Problem, capacity: u64) -> Result<FitModel, CpSatError> {
+        library::shared().map_err(CpSatError::Unavailable)?;
+        let best = best_heuristic(problem);
+        let hint = (best.peak(problem) <= capacity).then_some(&best);
+        let model =
+            model::fit_model(problem, capacity, hint).map_err(|e| CpSatError::TooLarge(e.what))?;
+        Ok(FitModel { model })
+    }
+
+    /// One solve under `run`'s limits, also stopped when `should_stop()` turns true: `Solved`
+    /// with a layout (not yet validated), `Infeasible` only when CP-SAT proves it, else
+    /// `LimitReached`.
+    pub(crate) fn solve(
+        &self,
+        run: &Run,
+        should_stop: &(dyn Fn() -> bool + Sync),
+    ) -> Result<Answer, CpSatError> {
+        let response = solve(&self.model, run, should_stop)?;
+        let mut answer = Answer {
+            status: Status::LimitReached,
+            solution: None,
+            lower_bound: None,
+            stats: Some(CpSatStats::new(&response, run.workers)),
+        };
+        match response.status {
+            CpStatus::Optimal | CpStatus::Feasible => {
+                answer.status = Status::Solved;
+                answer.solution = Some(layout(&self.model, &response)?);
+            }
+            CpStatus::Infeasible => {
+                answer.status =
+                    Status::Infeasible(Infeasibility::ProvenBySolver { solver: "CP-SAT" });
+            }
+            CpStatus::Unknown | CpStatus::ModelInvalid => {}
+        }
+        Ok(answer)
+    }
+}
+
 /// Fits `problem` (already checked) under `capacity`: `Solved` with a layout (not yet
 /// validated), `Infeasible` only when CP-SAT proves it (or a cheap proof applies), else
-/// `LimitReached`. When the best production heuristic fits, its layout goes to CP-SAT as a
-/// solution hint (CP-SAT still decides; on the hard set no heuristic fits, so none is given).
+/// `LimitReached`.
 pub(crate) fn fit(
     problem: &Problem,
     capacity: u64,
@@ -193,33 +264,15 @@ pub(crate) fn fit(
     run: &Run,
 ) -> Result<Answer, CpSatError> {
     library::shared().map_err(CpSatError::Unavailable)?;
-    let mut answer = Answer {
-        status: Status::LimitReached,
-        solution: None,
-        lower_bound: None,
-        stats: None,
-    };
     if let Some(why) = trivially_infeasible(problem, capacity, load) {
-        answer.status = Status::Infeasible(why);
-        return Ok(answer);
+        return Ok(Answer {
+            status: Status::Infeasible(why),
+            solution: None,
+            lower_bound: None,
+            stats: None,
+        });
     }
-    let best = best_heuristic(problem);
-    let hint = (best.peak(problem) <= capacity).then_some(&best);
-    let model =
-        model::fit_model(problem, capacity, hint).map_err(|e| CpSatError::TooLarge(e.what))?;
-    let response = solve(&model, run)?;
-    answer.stats = Some(CpSatStats::new(&response, run.workers));
-    match response.status {
-        CpStatus::Optimal | CpStatus::Feasible => {
-            answer.status = Status::Solved;
-            answer.solution = Some(layout(&model, &response)?);
-        }
-        CpStatus::Infeasible => {
-            answer.status = Status::Infeasible(Infeasibility::ProvenBySolver { solver: "CP-SAT" });
-        }
-        CpStatus::Unknown | CpStatus::ModelInvalid => {}
-    }
-    Ok(answer)
+    FitModel::new(problem, capacity)?.solve(run, &|| run.should_stop())
 }
 
 /// The smallest peak CP-SAT finds for `problem` (already checked) and a proven lower bound on
@@ -246,7 +299,7 @@ pub(crate) fn minimize(problem: &Problem, load: u64, run: &Run) -> Result<Answer
     }
     let model = model::minimize_model(problem, lower, upper, Some(&best))
         .map_err(|e| CpSatError::TooLarge(e.what))?;
-    let response = solve(&model, run)?;
+    let response = solve(&model, run, &|| run.should_stop())?;
     let stats = Some(CpSatStats::new(&response, run.workers));
     match response.status {
         CpStatus::Optimal | CpStatus::Feasible => {

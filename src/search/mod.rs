@@ -11,6 +11,7 @@
 //! only caller of the engine's entry point.
 
 mod dfs;
+pub mod external;
 pub mod features;
 pub(crate) mod instance;
 pub(crate) mod max_tree;
@@ -24,6 +25,7 @@ pub(crate) mod state;
 pub mod stats;
 pub mod strategy;
 
+pub use external::{ExternalMember, MemberEnd};
 pub use observer::{RunObserver, RunSummary, SearchObserver, SearchStart, TryCounts, TryEnd};
 pub use options::{Schedule, SearchOptions, Switch};
 pub use policy::{
@@ -84,6 +86,9 @@ pub(crate) struct FitRequest<'a> {
     pub(crate) cancel: Option<&'a AtomicBool>,
     /// Watches the search.
     pub(crate) observer: Option<&'a mut dyn SearchObserver>,
+    /// One more member of every portfolio round (with restarts on), before or after the
+    /// policies as it asks.
+    pub(crate) external: Option<&'a dyn ExternalMember>,
 }
 
 /// Fits `problem` (which passed [`Problem::check`]) under `capacity` with `portfolio`, or proves
@@ -102,6 +107,7 @@ pub(crate) fn fit(
         limits,
         cancel,
         mut observer,
+        external,
     } = request;
     if portfolio.policies.is_empty() {
         // Nothing to run would never decide: an empty portfolio means the default one.
@@ -140,10 +146,11 @@ pub(crate) fn fit(
                         .as_mut()
                         .map(|o| &mut **o as &mut dyn SearchObserver),
                     lead,
+                    external,
                 };
                 match portfolio::run(&instance, options, portfolio.policies, settings, &mut stats) {
                     portfolio::Verdict::Found(offsets) => Outcome::Found(Solution { offsets }),
-                    portfolio::Verdict::Exhausted => Outcome::Infeasible(Infeasibility::Exhausted),
+                    portfolio::Verdict::Infeasible(why) => Outcome::Infeasible(why),
                     portfolio::Verdict::Limit => Outcome::LimitReached,
                 }
             }

@@ -53,6 +53,11 @@ pub struct SearchOptions {
     pub portfolio_lead: bool,
     /// Try the fast baselines first and return at once when one fits the capacity.
     pub heuristic_first: bool,
+    /// CP-SAT as one more member of every portfolio round, after the policies, with a
+    /// deterministic budget derived from the round's (needs OR-tools at run time; the front
+    /// door supplies it, see [`crate::cpsat`]). Off by default.
+    #[serde(default)]
+    pub cpsat: bool,
     /// Worker threads for the portfolio (1 = sequential). The answer does not depend on it.
     pub threads: usize,
 }
@@ -73,6 +78,7 @@ impl Default for SearchOptions {
             schedule: Schedule::Geometric,
             portfolio_lead: true,
             heuristic_first: true,
+            cpsat: false,
             threads: 1,
         }
     }
@@ -86,6 +92,10 @@ pub struct Switch {
     pub help: &'static str,
     /// Whether `--no`/`--with` take it (the schedule has a flag of its own, `--luby`).
     pub technique: bool,
+    /// Whether it brings in a solver from outside the crate (CP-SAT): `--with` takes it, but
+    /// the ablation and [`switch_names`] leave it out, since it needs a library the default
+    /// build does not have.
+    pub external: bool,
     get: fn(&SearchOptions) -> bool,
     set: fn(&mut SearchOptions, bool),
 }
@@ -96,6 +106,7 @@ macro_rules! switch {
             name: $name,
             help: $help,
             technique: true,
+            external: false,
             get: |o| o.$field,
             set: |o, on| o.$field = on,
         }
@@ -103,7 +114,7 @@ macro_rules! switch {
 }
 
 /// Every switch of [`SearchOptions`], in the order of the ablation table.
-pub const SWITCHES: [Switch; 13] = [
+pub const SWITCHES: [Switch; 14] = [
     switch!(
         "canonical",
         canonical,
@@ -165,9 +176,18 @@ pub const SWITCHES: [Switch; 13] = [
         "return a fast baseline's layout when it fits"
     ),
     Switch {
+        name: "cpsat",
+        help: "CP-SAT in every portfolio round (needs OR-tools; off by default)",
+        technique: true,
+        external: true,
+        get: |o| o.cpsat,
+        set: |o, on| o.cpsat = on,
+    },
+    Switch {
         name: "luby",
         help: "the Luby restart schedule instead of the geometric one",
         technique: false,
+        external: false,
         get: |o| o.schedule == Schedule::Luby,
         set: |o, on| {
             o.schedule = if on {
@@ -220,11 +240,12 @@ impl SearchOptions {
         Ok(())
     }
 
-    /// The ablation variants of these options: each switch flipped in turn, labelled
-    /// `-name` (turned off) or `+name` (turned on).
+    /// The ablation variants of these options: each switch flipped in turn (but `cpsat`, an
+    /// outside solver), labelled `-name` (turned off) or `+name` (turned on).
     pub fn ablation_variants(&self) -> Vec<(String, SearchOptions)> {
         SWITCHES
             .iter()
+            .filter(|s| !s.external)
             .map(|s| {
                 let on = (s.get)(self);
                 let mut variant = self.clone();
@@ -255,7 +276,12 @@ pub fn techniques_help() -> String {
         .join("; ")
 }
 
-/// The names of every switch, in table order (the techniques, then `luby`).
+/// The names of every switch the search runs by itself, in table order (the techniques, then
+/// `luby`; not `cpsat`, which needs OR-tools).
 pub fn switch_names() -> Vec<&'static str> {
-    SWITCHES.iter().map(|s| s.name).collect()
+    SWITCHES
+        .iter()
+        .filter(|s| !s.external)
+        .map(|s| s.name)
+        .collect()
 }

@@ -1,8 +1,9 @@
 //! Restarts over a portfolio of policies with growing node budgets, sequential or on several
 //! threads; the answer is the same either way (the lowest-index decisive run of the earliest
-//! round wins).
+//! round wins). An [`ExternalMember`], when given, runs in every round too.
 
 use super::dfs::{Flow, RunLimits, Searcher, Stop};
+use super::external::{ExternalMember, MemberEnd};
 use super::instance::Instance;
 use super::observer::{RunObserver, RunSummary, SearchObserver};
 use super::options::SearchOptions;
@@ -10,23 +11,24 @@ use super::policy::NodePolicy;
 use super::schedule::budget;
 use super::state::State;
 use super::stats::SearchStats;
-use crate::outcome::Deadline;
+use crate::outcome::{Deadline, Infeasibility};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
 
 /// What the portfolio concluded.
 pub enum Verdict {
     /// Offsets of every buffer.
     Found(Vec<u64>),
-    /// A complete run found nothing: infeasible.
-    Exhausted,
+    /// Proven infeasible: a complete run found nothing, or the external member proved it.
+    Infeasible(Infeasibility),
     /// Time, node limit or cancellation.
     Limit,
 }
 
 enum RunEnd {
     Found(Vec<u64>),
-    Exhausted,
+    Infeasible(Infeasibility),
     Budget,
     Stopped,
     /// A run before it in the round decided first (threads only); its result is not needed.
@@ -49,6 +51,8 @@ pub struct RunSettings<'a> {
     /// The first policy's node budget per round, in multiples of the others' (1: plain round
     /// robin).
     pub lead: u64,
+    /// One more member of every round, before or after the policies as it asks.
+    pub external: Option<&'a dyn ExternalMember>,
 }
 
 /// One run's result: its index in the round, how it ended, its counters and its observer.
@@ -80,7 +84,7 @@ fn run_one(
     let observer = searcher.take_observer();
     let end = match flow {
         Flow::Found => RunEnd::Found(worker.state.solution.clone()),
-        Flow::Failed => RunEnd::Exhausted,
+        Flow::Failed => RunEnd::Infeasible(Infeasibility::Exhausted),
         Flow::Stop(Stop::Budget) => RunEnd::Budget,
         Flow::Stop(Stop::Outranked) => RunEnd::Outranked,
         Flow::Stop(_) => RunEnd::Stopped,
@@ -89,36 +93,56 @@ fn run_one(
     (end, stats, observer)
 }
 
+/// The runs of a round in order: the policies', with the external member's before them when it
+/// [runs first](ExternalMember::runs_first), else after them.
+fn in_run_order<T>(mut policies: Vec<T>, external: Option<(T, bool)>) -> Vec<T> {
+    match external {
+        Some((member, true)) => policies.insert(0, member),
+        Some((member, false)) => policies.push(member),
+        None => {}
+    }
+    policies
+}
+
+/// What each run of a round asks for, in run order: the first policy `lead` times `nodes`, the
+/// other policies `nodes`, the external member its own budget for `nodes`.
+fn wanted(
+    nodes: u64,
+    lead: u64,
+    policies: usize,
+    external: Option<&dyn ExternalMember>,
+) -> Vec<u64> {
+    let policy = |i| {
+        if i == 0 {
+            nodes.saturating_mul(lead.max(1))
+        } else {
+            nodes
+        }
+    };
+    in_run_order(
+        (0..policies).map(policy).collect(),
+        external.map(|m| (m.budget(nodes), m.runs_first())),
+    )
+}
+
 /// Each run's node budget in a round, fixed before the round starts so that threads and
 /// sequential runs agree; under a node limit, later runs get what earlier ones leave (exactly
 /// the limit). `None` when the limit is spent.
-fn round_budgets(
-    nodes: u64,
-    lead: u64,
-    runs: usize,
-    node_limit: Option<u64>,
-    spent: u64,
-) -> Option<Vec<u64>> {
+fn round_budgets(wanted: &[u64], node_limit: Option<u64>, spent: u64) -> Option<Vec<u64>> {
     let mut left = match node_limit {
         Some(limit) if spent >= limit => return None,
         Some(limit) => Some(limit - spent),
         None => None,
     };
-    let budgets = (0..runs)
-        .map(|i| {
-            let wanted = if i == 0 {
-                nodes.saturating_mul(lead.max(1))
-            } else {
-                nodes
-            };
-            match left.as_mut() {
-                Some(left) => {
-                    let granted = wanted.min(*left);
-                    *left -= granted;
-                    granted
-                }
-                None => wanted,
+    let budgets = wanted
+        .iter()
+        .map(|&wanted| match left.as_mut() {
+            Some(left) => {
+                let granted = wanted.min(*left);
+                *left -= granted;
+                granted
             }
+            None => wanted,
         })
         .collect();
     Some(budgets)
@@ -142,6 +166,9 @@ pub fn run(
     if !options.restarts {
         workers.truncate(1);
     }
+    let external = settings.external.filter(|_| options.restarts);
+    let first = external.is_some_and(|m| m.runs_first());
+    let external_at = external.map(|_| if first { 0 } else { workers.len() });
     let pool = (options.threads > 1).then(|| {
         rayon::ThreadPoolBuilder::new()
             .num_threads(options.threads)
@@ -156,22 +183,28 @@ pub fn run(
         } else {
             u64::MAX
         };
-        let Some(budgets) = round_budgets(
-            nodes,
-            settings.lead,
-            workers.len(),
-            settings.node_limit,
-            spent,
-        ) else {
+        let wanted = wanted(nodes, settings.lead, workers.len(), external);
+        let Some(budgets) = round_budgets(&wanted, settings.node_limit, spent) else {
             return Verdict::Limit;
         };
         let first_run = runs as u32;
-        let mut observers: Vec<Option<Box<dyn RunObserver>>> = (0..workers.len())
-            .map(|i| {
-                let observer = settings.observer.as_mut()?;
-                observer.run_observer(first_run + i as u32, &workers[i].policy.name())
+        let names = in_run_order(
+            workers.iter().map(|w| w.policy.name()).collect(),
+            external.map(|m| (m.name().to_string(), first)),
+        );
+        let policy_jobs = workers
+            .iter_mut()
+            .enumerate()
+            .map(|(i, worker)| {
+                let run = usize::from(first) + i;
+                let observer = settings
+                    .observer
+                    .as_mut()
+                    .and_then(|o| o.run_observer(first_run + run as u32, &names[run]));
+                Job::Policy(worker, observer)
             })
             .collect();
+        let jobs = in_run_order(policy_jobs, external.map(|m| (Job::External(m), first)));
         let round = Round {
             instance,
             options,
@@ -179,30 +212,37 @@ pub fn run(
             stop: settings.stop,
         };
         let results = match &pool {
-            Some(pool) => pool.install(|| round.parallel(&mut workers, &mut observers)),
-            None => round.sequential(&mut workers, &mut observers),
+            Some(pool) => pool.install(|| round.parallel(jobs)),
+            None => round.sequential(jobs),
         };
         for (i, end, run_stats, run_observer) in results {
             stats.add(&run_stats);
             if let Some(observer) = settings.observer.as_mut() {
                 let summary = RunSummary {
                     run: first_run + i as u32,
-                    policy: workers[i].policy.name(),
+                    policy: names[i].clone(),
                     stats: run_stats.clone(),
                 };
                 observer.on_run_end(&summary, run_observer);
             }
-            spent = spent.saturating_add(run_stats.nodes);
+            // The external member's work is its budget, counted when it runs to it.
+            spent = spent.saturating_add(if external_at != Some(i) {
+                run_stats.nodes
+            } else if matches!(end, RunEnd::Budget) {
+                budgets[i]
+            } else {
+                0
+            });
             runs += 1;
             stats.restarts = runs - 1;
             match end {
                 RunEnd::Found(offsets) => {
-                    stats.policy = Some(workers[i].policy.name());
+                    stats.policy = Some(names[i].clone());
                     return Verdict::Found(offsets);
                 }
-                RunEnd::Exhausted => {
-                    stats.policy = Some(workers[i].policy.name());
-                    return Verdict::Exhausted;
+                RunEnd::Infeasible(why) => {
+                    stats.policy = Some(names[i].clone());
+                    return Verdict::Infeasible(why);
                 }
                 RunEnd::Stopped => return Verdict::Limit,
                 RunEnd::Budget => {}
@@ -213,7 +253,13 @@ pub fn run(
     unreachable!("the round loop only ends by returning")
 }
 
-/// One round of the portfolio: every policy once, with its budget.
+/// One run of a round: a policy's search (with its observer), or the external member.
+enum Job<'w> {
+    Policy(&'w mut Worker, Option<Box<dyn RunObserver>>),
+    External(&'w dyn ExternalMember),
+}
+
+/// One round of the portfolio: every policy once and the external member, each with its budget.
 struct Round<'a> {
     instance: &'a Instance,
     options: &'a SearchOptions,
@@ -222,38 +268,75 @@ struct Round<'a> {
 }
 
 impl Round<'_> {
-    fn limits<'b>(
-        &'b self,
+    /// Runs job `i`; `outranked` (threads only) tells it when an earlier run of the round
+    /// decided.
+    fn run_job(
+        &self,
         i: usize,
-        outranked: Option<(&'b AtomicUsize, usize)>,
-    ) -> RunLimits<'b> {
-        RunLimits {
-            nodes: self.budgets[i],
-            stop: self.stop,
-            outranked,
+        job: Job<'_>,
+        outranked: Option<(&AtomicUsize, usize)>,
+    ) -> RunResult {
+        match job {
+            Job::Policy(worker, observer) => {
+                let limits = RunLimits {
+                    nodes: self.budgets[i],
+                    stop: self.stop,
+                    outranked,
+                };
+                let (end, stats, observer) =
+                    run_one(self.instance, self.options, worker, limits, observer);
+                (i, end, stats, observer)
+            }
+            Job::External(member) => {
+                let (end, stats) = self.run_external(member, self.budgets[i], outranked);
+                (i, end, stats, None)
+            }
         }
     }
 
-    /// The runs one after another, up to the first that decides or stops.
-    fn sequential(
+    /// One run of the external member: its wall time goes to `external_seconds`; an undecided
+    /// run ended by its budget unless the stop check fired.
+    fn run_external(
         &self,
-        workers: &mut [Worker],
-        observers: &mut [Option<Box<dyn RunObserver>>],
-    ) -> Vec<RunResult> {
+        member: &dyn ExternalMember,
+        budget: u64,
+        outranked: Option<(&AtomicUsize, usize)>,
+    ) -> (RunEnd, SearchStats) {
+        let is_outranked =
+            || outranked.is_some_and(|(decided, me)| decided.load(Ordering::Relaxed) < me);
+        if is_outranked() {
+            return (RunEnd::Outranked, SearchStats::default());
+        }
+        let start = Instant::now();
+        let stop = self.stop;
+        let end = member.run(budget, &|| stop.passed() || is_outranked());
+        let stats = SearchStats {
+            external_seconds: start.elapsed().as_secs_f64(),
+            ..SearchStats::default()
+        };
+        let end = match end {
+            MemberEnd::Found(offsets) => RunEnd::Found(offsets),
+            MemberEnd::Infeasible(why) => RunEnd::Infeasible(why),
+            MemberEnd::Undecided if is_outranked() => RunEnd::Outranked,
+            MemberEnd::Undecided if stop.passed() => RunEnd::Stopped,
+            MemberEnd::Undecided => RunEnd::Budget,
+        };
+        (end, stats)
+    }
+
+    /// The runs one after another, up to the first that decides or stops.
+    fn sequential(&self, jobs: Vec<Job<'_>>) -> Vec<RunResult> {
         let mut results = Vec::new();
-        for (i, w) in workers.iter_mut().enumerate() {
+        for (i, job) in jobs.into_iter().enumerate() {
             if self.budgets[i] == 0 {
                 continue;
             }
-            let (end, stats, observer) = run_one(
-                self.instance,
-                self.options,
-                w,
-                self.limits(i, None),
-                observers[i].take(),
+            let result = self.run_job(i, job, None);
+            let decisive = matches!(
+                result.1,
+                RunEnd::Found(_) | RunEnd::Infeasible(_) | RunEnd::Stopped
             );
-            let decisive = matches!(end, RunEnd::Found(_) | RunEnd::Exhausted | RunEnd::Stopped);
-            results.push((i, end, stats, observer));
+            results.push(result);
             if decisive {
                 break;
             }
@@ -264,26 +347,161 @@ impl Round<'_> {
     /// The runs on the pool's threads. The lowest index that decided this round stops later
     /// runs; earlier ones go on (one of them may still decide, and the earliest decisive run is
     /// the answer).
-    fn parallel(
-        &self,
-        workers: &mut [Worker],
-        observers: &mut [Option<Box<dyn RunObserver>>],
-    ) -> Vec<RunResult> {
+    fn parallel(&self, jobs: Vec<Job<'_>>) -> Vec<RunResult> {
         let decided = AtomicUsize::new(usize::MAX);
-        workers
-            .par_iter_mut()
-            .zip(observers.par_iter_mut())
+        jobs.into_par_iter()
             .enumerate()
             .filter(|(i, _)| self.budgets[*i] > 0)
-            .map(|(i, (w, observer))| {
-                let limits = self.limits(i, Some((&decided, i)));
-                let (end, stats, observer) =
-                    run_one(self.instance, self.options, w, limits, observer.take());
-                if matches!(end, RunEnd::Found(_) | RunEnd::Exhausted) {
+            .map(|(i, job)| {
+                let result = self.run_job(i, job, Some((&decided, i)));
+                if matches!(result.1, RunEnd::Found(_) | RunEnd::Infeasible(_)) {
                     decided.fetch_min(i, Ordering::Relaxed);
                 }
-                (i, end, stats, observer)
+                result
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{perfect, CutStyle, PerfectOptions};
+    use crate::search::strategy::Portfolio;
+    use std::sync::Mutex;
+
+    /// Proves "infeasible" once granted `threshold` node equivalents; records its budgets.
+    struct Oracle {
+        threshold: u64,
+        first: bool,
+        budgets: Mutex<Vec<u64>>,
+    }
+
+    impl ExternalMember for Oracle {
+        fn name(&self) -> &str {
+            "oracle"
+        }
+
+        fn budget(&self, nodes: u64) -> u64 {
+            2 * nodes
+        }
+
+        fn runs_first(&self) -> bool {
+            self.first
+        }
+
+        fn run(&self, budget: u64, _stop: &(dyn Fn() -> bool + Sync)) -> MemberEnd {
+            self.budgets.lock().unwrap().push(budget);
+            if budget >= self.threshold {
+                MemberEnd::Infeasible(Infeasibility::ProvenBySolver { solver: "oracle" })
+            } else {
+                MemberEnd::Undecided
+            }
+        }
+    }
+
+    /// A perfect packing the policies do not solve in the first rounds.
+    fn instance() -> Instance {
+        let options = PerfectOptions {
+            capacity: 1 << 20,
+            horizon: 1000,
+            buffers: 250,
+            style: CutStyle::NonGuillotine,
+            remove: 7,
+            alignment: 1024,
+        };
+        let (problem, _) = perfect(&options, 400);
+        Instance::new(&problem, 1 << 20)
+    }
+
+    /// The portfolio with the oracle on [`instance`]; also the budget unit (its free buffers).
+    fn search(
+        (threads, first): (usize, bool),
+        threshold: impl Fn(u64) -> u64,
+        node_limit: impl Fn(u64) -> Option<u64>,
+    ) -> (Verdict, SearchStats, Vec<u64>, u64) {
+        let instance = instance();
+        let unit = instance.free.len() as u64;
+        let (threshold, node_limit) = (threshold(unit), node_limit(unit));
+        let options = SearchOptions {
+            threads,
+            ..SearchOptions::default()
+        };
+        let oracle = Oracle {
+            threshold,
+            first,
+            budgets: Mutex::new(Vec::new()),
+        };
+        let settings = RunSettings {
+            stop: Deadline::none(),
+            node_limit,
+            observer: None,
+            lead: 1,
+            external: Some(&oracle),
+        };
+        let policies = Portfolio::round_robin(instance.free.len(), true).policies;
+        let mut stats = SearchStats::default();
+        let verdict = run(&instance, &options, policies, settings, &mut stats);
+        (verdict, stats, oracle.budgets.into_inner().unwrap(), unit)
+    }
+
+    #[test]
+    fn the_external_member_decides_in_its_round_with_any_thread_count() {
+        // Round r gives each policy 2^(r+1) units of nodes, the oracle twice that.
+        for threads in [1, 2] {
+            let (verdict, stats, budgets, unit) =
+                search((threads, false), |unit| 16 * unit, |_| None);
+            assert!(
+                matches!(
+                    verdict,
+                    Verdict::Infeasible(Infeasibility::ProvenBySolver { solver: "oracle" })
+                ),
+                "threads {threads}"
+            );
+            assert_eq!(stats.policy.as_deref(), Some("oracle"));
+            assert_eq!(
+                budgets,
+                [4 * unit, 8 * unit, 16 * unit],
+                "threads {threads}"
+            );
+            assert_eq!(stats.restarts, 14, "5 runs a round, the last one decides");
+        }
+    }
+
+    #[test]
+    fn a_node_limit_bounds_the_external_members_budget() {
+        // Round 0: 4 policies x 2 units, 4 for the oracle; round 1: 4 x 4 and 8; round 2: the
+        // 4 units left go to the policies first, none to the oracle (which does not run).
+        let (verdict, stats, budgets, unit) =
+            search((1, false), |_| u64::MAX, |unit| Some(40 * unit));
+        assert!(matches!(verdict, Verdict::Limit));
+        assert_eq!(budgets, [4 * unit, 8 * unit]);
+        // Each run also counts the node that hit its budget.
+        assert!(
+            stats.nodes + 12 * unit <= 40 * unit + stats.restarts + 1,
+            "{} nodes",
+            stats.nodes
+        );
+    }
+
+    #[test]
+    fn an_external_member_that_runs_first_decides_before_the_rounds_policies() {
+        for threads in [1, 2] {
+            let (verdict, stats, budgets, unit) =
+                search((threads, true), |unit| 16 * unit, |_| None);
+            assert!(
+                matches!(verdict, Verdict::Infeasible(_)),
+                "threads {threads}"
+            );
+            assert_eq!(
+                budgets,
+                [4 * unit, 8 * unit, 16 * unit],
+                "threads {threads}"
+            );
+            assert_eq!(
+                stats.restarts, 10,
+                "two rounds of 5 runs, then the oracle first"
+            );
+        }
     }
 }

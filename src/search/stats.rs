@@ -34,12 +34,18 @@ pub struct SearchStats {
     /// robin; 0 if the search did not run).
     #[serde(default)]
     pub lead: u64,
+    /// Wall-clock seconds spent in the external member of the rounds (CP-SAT with `--with
+    /// cpsat`; 0 without one).
+    #[serde(default)]
+    pub external_seconds: f64,
 }
 
 impl SearchStats {
-    /// Adds the work counters of `other` (nodes, backtracks, restarts, decompositions).
+    /// Adds the work counters of `other` (nodes, backtracks, decompositions, the external
+    /// member's seconds).
     pub(crate) fn add(&mut self, other: &SearchStats) {
         self.nodes += other.nodes;
+        self.external_seconds += other.external_seconds;
         self.minor_backtracks += other.minor_backtracks;
         self.major_backtracks += other.major_backtracks;
         self.decompositions += other.decompositions;

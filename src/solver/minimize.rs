@@ -63,6 +63,7 @@ pub(crate) fn minimize(
             },
             cancel,
             observer: None,
+            external: None,
         };
         let result = search::fit(problem, capacity, portfolio(), request);
         stats.add(&result.stats);

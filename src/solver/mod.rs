@@ -13,6 +13,7 @@
 //! assert!(result.solution.unwrap().peak(&problem) <= 12);
 //! ```
 
+mod cpsat_member;
 mod minimize;
 
 pub use minimize::DEFAULT_TIMEOUT as DEFAULT_MINIMIZE_TIMEOUT;
@@ -24,8 +25,11 @@ use crate::outcome::{trivially_infeasible, Deadline, Limits, Status};
 use crate::policy_spec::PolicySpec;
 use crate::problem::rules::RuleBreak;
 use crate::problem::{Problem, Solution};
-use crate::search::{self, FitRequest, Portfolio, SearchObserver, SearchOptions, SearchStats};
+use crate::search::{
+    self, ExternalMember, FitRequest, Portfolio, SearchObserver, SearchOptions, SearchStats,
+};
 use crate::validate::validate;
+use cpsat_member::CpSatMember;
 use std::fmt;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -284,6 +288,18 @@ impl Solver {
         }
     }
 
+    /// Whether what this solver needs is here: OR-tools' library when it runs CP-SAT
+    /// ([`Algorithm::CpSat`] or the `cpsat` switch of the search). [`Solver::solve`] gives the
+    /// same error; this lets a caller of many solves (e.g. an evaluation) stop before the first.
+    pub fn check_available(&self) -> Result<(), SolveError> {
+        let search_with_cpsat = self.algorithm == Algorithm::Search && self.options.cpsat;
+        if self.algorithm == Algorithm::CpSat || search_with_cpsat {
+            cpsat::library::shared()
+                .map_err(|why| SolveError::CpSat(CpSatError::Unavailable(why)))?;
+        }
+        Ok(())
+    }
+
     /// Solves `problem` for `goal`. The problem is checked first ([`Problem::check`] under the
     /// goal's capacity); a returned solution has passed the validator.
     pub fn solve(&self, problem: &Problem, goal: Goal) -> Result<Allocation, SolveError> {
@@ -339,7 +355,7 @@ impl Solver {
                 )
             }
             (Algorithm::Search, Goal::Fit(c)) => {
-                self.fit(problem, &timeline, c, observer, &mut allocation)
+                self.fit(problem, (&timeline, c, start), observer, &mut allocation)?
             }
             (Algorithm::Search, Goal::Minimize) => {
                 self.minimize(problem, &timeline, &mut allocation)
@@ -431,14 +447,19 @@ impl Solver {
         }
     }
 
+    /// The search's layout, if it found one (with CP-SAT in its rounds when the `cpsat` switch
+    /// is on; then an error when CP-SAT cannot run).
     fn fit(
         &self,
         problem: &Problem,
-        timeline: &Timeline,
-        capacity: u64,
+        (timeline, capacity, start): (&Timeline, u64, Instant),
         observer: Option<&mut dyn SearchObserver>,
         allocation: &mut Allocation,
-    ) -> Option<Solution> {
+    ) -> Result<Option<Solution>, SolveError> {
+        self.check_available()?;
+        let member = self
+            .cpsat_member(problem, (timeline, capacity, start))
+            .map_err(SolveError::CpSat)?;
         let (portfolio, warnings) = self.build_portfolio(problem.len());
         allocation.warnings = warnings;
         let request = FitRequest {
@@ -447,14 +468,35 @@ impl Solver {
             limits: self.limits,
             cancel: self.cancel.as_deref(),
             observer: observer.map(|o| o as &mut dyn SearchObserver),
+            external: member.as_ref().map(|m| m as &dyn ExternalMember),
         };
         let result = search::fit(problem, capacity, portfolio, request);
+        if let Some(member) = member {
+            allocation.cpsat = member.finish().map_err(SolveError::CpSat)?;
+        }
         allocation.status = result.outcome.status();
         allocation.search = Some(result.stats);
-        match result.outcome {
+        Ok(match result.outcome {
             search::Outcome::Found(solution) => Some(solution),
             _ => None,
+        })
+    }
+
+    /// CP-SAT for the search's rounds, when the `cpsat` switch is on (its library checked); none
+    /// when a cheap proof of infeasibility applies (the search gives it).
+    fn cpsat_member(
+        &self,
+        problem: &Problem,
+        (timeline, capacity, start): (&Timeline, u64, Instant),
+    ) -> Result<Option<CpSatMember<'_>>, CpSatError> {
+        if !self.options.cpsat {
+            return Ok(None);
         }
+        if trivially_infeasible(problem, capacity, timeline.load()).is_some() {
+            return Ok(None);
+        }
+        let limits = (self.limits.timeout, start);
+        CpSatMember::new(problem, capacity, self.seed, limits, self.cancel.as_deref()).map(Some)
     }
 
     fn minimize(
