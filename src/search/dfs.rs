@@ -90,6 +90,29 @@ pub struct Searcher<'a> {
     observer: Option<Box<dyn RunObserver>>,
     /// With the `part-cache` switch: the keys of independent parts refuted in this run.
     failed_parts: HashSet<Vec<u64>>,
+    /// With the `node-cache` switch: the keys of nodes refuted in this run.
+    failed_nodes: HashSet<u128>,
+}
+
+/// The most refuted nodes remembered per run.
+const NODE_CACHE_LIMIT: usize = 1_000_000;
+
+/// A 128-bit mix (two rounds of a multiply-xorshift), for order-free node keys.
+fn mix(x: u128) -> u128 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c834);
+    z = (z ^ (z >> 67)).wrapping_mul(0xbf58_476d_1ce4_e5b9_94d0_49bb_1331_11eb);
+    z = (z ^ (z >> 59)).wrapping_mul(0x94d0_49bb_1331_11eb_bf58_476d_1ce4_e5b9);
+    z ^ (z >> 71)
+}
+
+/// What zero-slack reasoning concluded at a node.
+enum Cover {
+    /// Branch over the candidates as usual.
+    Open,
+    /// This section's floor must be covered and cannot be: the node fails.
+    Impossible(usize),
+    /// Only the candidate at this index can cover a floor that must be covered.
+    Forced(usize),
 }
 
 /// The most refuted parts remembered per run (a bound on the cache's memory).
@@ -107,6 +130,7 @@ impl<'a> Searcher<'a> {
     ) -> Searcher<'a> {
         let n = instance.sizes.len();
         let counted = observer.is_some() || policy.reads_conflicts();
+        state.track_raised = options.overload;
         Searcher {
             instance,
             state,
@@ -125,6 +149,7 @@ impl<'a> Searcher<'a> {
             scratch: Scratch::default(),
             observer,
             failed_parts: HashSet::new(),
+            failed_nodes: HashSet::new(),
         }
     }
 
@@ -140,6 +165,14 @@ impl<'a> Searcher<'a> {
             && self
                 .state
                 .failing_section(self.instance, all, 0, true)
+                .is_some()
+        {
+            return Flow::Failed;
+        }
+        if self.options.overload
+            && self
+                .state
+                .overloaded_section(self.instance, all_sections(self.state))
                 .is_some()
         {
             return Flow::Failed;
@@ -290,6 +323,54 @@ impl<'a> Searcher<'a> {
         if let Some(stop) = self.tick() {
             return Flow::Stop(stop);
         }
+        let key = self
+            .options
+            .node_cache
+            .then(|| self.node_key(buffers, bound, bound_rank));
+        if let Some(key) = key {
+            if self.failed_nodes.contains(&key) {
+                self.stats.cache_hits += 1;
+                self.after_failure();
+                return Flow::Failed;
+            }
+        }
+        let flow = self.search_node(buffers, sections, bound, bound_rank, depth);
+        if flow == Flow::Failed {
+            if let Some(key) = key {
+                if self.failed_nodes.len() < NODE_CACHE_LIMIT {
+                    self.failed_nodes.insert(key);
+                }
+            }
+        }
+        flow
+    }
+
+    /// The key of a node: its part's unplaced buffers with their lowest offsets and ranks, the
+    /// canonical bound and the rank of the last placement. These decide the search below the
+    /// node (placed buffers act only through the lowest offsets; the ranks, which a part's
+    /// policy may change between visits, through the canonical order). A 128-bit hash of the
+    /// unordered set: two different nodes share a key with probability about 2^-128 per pair.
+    fn node_key(&self, buffers: &[u32], bound: u64, bound_rank: u32) -> u128 {
+        let mut key = mix(u128::from(bound) | u128::from(bound_rank) << 64);
+        for &b in buffers {
+            let b = b as usize;
+            if !self.state.is_placed(b) {
+                let rank_and_buffer = u128::from(self.ranks[b]) << 32 | b as u128;
+                key ^= mix(rank_and_buffer << 64 | u128::from(self.state.min_offsets[b]));
+            }
+        }
+        key
+    }
+
+    /// The search below a node (after the node cache).
+    fn search_node(
+        &mut self,
+        buffers: &[u32],
+        sections: Range<usize>,
+        bound: u64,
+        bound_rank: u32,
+        depth: u32,
+    ) -> Flow {
         let instance = self.instance;
         let canonical = self.options.canonical;
         // Forced placements of buffers no unplaced buffer overlaps, undone on return.
@@ -371,6 +452,13 @@ impl<'a> Searcher<'a> {
             if self.options.dominance && offset >= min_height {
                 continue;
             }
+            if self.options.twins {
+                let twin = self.instance.twin_before[b_idx];
+                if twin != u32::MAX && !self.state.is_placed(twin as usize) {
+                    // Twins are interchangeable: place them in index order.
+                    continue;
+                }
+            }
             candidates.push(Candidate {
                 buffer: b,
                 offset,
@@ -378,6 +466,24 @@ impl<'a> Searcher<'a> {
             });
         }
         candidates.sort_unstable_by_key(|c| (c.offset, c.rank));
+        // Zero slack: a section whose floor must be covered but cannot be fails the node; one
+        // that a single candidate can cover forces it.
+        let mut forced = false;
+        if self.options.zero_slack {
+            match self.zero_slack_cover(&candidates, &sections, (bound, bound_rank)) {
+                Cover::Open => {}
+                Cover::Impossible(s) => {
+                    self.scratch.pool.push(candidates);
+                    self.conflict_in_section(s);
+                    return Flow::Failed;
+                }
+                Cover::Forced(i) => {
+                    candidates.swap(0, i);
+                    candidates.truncate(1);
+                    forced = true;
+                }
+            }
+        }
         self.order(depth, unplaced, &mut candidates);
         let watched = self.watch_decision(depth, unplaced, &candidates);
         let mut flow = Flow::Failed;
@@ -385,7 +491,7 @@ impl<'a> Searcher<'a> {
         while next < candidates.len() {
             let c = candidates[next];
             let before = watched.then(|| self.counts());
-            let child = self.try_candidate(buffers, sections.clone(), c, depth);
+            let child = self.try_candidate(buffers, sections.clone(), c, depth, forced);
             if let Some(before) = before {
                 self.report_try(&c, before, child);
             }
@@ -475,13 +581,17 @@ impl<'a> Searcher<'a> {
     }
 
     /// Places candidate `c` below the node at `depth`, checks it and searches on; undoes it.
+    /// With `forced` (a zero-slack cover), the placement was not a choice among the candidates,
+    /// so the search below it places buffers at the same offset in any rank order.
     fn try_candidate(
         &mut self,
         buffers: &[u32],
         sections: Range<usize>,
         c: Candidate,
         depth: u32,
+        forced: bool,
     ) -> Flow {
+        let child_rank = if forced { 0 } else { c.rank };
         let instance = self.instance;
         let b = c.buffer as usize;
         let (canonical, inference) = (self.options.canonical, self.options.section_inference);
@@ -505,19 +615,22 @@ impl<'a> Searcher<'a> {
                     self.options.unplaced_floor,
                 );
                 let bound = if canonical { c.offset } else { 0 };
-                let failing = self.state.failing_section_after(
+                let mut failing = self.state.failing_section_after(
                     instance,
                     b,
                     sections.clone(),
                     bound,
                     inference,
                 );
+                if failing.is_none() && self.options.overload {
+                    failing = self.state.overloaded_after(instance, b, &sections, bound);
+                }
                 let flow = match failing {
                     Some(_) => Flow::Failed,
                     None if self.options.decomposition => {
-                        self.decompose(buffers, sections, b, c.offset, c.rank, depth)
+                        self.decompose(buffers, sections, b, c.offset, child_rank, depth)
                     }
-                    None => self.search(buffers, sections, c.offset, c.rank, depth + 1),
+                    None => self.search(buffers, sections, c.offset, child_rank, depth + 1),
                 };
                 self.state.undo(instance, b, mark);
                 if failing.is_none() {
@@ -530,6 +643,60 @@ impl<'a> Searcher<'a> {
         self.conflict_in_section(s);
         self.after_failure();
         Flow::Failed
+    }
+
+    /// Zero-slack reasoning at a node whose candidates are `candidates` (sorted by offset), after
+    /// a placement at `bound` with rank `bound_rank`. A section of `sections` whose floor (at
+    /// least `bound`) plus unplaced total is exactly the capacity has no room to waste: some
+    /// buffer must be placed exactly at its floor. Every later placement is at or above the
+    /// lowest candidate offset, so such a section whose floor lies below it cannot be completed,
+    /// nor one at it that no unplaced buffer can ever cover: only a buffer whose lowest offset
+    /// is that floor can (lowest offsets only rise, and past it), and the canonical order rules
+    /// out those of lower rank than the last placement at the bound. A floor that only one
+    /// buffer can cover forces it, if it is a candidate now (its index is returned).
+    fn zero_slack_cover(
+        &self,
+        candidates: &[Candidate],
+        sections: &Range<usize>,
+        (bound, bound_rank): (u64, u32),
+    ) -> Cover {
+        let Some(low) = candidates.first().map(|c| c.offset) else {
+            return Cover::Open;
+        };
+        let (instance, state) = (self.instance, &*self.state);
+        let canonical = self.options.canonical;
+        let mut cover = Cover::Open;
+        for s in sections.clone() {
+            let total = state.totals[s];
+            let floor = state.floors[s].max(bound);
+            if total == 0
+                || floor > low
+                || floor.saturating_add(total) != instance.capacity
+                || !instance.section_obstacles[s].is_empty()
+            {
+                continue;
+            }
+            if floor < low {
+                return Cover::Impossible(s);
+            }
+            let mut coverers = instance.members[s]
+                .iter()
+                .map(|&u| u as usize)
+                .filter(|&u| {
+                    !state.is_placed(u)
+                        && state.min_offsets[u] == low
+                        && !(canonical && low == bound && self.ranks[u] < bound_rank)
+                });
+            let Some(first) = coverers.next() else {
+                return Cover::Impossible(s);
+            };
+            if coverers.next().is_none() && matches!(cover, Cover::Open) {
+                if let Some(i) = candidates.iter().position(|c| c.buffer as usize == first) {
+                    cover = Cover::Forced(i);
+                }
+            }
+        }
+        cover
     }
 
     fn order(&mut self, depth: u32, unplaced: usize, candidates: &mut [Candidate]) {
@@ -598,6 +765,11 @@ impl<'a> Searcher<'a> {
         key.extend(range.clone().map(|s| self.state.floors[s]));
         key
     }
+}
+
+/// Every section of the run's timeline.
+fn all_sections(state: &State) -> Range<usize> {
+    0..state.floors.len()
 }
 
 /// The view of a node at `(depth, unplaced)` from the run's parts (a free function, so that a

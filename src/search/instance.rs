@@ -45,6 +45,27 @@ pub struct Instance {
     pub section_ends: Vec<u64>,
     /// The problem's largest `upper`.
     pub horizon: u64,
+    /// For each free buffer, the free buffer of lower index just before it among its twins
+    /// (same lifetime, size and alignment: interchangeable in any layout), or `u32::MAX`.
+    pub twin_before: Vec<u32>,
+}
+
+/// The twin lists of [`Instance::twin_before`]: each free buffer's previous twin by index.
+fn twins(problem: &Problem) -> Vec<u32> {
+    let mut last: std::collections::HashMap<(u64, u64, u64, u64), u32> =
+        std::collections::HashMap::new();
+    problem
+        .buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            if b.offset.is_some() {
+                return u32::MAX;
+            }
+            let class = (b.lower, b.upper, b.size, b.alignment);
+            last.insert(class, i as u32).unwrap_or(u32::MAX)
+        })
+        .collect()
 }
 
 impl Instance {
@@ -141,6 +162,7 @@ impl Instance {
             section_starts: timeline.starts.clone(),
             section_ends: timeline.ends.clone(),
             horizon: problem.horizon(),
+            twin_before: twins(problem),
         }
     }
 

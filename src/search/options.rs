@@ -17,14 +17,28 @@ pub enum Schedule {
 /// The switches of the hybrid search. Each is on by default exactly where measurement showed it
 /// helps (benches/RESULTS.md has the ablation).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SearchOptions {
     /// Canonical placements: offsets never decrease along a search path (ties by static rank),
     /// so each packing is reached once.
     pub canonical: bool,
     /// Dominance: never place a buffer at or above the lowest end of another unplaced buffer.
     pub dominance: bool,
+    /// Zero-slack reasoning: a section with no room to waste (its floor plus its unplaced sizes
+    /// is the capacity) must have a buffer placed exactly at its floor; fail when no candidate
+    /// can cover such a floor, place at once the only one that can.
+    pub zero_slack: bool,
+    /// Twin symmetry: buffers with the same lifetime, size and alignment are interchangeable,
+    /// so they are placed in index order (each only once its previous twin is placed).
+    pub twins: bool,
     /// Section inference: fail when a section's floor plus its unplaced sizes exceed the capacity.
     pub section_inference: bool,
+    /// Overload check: fail when a section's unplaced buffers, packed bottom-up in order of
+    /// their lowest offsets, end above the capacity (for some threshold `t`, the buffers that
+    /// cannot start below `t` need more than `capacity - t`). Off by default: on
+    /// tight-validation it decides as many problems as without it (one won, one lost) and
+    /// makes nodes up to 8 times as slow where many buffers share a section.
+    pub overload: bool,
     /// Raise a section's floor to the lowest offset any of its unplaced buffers can take.
     pub unplaced_floor: bool,
     /// Solve independent partitions separately, at the start and whenever placements cut time.
@@ -35,6 +49,9 @@ pub struct SearchOptions {
     /// and section floors) and fail at once when the same part comes back after a decomposition.
     /// Off by default.
     pub part_cache: bool,
+    /// Remember every node a run has refuted (its part's unplaced buffers with their lowest
+    /// offsets, and the canonical bound) and fail at once when the same node comes back.
+    pub node_cache: bool,
     /// Conflict-driven prioritisation: buffers in failing sections gain activity (decaying, as
     /// in VSIDS) and are tried earlier at nodes; activity persists across restarts.
     pub conflict_boost: bool,
@@ -67,11 +84,15 @@ impl Default for SearchOptions {
         SearchOptions {
             canonical: true,
             dominance: true,
+            zero_slack: true,
+            twins: true,
             section_inference: true,
+            overload: false,
             unplaced_floor: true,
             decomposition: true,
             forced_isolated: true,
             part_cache: false,
+            node_cache: true,
             conflict_boost: true,
             major_backtrack: false,
             restarts: true,
@@ -114,7 +135,7 @@ macro_rules! switch {
 }
 
 /// Every switch of [`SearchOptions`], in the order of the ablation table.
-pub const SWITCHES: [Switch; 14] = [
+pub const SWITCHES: [Switch; 18] = [
     switch!(
         "canonical",
         canonical,
@@ -126,9 +147,24 @@ pub const SWITCHES: [Switch; 14] = [
         "skip candidates above another buffer's lowest end"
     ),
     switch!(
+        "zero-slack",
+        zero_slack,
+        "a section without slack must have its floor covered"
+    ),
+    switch!(
+        "twins",
+        twins,
+        "place interchangeable buffers in index order only"
+    ),
+    switch!(
         "section-inference",
         section_inference,
         "fail when a section's load cannot fit"
+    ),
+    switch!(
+        "overload",
+        overload,
+        "fail when a section's buffers, packed from their lowest offsets, overflow (off by default)"
     ),
     switch!(
         "unplaced-floor",
@@ -149,6 +185,11 @@ pub const SWITCHES: [Switch; 14] = [
         "part-cache",
         part_cache,
         "fail at once on an independent part refuted before (off by default)"
+    ),
+    switch!(
+        "node-cache",
+        node_cache,
+        "fail at once on a node refuted before in the run"
     ),
     switch!(
         "conflict-boost",

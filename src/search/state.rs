@@ -43,6 +43,15 @@ pub struct State {
     affected: Vec<u32>,
     stamp: Vec<u32>,
     epoch: u32,
+    /// Whether [`State::place`] collects the sections of the buffers whose lowest offset it
+    /// raised (for the overload check).
+    pub track_raised: bool,
+    /// The sections of the buffers whose lowest offset the last placement raised.
+    raised: Vec<u32>,
+    /// The epoch at which each section last entered `raised`.
+    raised_stamp: Vec<u32>,
+    /// The unplaced (lowest offset, size) pairs of a section, reused by the overload check.
+    overload_scratch: Vec<(u64, u64)>,
 }
 
 impl State {
@@ -87,6 +96,10 @@ impl State {
             affected: Vec::new(),
             stamp: vec![0; instance.members.len()],
             epoch: 0,
+            track_raised: false,
+            raised: Vec::new(),
+            raised_stamp: vec![0; instance.members.len()],
+            overload_scratch: Vec::new(),
         };
         for s in 0..instance.members.len() {
             state.floors[s] = state.lowest_unplaced_offset(instance, s).unwrap_or(0);
@@ -123,9 +136,11 @@ impl State {
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
             self.stamp.iter_mut().for_each(|s| *s = 0);
+            self.raised_stamp.iter_mut().for_each(|s| *s = 0);
             self.epoch = 1;
         }
         self.affected.clear();
+        self.raised.clear();
         let range = instance.sections[buffer].clone();
         if unplaced_floor {
             // The placed buffer's own sections lose a member: recompute their floors.
@@ -161,6 +176,14 @@ impl State {
                     }
                 }
             }
+            if self.track_raised && min != old {
+                for s in instance.sections[u].clone() {
+                    if self.raised_stamp[s] != self.epoch {
+                        self.raised_stamp[s] = self.epoch;
+                        self.raised.push(s as u32);
+                    }
+                }
+            }
             self.min_offsets[u] = min;
         }
         for s in range.clone() {
@@ -182,14 +205,12 @@ impl State {
             let affected = std::mem::take(&mut self.affected);
             for &s in &affected {
                 let s = s as usize;
-                if let Some(lowest) = self.lowest_unplaced_offset(instance, s) {
-                    if lowest > self.floors[s] {
-                        self.trail.push(Change::Floor {
-                            section: s as u32,
-                            floor: self.floors[s],
-                        });
-                        self.floors[s] = lowest;
-                    }
+                if let Some(lowest) = self.raised_floor(instance, s) {
+                    self.trail.push(Change::Floor {
+                        section: s as u32,
+                        floor: self.floors[s],
+                    });
+                    self.floors[s] = lowest;
                 }
             }
             self.affected = affected;
@@ -223,6 +244,25 @@ impl State {
         self.offsets[buffer] = UNPLACED;
     }
 
+    /// The lowest `min_offset` among the unplaced buffers of section `s` if it lies above the
+    /// section's floor (`None` as soon as one unplaced buffer sits at or below the floor, or if
+    /// none is unplaced).
+    fn raised_floor(&self, instance: &Instance, s: usize) -> Option<u64> {
+        let floor = self.floors[s];
+        let mut lowest = u64::MAX;
+        for &u in &instance.members[s] {
+            let u = u as usize;
+            if self.offsets[u] == UNPLACED {
+                let min = self.min_offsets[u];
+                if min <= floor {
+                    return None;
+                }
+                lowest = lowest.min(min);
+            }
+        }
+        (lowest != u64::MAX).then_some(lowest)
+    }
+
     /// The lowest `min_offset` among the unplaced buffers of section `s`.
     fn lowest_unplaced_offset(&self, instance: &Instance, s: usize) -> Option<u64> {
         instance.members[s]
@@ -249,6 +289,85 @@ impl State {
         need > instance.capacity
             || (!instance.section_obstacles[s].is_empty()
                 && need.saturating_add(instance.obstacle_bytes_above(s, floor)) > instance.capacity)
+    }
+
+    /// Overload check of section `s` (a clique of buffers live at once, so their address
+    /// ranges must be disjoint): packed bottom-up in order of their lowest offsets (each at least
+    /// `bound`), do its unplaced buffers end above the capacity? That order gives the lowest
+    /// possible top (one machine with release dates), so if it overflows, every packing does:
+    /// for some threshold `t`, the buffers that cannot start below `t` need more than
+    /// `capacity - t`. Sections with fixed buffers are not checked.
+    fn section_overloaded(&mut self, instance: &Instance, s: usize, bound: u64) -> bool {
+        let total = self.totals[s];
+        if total == 0 || !instance.section_obstacles[s].is_empty() {
+            return false;
+        }
+        let members = &instance.members[s];
+        let highest = members
+            .iter()
+            .filter(|&&u| self.offsets[u as usize] == UNPLACED)
+            .map(|&u| self.min_offsets[u as usize])
+            .max()
+            .unwrap_or(0)
+            .max(bound);
+        // The top of any bottom-up packing is at most the highest start plus the total.
+        if highest.saturating_add(total) <= instance.capacity {
+            return false;
+        }
+        let mut pairs = std::mem::take(&mut self.overload_scratch);
+        pairs.clear();
+        pairs.extend(
+            members
+                .iter()
+                .filter(|&&u| self.offsets[u as usize] == UNPLACED)
+                .map(|&u| {
+                    let u = u as usize;
+                    (self.min_offsets[u].max(bound), instance.sizes[u])
+                }),
+        );
+        pairs.sort_unstable();
+        let mut top = 0u64;
+        let mut over = false;
+        for &(start, size) in &pairs {
+            top = top.max(start).saturating_add(size);
+            if top > instance.capacity {
+                over = true;
+                break;
+            }
+        }
+        self.overload_scratch = pairs;
+        over
+    }
+
+    /// The first section of `sections` that fails the overload check (used at the root).
+    pub fn overloaded_section(
+        &mut self,
+        instance: &Instance,
+        sections: std::ops::Range<usize>,
+    ) -> Option<usize> {
+        sections
+            .into_iter()
+            .find(|&s| self.section_overloaded(instance, s, 0))
+    }
+
+    /// The overload check after placing `buffer` (each section's order bound raised to
+    /// `bound`): only the placed buffer's sections and those of the buffers whose lowest offset
+    /// it raised can newly fail (a raised bound alone is covered by section inference).
+    pub fn overloaded_after(
+        &mut self,
+        instance: &Instance,
+        buffer: usize,
+        sections: &std::ops::Range<usize>,
+        bound: u64,
+    ) -> Option<usize> {
+        let raised = std::mem::take(&mut self.raised);
+        let found = instance.sections[buffer]
+            .clone()
+            .chain(raised.iter().map(|&s| s as usize))
+            .filter(|s| sections.contains(s))
+            .find(|&s| self.section_overloaded(instance, s, bound));
+        self.raised = raised;
+        found
     }
 
     /// Section inference over every section of `sections` (used at the root of a run).

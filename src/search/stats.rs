@@ -13,6 +13,9 @@ pub struct SearchStats {
     pub major_backtracks: u64,
     /// Restarts (runs after the first).
     pub restarts: u64,
+    /// Nodes refuted at once by the node cache.
+    #[serde(default)]
+    pub cache_hits: u64,
     /// Times a placement cut the timeline into independent parts.
     pub decompositions: u64,
     /// The policy that produced the answer, if the search ran.
@@ -49,5 +52,6 @@ impl SearchStats {
         self.minor_backtracks += other.minor_backtracks;
         self.major_backtracks += other.major_backtracks;
         self.decompositions += other.decompositions;
+        self.cache_hits += other.cache_hits;
     }
 }
