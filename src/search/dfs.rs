@@ -90,11 +90,12 @@ pub struct Searcher<'a> {
     observer: Option<Box<dyn RunObserver>>,
     /// With the `part-cache` switch: the keys of independent parts refuted in this run.
     failed_parts: HashSet<Vec<u64>>,
-    /// With the `node-cache` switch: the keys of nodes refuted in this run.
-    failed_nodes: HashSet<u128>,
+    /// With the `node-cache` switch: the keys of the nodes refuted so far by this policy's
+    /// runs (kept across its restarts).
+    failed_nodes: &'a mut HashSet<u128>,
 }
 
-/// The most refuted nodes remembered per run.
+/// The most refuted nodes a policy's node cache holds (about 20 MB).
 const NODE_CACHE_LIMIT: usize = 1_000_000;
 
 /// A 128-bit mix (two rounds of a multiply-xorshift), for order-free node keys.
@@ -127,6 +128,7 @@ impl<'a> Searcher<'a> {
         policy: &'a mut dyn NodePolicy,
         limits: RunLimits<'a>,
         observer: Option<Box<dyn RunObserver>>,
+        failed_nodes: &'a mut HashSet<u128>,
     ) -> Searcher<'a> {
         let n = instance.sizes.len();
         let counted = observer.is_some() || policy.reads_conflicts();
@@ -149,7 +151,7 @@ impl<'a> Searcher<'a> {
             scratch: Scratch::default(),
             observer,
             failed_parts: HashSet::new(),
-            failed_nodes: HashSet::new(),
+            failed_nodes,
         }
     }
 
@@ -337,9 +339,11 @@ impl<'a> Searcher<'a> {
         let flow = self.search_node(buffers, sections, bound, bound_rank, depth);
         if flow == Flow::Failed {
             if let Some(key) = key {
-                if self.failed_nodes.len() < NODE_CACHE_LIMIT {
-                    self.failed_nodes.insert(key);
+                if self.failed_nodes.len() >= NODE_CACHE_LIMIT {
+                    // Full: start again, keeping the memory bounded and the newest keys.
+                    self.failed_nodes.clear();
                 }
+                self.failed_nodes.insert(key);
             }
         }
         flow
@@ -646,14 +650,15 @@ impl<'a> Searcher<'a> {
     }
 
     /// Zero-slack reasoning at a node whose candidates are `candidates` (sorted by offset), after
-    /// a placement at `bound` with rank `bound_rank`. A section of `sections` whose floor (at
-    /// least `bound`) plus unplaced total is exactly the capacity has no room to waste: some
-    /// buffer must be placed exactly at its floor. Every later placement is at or above the
-    /// lowest candidate offset, so such a section whose floor lies below it cannot be completed,
-    /// nor one at it that no unplaced buffer can ever cover: only a buffer whose lowest offset
-    /// is that floor can (lowest offsets only rise, and past it), and the canonical order rules
-    /// out those of lower rank than the last placement at the bound. A floor that only one
-    /// buffer can cover forces it, if it is a candidate now (its index is returned).
+    /// a placement at `bound` with rank `bound_rank`. Every later placement is at or above the
+    /// lowest candidate offset `low`, so each section of `sections` whose floor is at most `low`
+    /// must fit its unplaced buffers into `[low, capacity)`; its slack is what is left over. Only
+    /// a buffer whose lowest offset is `low` can ever start there (lowest offsets only rise, and
+    /// past `low` once a neighbour is placed), and the canonical order rules out those of lower
+    /// rank than the last placement at the bound: these are the covers of `low`. Leaving `low`
+    /// uncovered wastes at least the distance to the section's next possible start, so when
+    /// that exceeds the slack, a section without covers fails the node, and a section without
+    /// slack and with one cover forces it, if it is a candidate now (its index is returned).
     fn zero_slack_cover(
         &self,
         candidates: &[Candidate],
@@ -669,29 +674,41 @@ impl<'a> Searcher<'a> {
         for s in sections.clone() {
             let total = state.totals[s];
             let floor = state.floors[s].max(bound);
-            if total == 0
-                || floor > low
-                || floor.saturating_add(total) != instance.capacity
-                || !instance.section_obstacles[s].is_empty()
-            {
+            if total == 0 || floor > low || !instance.section_obstacles[s].is_empty() {
                 continue;
             }
-            if floor < low {
-                return Cover::Impossible(s);
-            }
-            let mut coverers = instance.members[s]
-                .iter()
-                .map(|&u| u as usize)
-                .filter(|&u| {
-                    !state.is_placed(u)
-                        && state.min_offsets[u] == low
-                        && !(canonical && low == bound && self.ranks[u] < bound_rank)
-                });
-            let Some(first) = coverers.next() else {
+            // Nothing goes below `low` any more: the room left above it.
+            let Some(slack) = instance.capacity.checked_sub(low.saturating_add(total)) else {
                 return Cover::Impossible(s);
             };
-            if coverers.next().is_none() && matches!(cover, Cover::Open) {
-                if let Some(i) = candidates.iter().position(|c| c.buffer as usize == first) {
+            // Covers of the floor: buffers at it that the canonical order still allows there.
+            // Any other buffer of the section starts above it (a lowest offset below `low`
+            // jumps past it once a neighbour is placed), the nearest at `next`.
+            let (mut covers, mut only, mut next) = (0u32, usize::MAX, u64::MAX);
+            for &u in &instance.members[s] {
+                let u = u as usize;
+                if state.is_placed(u) {
+                    continue;
+                }
+                let min = state.min_offsets[u];
+                let allowed = !(canonical && low == bound && self.ranks[u] < bound_rank);
+                if min == low && allowed {
+                    covers += 1;
+                    only = u;
+                } else {
+                    next = next.min(min.max(low + 1));
+                }
+            }
+            // Leaving the floor uncovered wastes at least `next - low` bytes.
+            let must_cover = next.saturating_sub(low) > slack;
+            if !must_cover {
+                continue;
+            }
+            if covers == 0 {
+                return Cover::Impossible(s);
+            }
+            if covers == 1 && slack == 0 && matches!(cover, Cover::Open) {
+                if let Some(i) = candidates.iter().position(|c| c.buffer as usize == only) {
                     cover = Cover::Forced(i);
                 }
             }

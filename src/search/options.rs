@@ -24,9 +24,10 @@ pub struct SearchOptions {
     pub canonical: bool,
     /// Dominance: never place a buffer at or above the lowest end of another unplaced buffer.
     pub dominance: bool,
-    /// Zero-slack reasoning: a section with no room to waste (its floor plus its unplaced sizes
-    /// is the capacity) must have a buffer placed exactly at its floor; fail when no candidate
-    /// can cover such a floor, place at once the only one that can.
+    /// Zero-slack reasoning: nothing goes below the lowest candidate offset any more, so a
+    /// section that cannot afford to leave that offset uncovered (its slack above it is smaller
+    /// than the gap to its next possible start) fails when no buffer can cover it; one without
+    /// slack and a single candidate to cover it places that candidate at once.
     pub zero_slack: bool,
     /// Twin symmetry: buffers with the same lifetime, size and alignment are interchangeable,
     /// so they are placed in index order (each only once its previous twin is placed).
@@ -49,8 +50,9 @@ pub struct SearchOptions {
     /// and section floors) and fail at once when the same part comes back after a decomposition.
     /// Off by default.
     pub part_cache: bool,
-    /// Remember every node a run has refuted (its part's unplaced buffers with their lowest
-    /// offsets, and the canonical bound) and fail at once when the same node comes back.
+    /// Remember every node a policy's runs have refuted (its part's unplaced buffers with their
+    /// lowest offsets and ranks, and the canonical bound; kept across the policy's restarts, at
+    /// most a million keys) and fail at once when the same node comes back.
     pub node_cache: bool,
     /// Conflict-driven prioritisation: buffers in failing sections gain activity (decaying, as
     /// in VSIDS) and are tried earlier at nodes; activity persists across restarts.

@@ -13,6 +13,7 @@ use super::state::State;
 use super::stats::SearchStats;
 use crate::outcome::{Deadline, Infeasibility};
 use rayon::prelude::*;
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -38,6 +39,9 @@ enum RunEnd {
 struct Worker {
     policy: Box<dyn NodePolicy>,
     state: State,
+    /// The node cache of this policy's runs: a key decides the search below its node whatever
+    /// run meets it (it includes the ranks), so a restart skips what earlier runs refuted.
+    failed_nodes: HashSet<u128>,
 }
 
 /// The limits of a portfolio, and who watches it.
@@ -78,6 +82,7 @@ fn run_one(
         worker.policy.as_mut(),
         limits,
         observer,
+        &mut worker.failed_nodes,
     );
     let flow = searcher.run();
     let stats = searcher.stats.clone();
@@ -161,6 +166,7 @@ pub fn run(
         .map(|policy| Worker {
             policy,
             state: State::new(instance),
+            failed_nodes: HashSet::new(),
         })
         .collect();
     if !options.restarts {
