@@ -59,8 +59,8 @@ pub struct SearchOptions {
     pub conflict_boost: bool,
     /// Major backtracks: after a growing number of failures, jump back to the earliest placement
     /// involved in the last conflict and re-explore its subtree with the new priorities.
-    /// Off by default: on the hard set it takes 2.4x the nodes and 2.4x the time
-    /// (benches/RESULTS.md).
+    /// Off by default: on the hard set it took 2.4x the nodes and the time before the node
+    /// cache, and is about even with it (benches/RESULTS.md, the ablation).
     pub major_backtrack: bool,
     /// Restarts over a portfolio of policies with growing node budgets (off: one complete run of
     /// the first policy).
