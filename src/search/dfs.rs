@@ -166,7 +166,7 @@ impl<'a> Searcher<'a> {
         if self.options.section_inference
             && self
                 .state
-                .failing_section(self.instance, all, 0, true)
+                .failing_section(self.instance, all.clone(), 0, true)
                 .is_some()
         {
             return Flow::Failed;
@@ -174,14 +174,12 @@ impl<'a> Searcher<'a> {
         if self.options.overload
             && self
                 .state
-                .overloaded_section(self.instance, all_sections(self.state))
+                .overloaded_section(self.instance, all.clone())
                 .is_some()
         {
             return Flow::Failed;
         }
-        for (buffers, sections) in
-            self.partitions(&self.instance.free_u32(), 0..self.state.floors.len())
-        {
+        for (buffers, sections) in self.partitions(&self.instance.free_u32(), all) {
             loop {
                 let flow = self.sub_solve(buffers.clone(), sections.clone(), 0);
                 self.majors.unwind_request = None;
@@ -782,11 +780,6 @@ impl<'a> Searcher<'a> {
         key.extend(range.clone().map(|s| self.state.floors[s]));
         key
     }
-}
-
-/// Every section of the run's timeline.
-fn all_sections(state: &State) -> Range<usize> {
-    0..state.floors.len()
 }
 
 /// The view of a node at `(depth, unplaced)` from the run's parts (a free function, so that a

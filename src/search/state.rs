@@ -102,7 +102,8 @@ impl State {
             overload_scratch: Vec::new(),
         };
         for s in 0..instance.members.len() {
-            state.floors[s] = state.lowest_unplaced_offset(instance, s).unwrap_or(0);
+            // Floors start at 0: the lowest offset of the section's unplaced buffers, if higher.
+            state.floors[s] = state.raised_floor(instance, s).unwrap_or(0);
         }
         state
     }
@@ -261,15 +262,6 @@ impl State {
             }
         }
         (lowest != u64::MAX).then_some(lowest)
-    }
-
-    /// The lowest `min_offset` among the unplaced buffers of section `s`.
-    fn lowest_unplaced_offset(&self, instance: &Instance, s: usize) -> Option<u64> {
-        instance.members[s]
-            .iter()
-            .filter(|&&u| self.offsets[u as usize] == UNPLACED)
-            .map(|&u| self.min_offsets[u as usize])
-            .min()
     }
 
     /// Whether section `s` breaks the capacity with its floor raised to at least `bound`:
