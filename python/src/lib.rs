@@ -39,8 +39,10 @@ pub(crate) fn error(message: impl std::fmt::Display) -> PyErr {
 }
 
 /// Issues `message` as a [`TelamallocWarning`] (Python's `warnings` machinery decides whether it
-/// shows, and may turn it into an exception).
+/// shows, and may turn it into an exception), without the `warning: ` the library's messages may
+/// start with for the command line.
 pub(crate) fn warn(py: Python<'_>, message: &str) -> PyResult<()> {
+    let message = message.strip_prefix("warning: ").unwrap_or(message);
     let text = CString::new(message.replace('\0', " ")).unwrap_or_default();
     PyErr::warn(py, &py.get_type::<TelamallocWarning>(), &text, 1)
 }

@@ -22,13 +22,14 @@ import telamalloc
 
 problem = telamalloc.read_csv(sys.argv[1])
 options = json.loads(sys.argv[2])
+delay = float(sys.argv[3])
 sent = []
 
 def interrupt():
     sent.append(time.perf_counter())
     os.kill(os.getpid(), signal.SIGINT)
 
-timer = threading.Timer(0.3, interrupt)
+timer = threading.Timer(delay, interrupt)
 timer.start()
 start = time.perf_counter()
 try:
@@ -40,9 +41,10 @@ except KeyboardInterrupt:
 """
 
 
-def interrupted(options: dict) -> dict:
+def interrupted(options: dict, delay: float = 0.31) -> dict:
+    """Runs a solve in a child process that sends itself SIGINT after `delay` seconds."""
     ran = subprocess.run(
-        [sys.executable, "-c", CHILD, str(HARD), json.dumps(options)],
+        [sys.executable, "-c", CHILD, str(HARD), json.dumps(options), str(delay)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -58,10 +60,12 @@ def interrupted(options: dict) -> dict:
 
 
 def test_ctrl_c_cancels_a_search_within_a_tenth_of_a_second():
-    latencies = [interrupted({})["latency"] for _ in range(3)]
-    assert min(latencies) < 0.1, latencies
-    # Generous for a loaded machine; typical is a few milliseconds.
-    assert max(latencies) < 0.5, latencies
+    # Signals at different phases of the 20 ms poll: the latency is up to the poll plus the
+    # search's reaction to its cancel flag (about 1 ms).
+    latencies = sorted(interrupted({}, delay)["latency"] for delay in (0.303, 0.311, 0.319))
+    assert latencies[1] < 0.1, latencies
+    # Generous for a loaded machine.
+    assert latencies[-1] < 0.5, latencies
 
 
 def test_ctrl_c_cancels_minimize_and_parallel_search():

@@ -166,3 +166,12 @@ def test_problem_properties():
     assert bigger.capacity == 100 and problem.capacity == 12
     assert bigger.with_capacity(None).capacity is None
     assert "5 buffers" in repr(problem)
+
+
+def test_a_learned_policy_without_its_model_warns_and_runs_the_fixed_one(tmp_path):
+    problem = telamalloc.read_csv(EXAMPLES / "tiny.12.csv")
+    missing = tmp_path / "missing.json"
+    with pytest.warns(telamalloc.TelamallocWarning, match="^learned policy: .*fixed policy"):
+        result = telamalloc.solve(problem, policy=str(missing))
+    assert result.solved
+    assert result.warnings and result.warnings[0].startswith("warning: learned policy: ")
