@@ -39,11 +39,18 @@ def test_the_stubs_cover_the_module_and_nothing_else():
     public = {name for name in dir(native) if not name.startswith("_")} | {"__version__"}
     assert stubbed == public
     assert set(telamalloc.__all__) == public
+    exported = next(
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "__all__"
+    )
+    assert set(ast.literal_eval(exported)) == set(native.__all__) == public
     assert Path(telamalloc.__file__).with_name("py.typed").exists()
 
 
 def _arguments(function: ast.FunctionDef) -> list[str]:
-    return [a.arg for a in function.args.args if a.arg != "self"]
+    arguments = function.args.posonlyargs + function.args.args
+    return [a.arg for a in arguments if a.arg not in ("self", "cls")]
 
 
 def test_the_stubbed_signatures_match():
@@ -62,8 +69,8 @@ def test_the_stubbed_signatures_match():
             if properties:
                 assert isinstance(inspect.getattr_static(cls, method.name), type(native.Buffer.id))
                 continue
-            target = cls if method.name == "__init__" else getattr(cls, method.name)
-            if method.name.startswith("__") and method.name != "__init__":
+            if method.name.startswith("__") and method.name != "__new__":
                 continue
+            target = cls if method.name == "__new__" else getattr(cls, method.name)
             real = [p for p in inspect.signature(target).parameters if p != "self"]
             assert _arguments(method) == real, f"{node.name}.{method.name}"

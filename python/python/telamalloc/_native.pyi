@@ -8,6 +8,23 @@ import numpy as np
 import numpy.typing as npt
 
 __version__: str
+__all__ = [
+    "Allocation",
+    "Buffer",
+    "Problem",
+    "Report",
+    "TelamallocError",
+    "TelamallocWarning",
+    "__version__",
+    "algorithms",
+    "import_model",
+    "plot",
+    "read_csv",
+    "read_solution",
+    "solve",
+    "validate",
+    "write_csv",
+]
 
 _Path = Union[str, os.PathLike[str]]
 _IntArray = Union[npt.NDArray[np.integer], Sequence[int]]
@@ -33,15 +50,15 @@ class Buffer:
     ``alignment`` (a power of two); ``offset`` fixes its address. Raises ``TelamallocError``
     when it breaks a rule."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         id: str,
         lower: int,
         upper: int,
         size: int,
         alignment: int = 1,
         offset: int | None = None,
-    ) -> None: ...
+    ) -> Buffer: ...
     @property
     def id(self) -> str:
         """The caller's name for the buffer."""
@@ -60,14 +77,14 @@ class Buffer:
     @property
     def offset(self) -> int | None:
         """The fixed offset, or None when the allocator chooses."""
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
 
 @final
 class Problem:
     """Buffers and, optionally, the capacity to fit; checked by the library's rules when made
     (a broken rule raises ``TelamallocError`` naming ``buffers[i]`` and the field)."""
 
-    def __init__(self, buffers: Iterable[_BufferLike], capacity: int | None = None) -> None: ...
+    def __new__(cls, buffers: Iterable[_BufferLike], capacity: int | None = None) -> Problem: ...
     @staticmethod
     def from_arrays(
         lower: _IntArray,
@@ -95,8 +112,8 @@ class Problem:
     def horizon(self) -> int:
         """The largest ``upper`` of any buffer."""
     def __len__(self) -> int: ...
-    def __getitem__(self, index: int) -> Buffer: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __getitem__(self, index: int, /) -> Buffer: ...
+    def __eq__(self, other: object, /) -> bool: ...
 
 @final
 class Allocation:
