@@ -1,0 +1,292 @@
+//! `Buffer` and `Problem`: the library's problem model, checked by its rules when made.
+
+use crate::columns::{column, optional_column};
+use crate::error;
+use pyo3::exceptions::{PyIndexError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyString, PyTuple};
+use telamalloc::analysis::Timeline;
+
+/// One buffer to place: live over the half-open time interval ``[lower, upper)``, ``size`` bytes
+/// long, at an offset that is a multiple of ``alignment`` (a power of two); ``offset`` fixes its
+/// address (the allocator keeps it there).
+///
+/// Raises ``TelamallocError`` when it breaks a rule (``lower < upper``, ``size > 0``, the
+/// alignment a power of two, a fixed offset aligned, an id without white space at either end).
+#[pyclass(module = "telamalloc", frozen, eq)]
+#[derive(Clone, PartialEq)]
+pub struct Buffer {
+    pub(crate) inner: telamalloc::Buffer,
+}
+
+#[pymethods]
+impl Buffer {
+    #[new]
+    #[pyo3(signature = (id, lower, upper, size, alignment=1, offset=None))]
+    fn new(
+        id: String,
+        lower: u64,
+        upper: u64,
+        size: u64,
+        alignment: u64,
+        offset: Option<u64>,
+    ) -> PyResult<Buffer> {
+        let inner = telamalloc::Buffer {
+            id,
+            lower,
+            upper,
+            size,
+            alignment,
+            offset,
+        };
+        let alone = telamalloc::Problem::new(vec![inner], None);
+        if let Err(why) = alone.check(None) {
+            return Err(error(format!("field '{}': {}", why.field, why.message)));
+        }
+        let inner = alone.buffers.into_iter().next().expect("one buffer");
+        Ok(Buffer { inner })
+    }
+
+    /// The caller's name for the buffer (kept verbatim in outputs).
+    #[getter]
+    fn id(&self) -> &str {
+        &self.inner.id
+    }
+
+    /// First time step at which the buffer is live.
+    #[getter]
+    fn lower(&self) -> u64 {
+        self.inner.lower
+    }
+
+    /// First time step at which the buffer is no longer live.
+    #[getter]
+    fn upper(&self) -> u64 {
+        self.inner.upper
+    }
+
+    /// Size in bytes.
+    #[getter]
+    fn size(&self) -> u64 {
+        self.inner.size
+    }
+
+    /// The offset must be a multiple of this power of two.
+    #[getter]
+    fn alignment(&self) -> u64 {
+        self.inner.alignment
+    }
+
+    /// The fixed offset, or None when the allocator chooses.
+    #[getter]
+    fn offset(&self) -> Option<u64> {
+        self.inner.offset
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let b = &self.inner;
+        let id = PyString::new(py, &b.id).repr()?;
+        let mut text = format!("Buffer({id}, {}, {}, {}", b.lower, b.upper, b.size);
+        if b.alignment != 1 {
+            text += &format!(", alignment={}", b.alignment);
+        }
+        if let Some(offset) = b.offset {
+            text += &format!(", offset={offset}");
+        }
+        Ok(text + ")")
+    }
+}
+
+/// A memory-planning problem: buffers and, optionally, the capacity to fit.
+///
+/// ``Problem(buffers, capacity=None)`` takes ``Buffer`` objects or tuples
+/// ``(id, lower, upper, size[, alignment[, offset]])``; ``Problem.from_arrays`` takes numpy
+/// arrays without making a Python object per buffer. Either way the problem is checked by the
+/// library's rules (unique ids, fixed buffers that do not collide, nothing larger than the
+/// capacity, ...) and a broken rule raises ``TelamallocError`` naming ``buffers[i]`` and the
+/// field. A problem never changes; ``with_capacity`` gives a copy with another capacity.
+#[pyclass(module = "telamalloc", frozen, eq)]
+#[derive(Clone, PartialEq)]
+pub struct Problem {
+    pub(crate) inner: telamalloc::Problem,
+}
+
+impl Problem {
+    /// Checks `problem` (under its own capacity) with the GIL released, and wraps it.
+    pub(crate) fn checked(py: Python<'_>, problem: telamalloc::Problem) -> PyResult<Problem> {
+        py.detach(|| problem.check(problem.capacity))
+            .map_err(error)?;
+        Ok(Problem { inner: problem })
+    }
+}
+
+#[pymethods]
+impl Problem {
+    #[new]
+    #[pyo3(signature = (buffers, capacity=None))]
+    fn new(py: Python<'_>, buffers: &Bound<'_, PyAny>, capacity: Option<u64>) -> PyResult<Problem> {
+        let mut made = Vec::new();
+        for (i, item) in buffers.try_iter()?.enumerate() {
+            made.push(buffer_of(&item?, i)?);
+        }
+        Problem::checked(py, telamalloc::Problem::new(made, capacity))
+    }
+
+    /// A problem from one-dimensional integer arrays (numpy arrays of any integer type are read
+    /// in place; lists work too), one value per buffer: ``lower``, ``upper``, ``size``, and
+    /// optionally ``alignment`` (default 1) and ``offset`` (a fixed offset; ``-1``, or
+    /// ``2**64 - 1`` in a ``uint64`` array, leaves the buffer to the allocator). Buffer ``i``
+    /// gets the id ``str(i)``. No Python object is made per buffer.
+    #[staticmethod]
+    #[pyo3(signature = (lower, upper, size, alignment=None, offset=None, capacity=None))]
+    fn from_arrays(
+        py: Python<'_>,
+        lower: &Bound<'_, PyAny>,
+        upper: &Bound<'_, PyAny>,
+        size: &Bound<'_, PyAny>,
+        alignment: Option<&Bound<'_, PyAny>>,
+        offset: Option<&Bound<'_, PyAny>>,
+        capacity: Option<u64>,
+    ) -> PyResult<Problem> {
+        let lower = column(lower, "lower")?;
+        let n = lower.len();
+        let upper = same_length(column(upper, "upper")?, n, "upper")?;
+        let size = same_length(column(size, "size")?, n, "size")?;
+        let alignment = match alignment {
+            Some(a) => Some(same_length(column(a, "alignment")?, n, "alignment")?),
+            None => None,
+        };
+        let offset = match offset {
+            Some(o) => Some(same_length(optional_column(o, "offset")?, n, "offset")?),
+            None => None,
+        };
+        let problem = py.detach(|| {
+            let buffers = (0..n)
+                .map(|i| telamalloc::Buffer {
+                    id: i.to_string(),
+                    lower: lower[i],
+                    upper: upper[i],
+                    size: size[i],
+                    alignment: alignment.as_ref().map_or(1, |a| a[i]),
+                    offset: offset.as_ref().and_then(|o| o[i]),
+                })
+                .collect();
+            telamalloc::Problem::new(buffers, capacity)
+        });
+        Problem::checked(py, problem)
+    }
+
+    /// The same buffers with another capacity (None: none), checked again.
+    #[pyo3(signature = (capacity))]
+    fn with_capacity(&self, py: Python<'_>, capacity: Option<u64>) -> PyResult<Problem> {
+        Problem::checked(py, self.inner.with_capacity(capacity))
+    }
+
+    /// The buffers, in order (one new ``Buffer`` object each).
+    #[getter]
+    fn buffers(&self) -> Vec<Buffer> {
+        self.inner
+            .buffers
+            .iter()
+            .map(|b| Buffer { inner: b.clone() })
+            .collect()
+    }
+
+    /// The capacity in bytes, or None.
+    #[getter]
+    fn capacity(&self) -> Option<u64> {
+        self.inner.capacity
+    }
+
+    /// LOAD: the largest total size of the buffers live at one time step, a lower bound on the
+    /// peak of any solution.
+    #[getter]
+    fn load(&self, py: Python<'_>) -> u64 {
+        py.detach(|| Timeline::new(&self.inner).load())
+    }
+
+    /// The largest ``upper`` of any buffer (0 without buffers).
+    #[getter]
+    fn horizon(&self) -> u64 {
+        self.inner.horizon()
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    fn __getitem__(&self, index: isize) -> PyResult<Buffer> {
+        let n = self.inner.len() as isize;
+        let at = if index < 0 { index + n } else { index };
+        if !(0..n).contains(&at) {
+            return Err(PyIndexError::new_err(format!(
+                "buffer index {index} out of range for {n} buffers"
+            )));
+        }
+        Ok(Buffer {
+            inner: self.inner.buffers[at as usize].clone(),
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        let capacity = self
+            .inner
+            .capacity
+            .map_or("None".to_string(), |c| c.to_string());
+        format!(
+            "<telamalloc.Problem: {} buffers, capacity {capacity}>",
+            self.inner.len()
+        )
+    }
+}
+
+/// `values` if it has `n` of them, else an error naming the column.
+fn same_length<T>(values: Vec<T>, n: usize, name: &str) -> PyResult<Vec<T>> {
+    if values.len() != n {
+        return Err(error(format!(
+            "{name} has {} values, lower has {n}",
+            values.len()
+        )));
+    }
+    Ok(values)
+}
+
+/// The buffer `item` stands for: a `Buffer`, or a tuple `(id, lower, upper, size[, alignment[,
+/// offset]])`.
+fn buffer_of(item: &Bound<'_, PyAny>, i: usize) -> PyResult<telamalloc::Buffer> {
+    if let Ok(buffer) = item.cast::<Buffer>() {
+        return Ok(buffer.get().inner.clone());
+    }
+    let expected = || {
+        PyTypeError::new_err(format!(
+            "buffers[{i}]: expected a Buffer or a tuple (id, lower, upper, size[, alignment[, offset]])"
+        ))
+    };
+    let tuple = item.cast::<PyTuple>().map_err(|_| expected())?;
+    if !(4..=6).contains(&tuple.len()) {
+        return Err(expected());
+    }
+    let field = |k: usize| tuple.get_item(k);
+    let read = || -> PyResult<telamalloc::Buffer> {
+        Ok(telamalloc::Buffer {
+            id: field(0)?.extract()?,
+            lower: field(1)?.extract()?,
+            upper: field(2)?.extract()?,
+            size: field(3)?.extract()?,
+            alignment: if tuple.len() > 4 {
+                field(4)?.extract()?
+            } else {
+                1
+            },
+            offset: if tuple.len() > 5 {
+                field(5)?.extract()?
+            } else {
+                None
+            },
+        })
+    };
+    read().map_err(|e| {
+        let py = item.py();
+        PyErr::from_type(e.get_type(py), format!("buffers[{i}]: {}", e.value(py)))
+    })
+}

@@ -1,0 +1,310 @@
+//! `solve` and its result, `Allocation`: the library's front door run on a worker thread with the
+//! GIL released, cancelled by Ctrl-C.
+
+use crate::problem::Problem;
+use crate::{error, warn};
+use numpy::{PyArray1, PyArrayMethods};
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+use telamalloc::{summary_lines, Algorithm, Goal, PolicySpec, Solver};
+
+/// How long the calling thread waits for the solve, GIL released, between two looks for a
+/// pending signal (Ctrl-C): with the search's own reaction to its cancel flag, a
+/// KeyboardInterrupt arrives well within 0.1 s.
+const SIGNAL_POLL: Duration = Duration::from_millis(20);
+
+/// Solves ``problem``: finds an offset for every buffer so that no two buffers live at the same
+/// time share an address and every ``offset + size <= capacity``, or shows there is none.
+///
+/// - ``capacity``: the capacity to fit (default: the problem's own); ``minimize=True`` asks for
+///   the smallest peak instead (60 s by default, with a proven lower bound).
+/// - ``timeout`` (seconds) and ``nodes`` (search nodes over all restarts) limit the work; none
+///   by default. Ctrl-C (KeyboardInterrupt) stops a solve at any time.
+/// - ``policy``: the search's policies, as the command line's ``--policy``: ``portfolio`` (the
+///   default round robin), ``fixed``, an order word (``WAT``, ``TWA+``), ``learned`` or a model
+///   file ``PATH.json``.
+/// - ``algo``: ``search`` (the default), ``cpsat`` (needs OR-tools) or a production heuristic
+///   (``tflite``, ``tflite-micro``, ``xla``, ``tvm-greedy-size``, ...; see ``algorithms()``).
+/// - ``seed``: the same seed gives the same offsets; ``threads``: the search portfolio's
+///   worker threads (the answer does not depend on them).
+///
+/// Returns an ``Allocation``; its offsets, when present, have passed the validator. Raises
+/// ``TelamallocError`` for a bad option or problem. The GIL is released while it runs.
+#[pyfunction]
+#[pyo3(signature = (problem, capacity=None, minimize=false, timeout=None, nodes=None,
+                    policy="portfolio", algo="search", seed=0, threads=1))]
+#[allow(clippy::too_many_arguments)]
+pub fn solve(
+    py: Python<'_>,
+    problem: &Bound<'_, Problem>,
+    capacity: Option<u64>,
+    minimize: bool,
+    timeout: Option<f64>,
+    nodes: Option<u64>,
+    policy: &str,
+    algo: &str,
+    seed: u64,
+    threads: usize,
+) -> PyResult<Allocation> {
+    let problem = &problem.get().inner;
+    let goal = goal(problem, capacity, minimize)?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    let mut solver = solver(algo, policy, threads, seed)?.cancel_flag(cancel.clone());
+    if let Some(seconds) = timeout {
+        solver = solver.timeout(positive_duration(seconds)?);
+    }
+    if let Some(nodes) = nodes {
+        solver = solver.nodes(nodes);
+    }
+    let allocation =
+        run_cancellable(py, &cancel, || solver.solve(problem, goal))?.map_err(error)?;
+    for warning in &allocation.warnings {
+        warn(py, warning)?;
+    }
+    Allocation::new(py, allocation, solver.algorithm_name(), goal)
+}
+
+/// The goal the arguments ask for.
+fn goal(problem: &telamalloc::Problem, capacity: Option<u64>, minimize: bool) -> PyResult<Goal> {
+    match (capacity, minimize) {
+        (Some(_), true) => Err(error("give a capacity or minimize=True, not both")),
+        (Some(0), false) => Err(error("capacity must be greater than 0")),
+        (Some(c), false) => Ok(Goal::Fit(c)),
+        (None, _) => Goal::for_problem(problem, minimize).ok_or_else(|| {
+            error("no capacity: give capacity=N or minimize=True (the problem has none)")
+        }),
+    }
+}
+
+/// A solver running the algorithm and policy named, with `threads` and `seed`.
+fn solver(algo: &str, policy: &str, threads: usize, seed: u64) -> PyResult<Solver> {
+    let algorithm = Algorithm::from_name(algo).ok_or_else(|| {
+        error(format!(
+            "unknown algorithm '{algo}' (known: {})",
+            Algorithm::names().join(", ")
+        ))
+    })?;
+    let policy: PolicySpec = policy.parse().map_err(error)?;
+    if threads == 0 {
+        return Err(error("threads must be at least 1"));
+    }
+    Ok(Solver::new()
+        .algorithm(algorithm)
+        .policy(policy)
+        .threads(threads)
+        .seed(seed))
+}
+
+/// A positive, finite number of seconds as a duration (the command line's `--timeout` rules).
+fn positive_duration(seconds: f64) -> PyResult<Duration> {
+    if !(seconds.is_finite() && seconds > 0.0) {
+        return Err(error(format!(
+            "timeout must be a positive number of seconds, not {seconds}"
+        )));
+    }
+    Duration::try_from_secs_f64(seconds).map_err(|_| {
+        error(format!(
+            "timeout {seconds:e} is too large (at most {} seconds)",
+            Duration::MAX.as_secs()
+        ))
+    })
+}
+
+/// Set once the worker is done (or has panicked).
+#[derive(Default)]
+struct Done {
+    done: Mutex<bool>,
+    signal: Condvar,
+}
+
+impl Done {
+    fn set(&self) {
+        *self.done.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.signal.notify_all();
+    }
+
+    /// Waits up to `timeout` for the worker; whether it is done.
+    fn wait(&self, timeout: Duration) -> bool {
+        let done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        let (done, _) = self
+            .signal
+            .wait_timeout_while(done, timeout, |done| !*done)
+            .unwrap_or_else(|e| e.into_inner());
+        *done
+    }
+}
+
+/// Sets [`Done`] when dropped, so that a panicking worker is seen to end too.
+struct SetOnDrop<'a>(&'a Done);
+
+impl Drop for SetOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.set();
+    }
+}
+
+/// Runs `work` on a worker thread while this thread waits with the GIL released, looking for a
+/// pending signal every [`SIGNAL_POLL`]. When a signal handler raises (Ctrl-C raises
+/// KeyboardInterrupt), sets `cancel` (which `work` must watch), waits for the worker to stop and
+/// returns the exception. A panic in `work` (a bug in telamalloc) becomes a RuntimeError.
+fn run_cancellable<T: Send>(
+    py: Python<'_>,
+    cancel: &AtomicBool,
+    work: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
+    let done = Done::default();
+    std::thread::scope(|scope| {
+        let worker = scope.spawn(|| {
+            let _set = SetOnDrop(&done);
+            work()
+        });
+        while !py.detach(|| done.wait(SIGNAL_POLL)) {
+            if let Err(raised) = py.check_signals() {
+                cancel.store(true, Ordering::Relaxed);
+                let _ = py.detach(|| worker.join());
+                return Err(raised);
+            }
+        }
+        py.detach(|| worker.join()).map_err(|panic| {
+            let what = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            PyRuntimeError::new_err(format!("internal error in telamalloc: {what}"))
+        })
+    })
+}
+
+/// The result of ``solve``.
+///
+/// ``status`` is ``"solved"`` (``offsets`` holds one validated offset per buffer, in the
+/// problem's order), ``"infeasible"`` (proven: no layout fits the capacity), ``"limit"`` (the
+/// time or node limit, or Ctrl-C, came first) or ``"exceeds"`` (a heuristic's layout needs more
+/// than the capacity, which proves nothing); ``message`` says it in words, as the command line
+/// does.
+#[pyclass(module = "telamalloc", frozen)]
+pub struct Allocation {
+    /// `solved`, `infeasible`, `limit` or `exceeds`.
+    #[pyo3(get)]
+    status: &'static str,
+    /// The status in words.
+    #[pyo3(get)]
+    message: String,
+    /// The validated offsets (a read-only `uint64` array), when solved.
+    #[pyo3(get)]
+    offsets: Option<Py<PyArray1<u64>>>,
+    /// The peak of the layout found, if any (also for `exceeds`).
+    #[pyo3(get)]
+    peak: Option<u64>,
+    /// LOAD of the problem.
+    #[pyo3(get)]
+    load: u64,
+    /// A proven lower bound on the peak (minimisation), if any.
+    #[pyo3(get)]
+    lower_bound: Option<u64>,
+    /// The capacity fitted (None when minimising).
+    #[pyo3(get)]
+    capacity: Option<u64>,
+    /// Seconds spent inside the library's front door.
+    #[pyo3(get)]
+    elapsed: f64,
+    /// The algorithm's name.
+    #[pyo3(get)]
+    algorithm: &'static str,
+    /// The warnings the solve raised (also issued as TelamallocWarning).
+    #[pyo3(get)]
+    warnings: Vec<String>,
+    /// The search counters as a dict, plus CP-SAT's under "cpsat" when it ran.
+    stats: Py<PyDict>,
+    /// The command line's summary line(s).
+    summary: String,
+}
+
+impl Allocation {
+    fn new(
+        py: Python<'_>,
+        allocation: telamalloc::Allocation,
+        algorithm: &'static str,
+        goal: Goal,
+    ) -> PyResult<Allocation> {
+        let summary = summary_lines(&allocation, algorithm, goal).join("\n");
+        let stats = PyDict::new(py);
+        let json = py.import("json")?;
+        if let Some(search) = &allocation.search {
+            let text = serde_json::to_string(search).expect("plain data");
+            stats.update(json.call_method1("loads", (text,))?.cast()?)?;
+        }
+        if let Some(cpsat) = &allocation.cpsat {
+            let text = serde_json::to_string(cpsat).expect("plain data");
+            stats.set_item("cpsat", json.call_method1("loads", (text,))?)?;
+        }
+        let offsets = match allocation.solution {
+            Some(solution) => {
+                let array = PyArray1::from_vec(py, solution.offsets);
+                array.readwrite().make_nonwriteable();
+                Some(array.unbind())
+            }
+            None => None,
+        };
+        Ok(Allocation {
+            status: allocation.status.label(),
+            message: allocation.status.to_string(),
+            offsets,
+            peak: allocation.peak,
+            load: allocation.load,
+            lower_bound: allocation.lower_bound,
+            capacity: match goal {
+                Goal::Fit(c) => Some(c),
+                Goal::Minimize => None,
+            },
+            elapsed: allocation.elapsed.as_secs_f64(),
+            algorithm,
+            warnings: allocation.warnings,
+            stats: stats.unbind(),
+            summary,
+        })
+    }
+
+    /// The validated offsets, when solved.
+    pub(crate) fn offsets(&self) -> Option<&Py<PyArray1<u64>>> {
+        self.offsets.as_ref()
+    }
+
+    /// The status in words.
+    pub(crate) fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+#[pymethods]
+impl Allocation {
+    /// Whether offsets were found (status ``"solved"``).
+    #[getter]
+    fn solved(&self) -> bool {
+        self.offsets.is_some()
+    }
+
+    /// The search counters (nodes, backtracks, restarts, the policy that answered, its
+    /// seconds, ...) as a dict; empty for a heuristic; CP-SAT's under ``"cpsat"`` when it ran.
+    #[getter]
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.stats.bind(py).copy()
+    }
+
+    fn __str__(&self) -> &str {
+        &self.summary
+    }
+
+    fn __repr__(&self) -> String {
+        let peak = self.peak.map_or("None".to_string(), |p| p.to_string());
+        format!(
+            "<telamalloc.Allocation: {} by {}, peak {peak}, LOAD {}, {:.3} s>",
+            self.status, self.algorithm, self.load, self.elapsed
+        )
+    }
+}
