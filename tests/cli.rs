@@ -510,37 +510,93 @@ fn eval_compares_policies_and_writes_its_runs() {
     assert!(bad.stderr.contains("nonsense"), "{}", bad.stderr);
 }
 
-/// A time limit the clock cannot hold is a usage error, never a panic, in every command that
-/// takes one; a huge one that fits is no limit at all.
+/// A time limit that is not a positive number of at most 10^9 seconds is a usage error (exit 2,
+/// a message naming the flag and, when too large, the maximum), never a panic, in every command
+/// that takes one; 10^9 seconds itself is accepted. From about 9.3e18 seconds the deadline used
+/// to overflow the clock and panic (exit 101).
 #[test]
 fn timeouts_that_do_not_fit_are_rejected() {
     let tiny = example("tiny.12.csv");
     let tiny = tiny.to_str().expect("UTF-8 path");
-    let examples = example("");
-    let examples = examples.to_str().expect("UTF-8 path");
     let scratch = Scratch::new();
     let out = scratch.path("out");
     let out = out.to_str().expect("UTF-8 path");
-    for args in [
-        vec!["solve", tiny, "--timeout", "1e30"],
-        vec!["bench", examples, "--algo", "search", "--timeout", "1e30"],
-        vec!["eval", examples, "--timeout", "1e30"],
-        vec!["collect", examples, "--out", out, "--timeout", "1e30"],
-    ] {
+    let commands: [&[&str]; 6] = [
+        &["solve", tiny],
+        &["solve", tiny, "--minimize"],
+        &["solve", tiny, "--algo", "tflite"],
+        &["bench", tiny, "--algo", "search,xla"],
+        &["eval", tiny],
+        &["collect", tiny, "--out", out],
+    ];
+    let bad = [
+        ("1e30", "is too large (at most 1000000000 seconds"),
+        ("9.3e18", "is too large (at most 1000000000 seconds"),
+        ("1000000001", "is too large (at most 1000000000 seconds"),
+        (
+            "NaN",
+            "must be a positive, finite number of seconds, not NaN",
+        ),
+        (
+            "inf",
+            "must be a positive, finite number of seconds, not inf",
+        ),
+        ("-1", "must be a positive, finite number of seconds, not -1"),
+        ("0", "must be a positive, finite number of seconds, not 0"),
+    ];
+    for command in commands {
+        for (value, why) in bad {
+            let mut args = command.to_vec();
+            let flag = format!("--timeout={value}");
+            args.push(&flag);
+            let run = telamalloc(&args);
+            assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+            assert!(
+                run.stderr.contains("--timeout ") && run.stderr.contains(why),
+                "{args:?}: {}",
+                run.stderr
+            );
+            assert!(!run.stderr.contains("panicked"), "{args:?}: {}", run.stderr);
+        }
+        let mut args = command.to_vec();
+        args.push("--timeout=1e9");
         let run = telamalloc(&args);
-        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
-        assert!(
-            run.stderr.contains("--timeout 1e30 is too large"),
-            "{args:?}: {}",
-            run.stderr
-        );
-        assert!(!run.stderr.contains("panicked"), "{args:?}: {}", run.stderr);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
     }
-    let run = telamalloc(["solve", tiny, "--timeout", "1e18"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = telamalloc(["solve", tiny, "--timeout", "1e9"]);
     assert!(
         run.stderr.contains("solved by search: peak 12"),
         "{}",
         run.stderr
     );
+}
+
+/// `--threads` takes 1 to 1024 in every command (each thread is started before the work: a
+/// hundred million used to hang `eval`).
+#[test]
+fn thread_counts_out_of_range_are_rejected() {
+    let tiny = example("tiny.12.csv");
+    let tiny = tiny.to_str().expect("UTF-8 path");
+    let scratch = Scratch::new();
+    let out = scratch.path("out");
+    let out = out.to_str().expect("UTF-8 path");
+    let commands: [&[&str]; 4] = [
+        &["solve", tiny],
+        &["bench", tiny, "--algo", "search"],
+        &["eval", tiny],
+        &["collect", tiny, "--out", out],
+    ];
+    for command in commands {
+        for value in ["0", "1025", "100000000", "18446744073709551616"] {
+            let mut args = command.to_vec();
+            args.extend(["--threads", value]);
+            let run = telamalloc(&args);
+            assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+            assert!(run.stderr.contains("--threads"), "{args:?}: {}", run.stderr);
+        }
+        let mut args = command.to_vec();
+        args.extend(["--threads", "1024"]);
+        let run = telamalloc(&args);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+    }
 }

@@ -218,10 +218,16 @@ impl Solver {
         self
     }
 
+    /// The most threads [`Solver::threads`] starts, and the most the command line and the C ABI
+    /// accept: each is a real thread, started before the work (many thousands hang or fail to
+    /// start), and the portfolio runs only a few policies at a time anyway.
+    pub const MAX_THREADS: usize = 1024;
+
     /// Worker threads for the search's portfolio (the answer does not depend on it); for
-    /// [`Algorithm::CpSat`], CP-SAT's `num_workers` (deterministic only with 1).
+    /// [`Algorithm::CpSat`], CP-SAT's `num_workers` (deterministic only with 1). Taken between 1
+    /// and [`Solver::MAX_THREADS`].
     pub fn threads(mut self, threads: usize) -> Solver {
-        self.options.threads = threads.max(1);
+        self.options.threads = threads.clamp(1, Solver::MAX_THREADS);
         self
     }
 
@@ -246,7 +252,9 @@ impl Solver {
         self
     }
 
-    /// A wall-clock limit.
+    /// A wall-clock limit. One so long that the clock cannot hold its deadline means no
+    /// deadline; the command line and the C ABI accept at most
+    /// [`Limits::MAX_TIMEOUT_SECONDS`](crate::Limits::MAX_TIMEOUT_SECONDS).
     pub fn timeout(mut self, timeout: Duration) -> Solver {
         self.limits.timeout = Some(timeout);
         self
