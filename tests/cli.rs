@@ -600,3 +600,69 @@ fn thread_counts_out_of_range_are_rejected() {
         assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
     }
 }
+
+/// `gen` rejects options whose problem could not be read back (sizes or alignments whose sum
+/// overflows 64 bits, a capacity of 0 or below a buffer) or that make no sense, with exit 2 and
+/// no file written, where it used to write an unusable file and exit 0, panic (`--buffers`
+/// past memory) or loop (`gen perfect --buffers 2^64-1`).
+#[test]
+fn gen_rejects_options_whose_problem_would_not_read_back() {
+    let scratch = Scratch::new();
+    let output = scratch.path("g.csv");
+    let output = output.to_str().expect("UTF-8 path");
+    let max = "18446744073709551615";
+    let cases: [(&[&str], &str); 12] = [
+        (
+            &["random", "--max-size", max, "--buffers", "3"],
+            "overflows 64 bits",
+        ),
+        (
+            &["overlap", "--max-size", max, "--buffers", "5"],
+            "overflows 64 bits",
+        ),
+        (
+            &["perfect", "--alignment", "9223372036854775808"],
+            "overflow 64 bits",
+        ),
+        (
+            &["perfect", "--capacity", max, "--horizon", max],
+            "overflows 64 bits",
+        ),
+        (&["perfect", "--alignment", "3"], "not a power of two"),
+        (
+            &["random", "--tightness", "NaN"],
+            "--tightness must be a positive",
+        ),
+        (
+            &["random", "--tightness", "0"],
+            "--tightness must be a positive",
+        ),
+        (
+            &["random", "--tightness", "1e-300"],
+            "capacity must be greater than 0",
+        ),
+        (
+            &["random", "--tightness", "0.5", "--buffers", "3"],
+            "larger than the capacity",
+        ),
+        (&["random", "--buffers", max], "--buffers"),
+        (&["perfect", "--buffers", "0"], "--buffers"),
+        (
+            &["random", "--min-size", "10", "--max-size", "5"],
+            "--min-size 10 is larger",
+        ),
+    ];
+    for (options, why) in cases {
+        let mut args = vec!["gen"];
+        args.extend(options);
+        args.extend(["-o", output]);
+        let run = telamalloc(&args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(why), "{args:?}: {}", run.stderr);
+        assert!(!run.stderr.contains("panicked"), "{args:?}: {}", run.stderr);
+        assert!(!Path::new(output).exists(), "{args:?} wrote {output}");
+    }
+    let run = telamalloc(["gen", "random", "--tightness", "1e300", "-o", output]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(read_problem(Path::new(output), None).is_ok());
+}
