@@ -644,6 +644,40 @@ fn read_problem_capacity_from_file_name_error_names_the_line() {
     assert_eq!(err.location.field.as_deref(), Some("size"), "{err}");
 }
 
+/// A name of the form `NAME.DIGITS.csv` whose digits give no capacity (0, or more than 64 bits)
+/// is an error naming the file and the capacity, unless a capacity is given; it used to read as
+/// "no capacity" and then be reported as missing.
+#[test]
+fn read_problem_rejects_a_file_name_capacity_that_does_not_fit() {
+    let scratch = Scratch::new();
+    for (name, why) in [
+        ("net.99999999999999999999.csv", "overflows 64 bits"),
+        ("net.18446744073709551616.json", "overflows 64 bits"),
+        ("net.0.csv", "must be greater than 0"),
+        ("net.000.csv", "must be greater than 0"),
+    ] {
+        let text = if name.ends_with(".json") {
+            JSON_GOOD.replace("\"capacity\": 64,", "")
+        } else {
+            "id,lower,upper,size\na,0,2,4\n".to_string()
+        };
+        let path = scratch.file(name, &text);
+        let err = read_problem(&path, None).unwrap_err();
+        assert_eq!(err.location.file, path.display().to_string(), "{err}");
+        assert_eq!(err.location.field.as_deref(), Some("capacity"), "{err}");
+        assert!(err.message.contains(why), "{name}: {err}");
+        assert_eq!(read_problem(&path, Some(64)).unwrap().capacity, Some(64));
+    }
+    // A JSON file's own capacity comes first: the name is not read.
+    let path = scratch.file("net.0.json", JSON_GOOD);
+    assert_eq!(read_problem(&path, None).unwrap().capacity, Some(64));
+    let path = scratch.file(
+        "net.18446744073709551615.csv",
+        "id,lower,upper,size\na,0,2,4\n",
+    );
+    assert_eq!(read_problem(&path, None).unwrap().capacity, Some(u64::MAX));
+}
+
 #[test]
 fn read_problem_capacity_from_file_name_is_checked() {
     let scratch = Scratch::new();
