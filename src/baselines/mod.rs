@@ -208,18 +208,38 @@ pub fn conflict_counts(problem: &Problem) -> Vec<usize> {
         .collect()
 }
 
-/// For each buffer, the largest live total over the sections of its lifetime.
+/// For each buffer, the largest live total over the sections of its lifetime (0 for a buffer
+/// live in none): a range maximum over the section totals, from a bottom-up segment tree in
+/// `O(log sections)` per buffer (a scan of each lifetime took `O(buffers x sections)` when many
+/// buffers live long).
 pub fn contention(problem: &Problem) -> Vec<u64> {
     let timeline = Timeline::new(problem);
+    let sections = timeline.len();
+    // tree[sections + k] = totals[k]; tree[i] = the larger of its two children.
+    let mut tree = vec![0u64; 2 * sections];
+    tree[sections..].copy_from_slice(&timeline.totals);
+    for i in (1..sections).rev() {
+        tree[i] = tree[2 * i].max(tree[2 * i + 1]);
+    }
     timeline
         .buffer_sections
         .iter()
         .map(|r| {
-            timeline.totals[r.clone()]
-                .iter()
-                .copied()
-                .max()
-                .unwrap_or(0)
+            let (mut lo, mut hi) = (r.start + sections, r.end + sections);
+            let mut largest = 0;
+            while lo < hi {
+                if lo % 2 == 1 {
+                    largest = largest.max(tree[lo]);
+                    lo += 1;
+                }
+                if hi % 2 == 1 {
+                    hi -= 1;
+                    largest = largest.max(tree[hi]);
+                }
+                lo /= 2;
+                hi /= 2;
+            }
+            largest
         })
         .collect()
 }
