@@ -74,13 +74,18 @@ impl Baseline {
     }
 
     /// [`Baseline::allocate`] that gives up (`None`) once `deadline` passes before every buffer
-    /// is placed; hill climbing returns its best layout so far once it has one.
+    /// is placed (it looks before it starts, after its order is made, and every
+    /// [`DEADLINE_STRIDE`] placements); hill climbing returns its best layout so far once it has
+    /// one.
     pub fn allocate_within(
         self,
         problem: &Problem,
         seed: u64,
         deadline: &Deadline<'_>,
     ) -> Option<Solution> {
+        if deadline.passed() {
+            return None;
+        }
         let n = problem.buffers.len();
         let by = |key: &dyn Fn(usize) -> (Reverse<u128>, Reverse<u128>, u64)| {
             let mut order: Vec<usize> = (0..n).collect();
@@ -161,10 +166,12 @@ pub fn place_in_order(problem: &Problem, order: &[usize], fit: Fit) -> Solution 
     place_within(problem, order, fit, &Deadline::none()).expect("no deadline")
 }
 
-/// How many placements go between two looks at the deadline.
-const DEADLINE_STRIDE: usize = 64;
+/// How many placements go between two looks at the deadline (one look costs a clock read, one
+/// placement a query over the placed buffers live beside it).
+pub const DEADLINE_STRIDE: usize = 64;
 
-/// [`place_in_order`] that gives up (`None`) once `deadline` passes.
+/// [`place_in_order`] that gives up (`None`) once `deadline` passes: it looks before the first
+/// placement and every [`DEADLINE_STRIDE`] placements.
 pub fn place_within(
     problem: &Problem,
     order: &[usize],
@@ -178,7 +185,7 @@ pub fn place_within(
         }
     }
     for (k, &i) in order.iter().enumerate() {
-        if k % DEADLINE_STRIDE == DEADLINE_STRIDE - 1 && deadline.passed() {
+        if k % DEADLINE_STRIDE == 0 && deadline.passed() {
             return None;
         }
         if placer.offset(i).is_none() {
