@@ -981,6 +981,150 @@ fn json_type_errors_name_the_field() {
     assert_eq!(err.location.field, None, "{err}");
 }
 
+/// A JSON text and the line, element and field its error must name.
+type Placed<'a> = (&'a str, Option<usize>, Option<usize>, Option<&'a str>);
+
+/// A value of the wrong type or range, a missing, unknown or repeated field: the error names the
+/// line, the buffer (`buffers[i]`) and the field, as the problem rules' errors do; a value
+/// outside the buffer list names its key. Syntax errors name the line only.
+#[test]
+fn json_data_errors_name_the_line_the_buffer_and_the_field() {
+    let cases: [Placed; 12] = [
+        (
+            "{\"capacity\": 8,\n \"buffers\": [\n  {\"id\": \"a\", \"lower\": 0, \"upper\": 2, \"size\": 4},\n  {\"id\": \"b\", \"lower\": 0, \"upper\": 2, \"size\": \"x\"}\n]}",
+            Some(4),
+            Some(1),
+            Some("size"),
+        ),
+        (
+            "{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 2, \"size\": 4}, {\"id\": \"b\", \"lower\": -1, \"upper\": 2, \"size\": 4}]}",
+            Some(1),
+            Some(1),
+            Some("lower"),
+        ),
+        // Missing: the element that lacks it.
+        (
+            "{\"buffers\": [\n{\"id\": \"a\", \"lower\": 0, \"upper\": 2, \"size\": 4},\n{\"id\": \"b\", \"lower\": 0, \"upper\": 2}\n]}",
+            Some(3),
+            Some(1),
+            Some("size"),
+        ),
+        // Unknown and repeated fields.
+        (
+            "{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 2, \"size\": 4, \"colour\": 1}]}",
+            Some(1),
+            Some(0),
+            Some("colour"),
+        ),
+        (
+            "{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"lower\": 1, \"upper\": 2, \"size\": 4}]}",
+            Some(1),
+            Some(0),
+            Some("lower"),
+        ),
+        // Ids with quotes, commas and brackets do not confuse the place.
+        (
+            "{\"buffers\": [{\"id\": \"[a\\\",{b:\", \"lower\": 0, \"upper\": 2, \"size\": 4}, {\"id\": \"}]\", \"lower\": 0, \"upper\": 2, \"size\": 4, \"offset\": 1.5}]}",
+            Some(1),
+            Some(1),
+            Some("offset"),
+        ),
+        (
+            "{\"buffers\": [{\"id\": 7, \"lower\": 0, \"upper\": 2, \"size\": 4}]}",
+            Some(1),
+            Some(0),
+            Some("id"),
+        ),
+        // Outside the buffer list: the key.
+        (
+            "{\"capacity\": \"big\", \"buffers\": []}",
+            Some(1),
+            None,
+            Some("capacity"),
+        ),
+        ("{\"buffers\": 5}", Some(1), None, Some("buffers")),
+        ("{\"buffers\": [], \"colour\": 1}", Some(1), None, Some("colour")),
+        // A buffer that is not an object: the element, no field.
+        ("{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 2, \"size\": 4}, 3]}", Some(1), Some(1), None),
+        // Syntax: the line only.
+        ("{\"buffers\": [\n{\"id\": \"a\",, }]}", Some(2), None, None),
+    ];
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter_map(|&(text, line, element, field)| {
+            let err = json_error(text, None);
+            let found = (
+                err.location.line,
+                err.location.element,
+                err.location.field.as_deref(),
+            );
+            (found != (line, element, field)).then(|| {
+                format!(
+                    "{text}\n  expected {:?}\n  found {found:?}: {err}",
+                    (line, element, field)
+                )
+            })
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    let err = json_error(cases[0].0, None);
+    assert!(
+        err.to_string()
+            .starts_with("in.json: line 4: buffers[1]: field 'size': malformed JSON: invalid type"),
+        "{err}"
+    );
+}
+
+/// Solutions too: a bad offset names its buffer.
+#[test]
+fn json_solution_data_errors_name_the_buffer_and_field() {
+    let problem = two_buffers();
+    let err = parse_json_solution(
+        "{\"buffers\": [\n{\"id\": \"a\", \"offset\": 0},\n{\"id\": \"b\", \"offset\": \"4\"}]}",
+        "in.json",
+        &problem,
+    )
+    .unwrap_err();
+    assert_eq!(err.location.line, Some(3), "{err}");
+    assert_eq!(err.location.element, Some(1), "{err}");
+    assert_eq!(err.location.field.as_deref(), Some("offset"), "{err}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Any field of any buffer given a value of the wrong type, in a file laid out on many
+    /// lines or on one: the error names that buffer and field, and the line the value is on.
+    #[test]
+    fn json_type_errors_name_the_buffer_and_field_wherever_they_are(
+        problem in problems(Shape::CONSTRAINED),
+        pick in any::<prop::sample::Index>(),
+        field in prop::sample::select(vec!["lower", "upper", "size", "alignment", "offset", "id"]),
+        pretty in any::<bool>(),
+    ) {
+        let mut value = serde_json::to_value(&problem).expect("serialises");
+        let buffers = value["buffers"].as_array_mut().expect("a list");
+        prop_assume!(!buffers.is_empty());
+        let i = pick.index(buffers.len());
+        let bad = if field == "id" { serde_json::json!(false) } else { serde_json::json!("x") };
+        buffers[i][field] = bad;
+        let text = if pretty {
+            serde_json::to_string_pretty(&value).expect("serialises")
+        } else {
+            serde_json::to_string(&value).expect("serialises")
+        };
+        let err = json_error(&text, None);
+        prop_assert_eq!(err.location.element, Some(i), "{}", err);
+        prop_assert_eq!(err.location.field.as_deref(), Some(field), "{}", err);
+        let needle = if field == "id" { "false" } else { "\"x\"" };
+        let at = text.find(&format!("\"{field}\": {needle}")).or_else(|| text.find(&format!("\"{field}\":{needle}")));
+        // The value's line: count the lines before the (only) bad value.
+        let at = at.expect("the bad value is in the text");
+        let line = text[..at].matches('\n').count() + 1;
+        prop_assert_eq!(err.location.line, Some(line), "{}", err);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // MiniMalloc's header names
 
