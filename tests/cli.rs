@@ -167,7 +167,37 @@ fn short_row_and_empty_file_exit_2_naming_the_line() {
         &["--capacity", "64"],
         &["line 3", "expected 4 fields, found 3"],
     );
-    assert_rejected("p.csv", "", &["--capacity", "64"], &["line 1", "empty"]);
+    // No header at all names no line (it used to say line 1 even after comment lines).
+    for empty in ["", "# only a comment\n\n"] {
+        assert_rejected(
+            "p.csv",
+            empty,
+            &["--capacity", "64"],
+            &["empty", "no header line"],
+        );
+        let scratch = Scratch::new();
+        let path = scratch.file("p.csv", empty);
+        let run = telamalloc([OsStr::new("solve"), path.as_os_str()]);
+        assert!(!run.stderr.contains("line 1"), "{}", run.stderr);
+    }
+}
+
+/// An id with white space at an end (`"a "` beside `"a"`, a tab, a no-break space) would be
+/// written unquoted into a CSV solution and read back trimmed, as another buffer's id or none:
+/// it is rejected when the problem is read, naming the buffer and field, before any output.
+#[test]
+fn json_ids_with_white_space_at_an_end_are_rejected_before_any_output() {
+    for id in ["a ", " b", "b\\t", "\\u00a0b"] {
+        let text = format!(
+            "{{\"capacity\": 8, \"buffers\": [\n{{\"id\": \"a\", \"lower\": 0, \"upper\": 2, \"size\": 4}},\n{{\"id\": \"{id}\", \"lower\": 0, \"upper\": 2, \"size\": 4}}]}}"
+        );
+        assert_rejected(
+            "p.json",
+            &text,
+            &["--algo", "tflite"],
+            &["buffers[1]", "field 'id'", "white space"],
+        );
+    }
 }
 
 #[test]

@@ -119,11 +119,20 @@ fn csv_repeated_header_column() {
     assert_at_line(&err, 1, "lower", &["twice"]);
 }
 
+/// No header at all (nothing, or only comments and blank lines) names no line; a header line
+/// of white space names its line, after any comments.
 #[test]
 fn csv_empty_file() {
-    for text in ["", "\n", "   \n"] {
+    for (text, line) in [
+        ("", None),
+        ("\n", None),
+        ("# only a comment\r\n\r\n", None),
+        ("# c\r\r", None),
+        ("   \n", Some(1)),
+        ("# c\n\n  \t \na,0,1,4\n", Some(3)),
+    ] {
         let err = csv_error(text, None);
-        assert_eq!(err.location.line, Some(1), "{text:?}: {err}");
+        assert_eq!(err.location.line, line, "{text:?}: {err}");
         assert!(err.message.contains("empty"), "{text:?}: {err}");
     }
 }
@@ -979,6 +988,122 @@ fn json_type_errors_name_the_field() {
     // A syntax error names no field.
     let err = json_error("{\"buffers\": [", None);
     assert_eq!(err.location.field, None, "{err}");
+}
+
+/// A line of a generated CSV file, before the line endings are chosen.
+#[derive(Clone, Debug)]
+enum CsvLine {
+    Comment,
+    Blank,
+    /// A good row; with `true` its id holds a line break (quoted), so it spans two lines.
+    Row(bool),
+}
+
+fn csv_lines() -> impl Strategy<Value = Vec<CsvLine>> {
+    prop::collection::vec(
+        prop_oneof![
+            Just(CsvLine::Comment),
+            Just(CsvLine::Blank),
+            any::<bool>().prop_map(CsvLine::Row),
+        ],
+        0..8,
+    )
+}
+
+/// The fault put into a generated file, the field its error names and words of its message.
+fn csv_faults() -> impl Strategy<Value = (&'static str, &'static str, &'static str)> {
+    prop::sample::select(vec![
+        ("bad,0,x,4", "upper", "not an integer"),
+        ("bad,5,2,4", "upper", "must be less than upper"),
+        ("bad,0,2", "size", "missing field"),
+        ("bad,0,2,0", "size", "size"),
+        ("r0,0,2,4", "id", "duplicate id"),
+        ("HEADER", "colour", "unknown column"),
+    ])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Whatever comes before it (comments, blank lines, rows whose quoted id holds a line break)
+    /// and whatever the line endings (LF, CRLF or CR only), an error names the real line of the
+    /// faulty row, or of the header when the header is at fault.
+    #[test]
+    fn csv_errors_name_the_real_line(
+        before_header in csv_lines(),
+        before_fault in csv_lines(),
+        after_fault in csv_lines(),
+        fault in csv_faults(),
+        ending in prop::sample::select(vec!["\n", "\r\n", "\r"]),
+    ) {
+        let (fault_row, field, words) = fault;
+        let header_fault = fault_row == "HEADER";
+        let mut file = CsvFile { text: String::new(), line: 1, rows: 0, ending };
+        file.lines(&before_header, false);
+        let header_line = file.line;
+        file.push(if header_fault { "id,lower,upper,size,colour" } else { "id,lower,upper,size" });
+        if !header_fault {
+            // The duplicate-id fault needs a first r0.
+            file.push("r0,0,2,4");
+            file.rows = 1;
+        }
+        file.lines(&before_fault, true);
+        let fault_line = file.line;
+        if !header_fault {
+            file.push(fault_row);
+        }
+        file.lines(&after_fault, !header_fault);
+        let expected = if header_fault { header_line } else { fault_line };
+        let text = file.text;
+        let err = match parse_csv_problem(&text, "in.csv", Some(1 << 20)) {
+            Ok(_) => return Err(TestCaseError::fail(format!("accepted {text:?}"))),
+            Err(e) => e,
+        };
+        prop_assert_eq!(err.location.line, Some(expected), "{:?}: {}", text, err);
+        prop_assert_eq!(err.location.field.as_deref(), Some(field), "{:?}: {}", text, err);
+        prop_assert!(err.message.contains(words), "{:?}: {}", text, err);
+    }
+}
+
+/// A CSV file being written line by line, counting its lines.
+struct CsvFile {
+    text: String,
+    /// The line the next content goes on.
+    line: usize,
+    /// Good rows written (their ids are `r0`, `r1`, ...).
+    rows: usize,
+    /// The line ending.
+    ending: &'static str,
+}
+
+impl CsvFile {
+    /// Appends `content` and a line ending; a line break inside a quoted id counts too.
+    fn push(&mut self, content: &str) {
+        self.text.push_str(content);
+        self.text.push_str(self.ending);
+        self.line += 1 + content.matches('\n').count();
+    }
+
+    /// Appends `lines`; rows only if `rows_allowed` (before the header they become comments).
+    fn lines(&mut self, lines: &[CsvLine], rows_allowed: bool) {
+        for l in lines {
+            match l {
+                CsvLine::Comment => self.push("# a comment, with commas"),
+                CsvLine::Blank => self.push(""),
+                CsvLine::Row(_) if !rows_allowed => self.push("# not a row before the header"),
+                CsvLine::Row(broken) => {
+                    let r = self.rows;
+                    let id = if *broken {
+                        format!("\"r{r}\nx\"")
+                    } else {
+                        format!("r{r}")
+                    };
+                    self.push(&format!("{id},0,2,4"));
+                    self.rows += 1;
+                }
+            }
+        }
+    }
 }
 
 /// A JSON text and the line, element and field its error must name.
