@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 /// Limits on one allocation.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Limits {
-    /// Wall-clock limit.
+    /// Wall-clock limit on the whole solve: [`Solver`](crate::Solver) counts its own setup and
+    /// stops the allocator early by as much, room for validating the answer.
     pub timeout: Option<Duration>,
     /// Limit on search nodes, summed over restarts (ignored by heuristics).
     pub nodes: Option<u64>,
