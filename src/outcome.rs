@@ -8,10 +8,45 @@ use std::time::{Duration, Instant};
 /// Limits on one allocation.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Limits {
-    /// Wall-clock limit.
+    /// Wall-clock limit on the whole solve: [`Solver`](crate::Solver) counts its own setup and
+    /// stops the allocator early by as much, room for validating the answer.
     pub timeout: Option<Duration>,
     /// Limit on search nodes, summed over restarts (ignored by heuristics).
     pub nodes: Option<u64>,
+}
+
+impl Limits {
+    /// The longest wall-clock limit a number of seconds may ask for (`--timeout`, the C ABI's
+    /// `timeout_seconds`): 10^9 s, about 31.7 years. A deadline that far ahead fits every
+    /// platform's clock (Linux's monotonic clock, for one, ends about 9.2 x 10^18 s after boot,
+    /// and adding past its end panics) and its nanoseconds fit in 64 bits.
+    pub const MAX_TIMEOUT_SECONDS: u64 = 1_000_000_000;
+
+    /// The wall-clock limit of `seconds`: a positive number of at most
+    /// [`Limits::MAX_TIMEOUT_SECONDS`]. Otherwise (zero, negative, NaN, infinite or too long) the
+    /// error says why, in words meant to follow the option's name:
+    ///
+    /// ```
+    /// use telamalloc::Limits;
+    /// assert_eq!(Limits::timeout_from_secs(2.5).unwrap().as_millis(), 2500);
+    /// let why = Limits::timeout_from_secs(1e30).unwrap_err();
+    /// assert_eq!(why, "1e30 is too large (at most 1000000000 seconds, about 31 years)");
+    /// assert!(Limits::timeout_from_secs(f64::NAN).is_err());
+    /// ```
+    pub fn timeout_from_secs(seconds: f64) -> Result<Duration, String> {
+        if !(seconds.is_finite() && seconds > 0.0) {
+            return Err(format!(
+                "must be a positive, finite number of seconds, not {seconds}"
+            ));
+        }
+        if seconds > Limits::MAX_TIMEOUT_SECONDS as f64 {
+            return Err(format!(
+                "{seconds:e} is too large (at most {} seconds, about 31 years)",
+                Limits::MAX_TIMEOUT_SECONDS
+            ));
+        }
+        Ok(Duration::from_secs_f64(seconds))
+    }
 }
 
 /// Why a problem has no solution.

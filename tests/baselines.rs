@@ -9,7 +9,7 @@ use common::{
 use proptest::prelude::*;
 use std::cmp::Reverse;
 use std::path::Path;
-use telamalloc::baselines::{place_in_order, Baseline};
+use telamalloc::baselines::{contention, place_in_order, Baseline};
 use telamalloc::placement::Fit;
 use telamalloc::{validate, Buffer, Problem, Solution};
 use telamalloc::{Algorithm, Allocation, Goal, Infeasibility, Limits, Solver, Status};
@@ -145,6 +145,29 @@ proptest! {
         prop_assert!(naive_check(&problem, &climbed.offsets, None).is_valid());
         let climbed = climbed.peak(&problem);
         prop_assert!(climbed <= start, "hill climbing {} worse than its start {}", climbed, start);
+    }
+
+    #[test]
+    fn contention_is_the_largest_live_total_over_each_lifetime(problem in problems(Shape::CONSTRAINED)) {
+        // The live total changes only where a buffer starts: the largest over a lifetime is at
+        // its start or at a later start inside it.
+        let b = &problem.buffers;
+        let live_total = |t: u64| -> u64 {
+            b.iter().filter(|x| x.lower <= t && t < x.upper).map(|x| x.size).sum()
+        };
+        let naive: Vec<u64> = b
+            .iter()
+            .map(|me| {
+                b.iter()
+                    .map(|x| x.lower)
+                    .filter(|&t| me.lower <= t && t < me.upper)
+                    .chain([me.lower])
+                    .map(live_total)
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        prop_assert_eq!(contention(&problem), naive);
     }
 }
 

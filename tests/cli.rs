@@ -167,7 +167,37 @@ fn short_row_and_empty_file_exit_2_naming_the_line() {
         &["--capacity", "64"],
         &["line 3", "expected 4 fields, found 3"],
     );
-    assert_rejected("p.csv", "", &["--capacity", "64"], &["line 1", "empty"]);
+    // No header at all names no line (it used to say line 1 even after comment lines).
+    for empty in ["", "# only a comment\n\n"] {
+        assert_rejected(
+            "p.csv",
+            empty,
+            &["--capacity", "64"],
+            &["empty", "no header line"],
+        );
+        let scratch = Scratch::new();
+        let path = scratch.file("p.csv", empty);
+        let run = telamalloc([OsStr::new("solve"), path.as_os_str()]);
+        assert!(!run.stderr.contains("line 1"), "{}", run.stderr);
+    }
+}
+
+/// An id with white space at an end (`"a "` beside `"a"`, a tab, a no-break space) would be
+/// written unquoted into a CSV solution and read back trimmed, as another buffer's id or none:
+/// it is rejected when the problem is read, naming the buffer and field, before any output.
+#[test]
+fn json_ids_with_white_space_at_an_end_are_rejected_before_any_output() {
+    for id in ["a ", " b", "b\\t", "\\u00a0b"] {
+        let text = format!(
+            "{{\"capacity\": 8, \"buffers\": [\n{{\"id\": \"a\", \"lower\": 0, \"upper\": 2, \"size\": 4}},\n{{\"id\": \"{id}\", \"lower\": 0, \"upper\": 2, \"size\": 4}}]}}"
+        );
+        assert_rejected(
+            "p.json",
+            &text,
+            &["--algo", "tflite"],
+            &["buffers[1]", "field 'id'", "white space"],
+        );
+    }
 }
 
 #[test]
@@ -510,37 +540,159 @@ fn eval_compares_policies_and_writes_its_runs() {
     assert!(bad.stderr.contains("nonsense"), "{}", bad.stderr);
 }
 
-/// A time limit the clock cannot hold is a usage error, never a panic, in every command that
-/// takes one; a huge one that fits is no limit at all.
+/// A time limit that is not a positive number of at most 10^9 seconds is a usage error (exit 2,
+/// a message naming the flag and, when too large, the maximum), never a panic, in every command
+/// that takes one; 10^9 seconds itself is accepted. From about 9.3e18 seconds the deadline used
+/// to overflow the clock and panic (exit 101).
 #[test]
 fn timeouts_that_do_not_fit_are_rejected() {
     let tiny = example("tiny.12.csv");
     let tiny = tiny.to_str().expect("UTF-8 path");
-    let examples = example("");
-    let examples = examples.to_str().expect("UTF-8 path");
     let scratch = Scratch::new();
     let out = scratch.path("out");
     let out = out.to_str().expect("UTF-8 path");
-    for args in [
-        vec!["solve", tiny, "--timeout", "1e30"],
-        vec!["bench", examples, "--algo", "search", "--timeout", "1e30"],
-        vec!["eval", examples, "--timeout", "1e30"],
-        vec!["collect", examples, "--out", out, "--timeout", "1e30"],
-    ] {
+    let commands: [&[&str]; 6] = [
+        &["solve", tiny],
+        &["solve", tiny, "--minimize"],
+        &["solve", tiny, "--algo", "tflite"],
+        &["bench", tiny, "--algo", "search,xla"],
+        &["eval", tiny],
+        &["collect", tiny, "--out", out],
+    ];
+    let bad = [
+        ("1e30", "is too large (at most 1000000000 seconds"),
+        ("9.3e18", "is too large (at most 1000000000 seconds"),
+        ("1000000001", "is too large (at most 1000000000 seconds"),
+        (
+            "NaN",
+            "must be a positive, finite number of seconds, not NaN",
+        ),
+        (
+            "inf",
+            "must be a positive, finite number of seconds, not inf",
+        ),
+        ("-1", "must be a positive, finite number of seconds, not -1"),
+        ("0", "must be a positive, finite number of seconds, not 0"),
+    ];
+    for command in commands {
+        for (value, why) in bad {
+            let mut args = command.to_vec();
+            let flag = format!("--timeout={value}");
+            args.push(&flag);
+            let run = telamalloc(&args);
+            assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+            assert!(
+                run.stderr.contains("--timeout ") && run.stderr.contains(why),
+                "{args:?}: {}",
+                run.stderr
+            );
+            assert!(!run.stderr.contains("panicked"), "{args:?}: {}", run.stderr);
+        }
+        let mut args = command.to_vec();
+        args.push("--timeout=1e9");
         let run = telamalloc(&args);
-        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
-        assert!(
-            run.stderr.contains("--timeout 1e30 is too large"),
-            "{args:?}: {}",
-            run.stderr
-        );
-        assert!(!run.stderr.contains("panicked"), "{args:?}: {}", run.stderr);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
     }
-    let run = telamalloc(["solve", tiny, "--timeout", "1e18"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = telamalloc(["solve", tiny, "--timeout", "1e9"]);
     assert!(
         run.stderr.contains("solved by search: peak 12"),
         "{}",
         run.stderr
     );
+}
+
+/// `--threads` takes 1 to 1024 in every command (each thread is started before the work: a
+/// hundred million used to hang `eval`).
+#[test]
+fn thread_counts_out_of_range_are_rejected() {
+    let tiny = example("tiny.12.csv");
+    let tiny = tiny.to_str().expect("UTF-8 path");
+    let scratch = Scratch::new();
+    let out = scratch.path("out");
+    let out = out.to_str().expect("UTF-8 path");
+    let commands: [&[&str]; 4] = [
+        &["solve", tiny],
+        &["bench", tiny, "--algo", "search"],
+        &["eval", tiny],
+        &["collect", tiny, "--out", out],
+    ];
+    for command in commands {
+        for value in ["0", "1025", "100000000", "18446744073709551616"] {
+            let mut args = command.to_vec();
+            args.extend(["--threads", value]);
+            let run = telamalloc(&args);
+            assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+            assert!(run.stderr.contains("--threads"), "{args:?}: {}", run.stderr);
+        }
+        let mut args = command.to_vec();
+        args.extend(["--threads", "1024"]);
+        let run = telamalloc(&args);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+    }
+}
+
+/// `gen` rejects options whose problem could not be read back (sizes or alignments whose sum
+/// overflows 64 bits, a capacity of 0 or below a buffer) or that make no sense, with exit 2 and
+/// no file written, where it used to write an unusable file and exit 0, panic (`--buffers`
+/// past memory) or loop (`gen perfect --buffers 2^64-1`).
+#[test]
+fn gen_rejects_options_whose_problem_would_not_read_back() {
+    let scratch = Scratch::new();
+    let output = scratch.path("g.csv");
+    let output = output.to_str().expect("UTF-8 path");
+    let max = "18446744073709551615";
+    let cases: [(&[&str], &str); 12] = [
+        (
+            &["random", "--max-size", max, "--buffers", "3"],
+            "overflows 64 bits",
+        ),
+        (
+            &["overlap", "--max-size", max, "--buffers", "5"],
+            "overflows 64 bits",
+        ),
+        (
+            &["perfect", "--alignment", "9223372036854775808"],
+            "overflow 64 bits",
+        ),
+        (
+            &["perfect", "--capacity", max, "--horizon", max],
+            "overflows 64 bits",
+        ),
+        (&["perfect", "--alignment", "3"], "not a power of two"),
+        (
+            &["random", "--tightness", "NaN"],
+            "--tightness must be a positive",
+        ),
+        (
+            &["random", "--tightness", "0"],
+            "--tightness must be a positive",
+        ),
+        (
+            &["random", "--tightness", "1e-300"],
+            "capacity must be greater than 0",
+        ),
+        (
+            &["random", "--tightness", "0.5", "--buffers", "3"],
+            "larger than the capacity",
+        ),
+        (&["random", "--buffers", max], "--buffers"),
+        (&["perfect", "--buffers", "0"], "--buffers"),
+        (
+            &["random", "--min-size", "10", "--max-size", "5"],
+            "--min-size 10 is larger",
+        ),
+    ];
+    for (options, why) in cases {
+        let mut args = vec!["gen"];
+        args.extend(options);
+        args.extend(["-o", output]);
+        let run = telamalloc(&args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(why), "{args:?}: {}", run.stderr);
+        assert!(!run.stderr.contains("panicked"), "{args:?}: {}", run.stderr);
+        assert!(!Path::new(output).exists(), "{args:?} wrote {output}");
+    }
+    let run = telamalloc(["gen", "random", "--tightness", "1e300", "-o", output]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(read_problem(Path::new(output), None).is_ok());
 }

@@ -721,3 +721,34 @@ fn real_models_import_to_the_committed_csvs() {
         );
     }
 }
+
+/// `import`'s numbers on the command line: an alignment that makes the sizes overflow 64 bits
+/// together (2^63), one that is no power of two or past 64 bits, and a batch of 0 are usage or
+/// import errors (exit 2, nothing written), never an exit 0 with a file no allocator reads.
+#[test]
+fn the_binary_rejects_import_numbers_that_do_not_fit() {
+    let scratch = Scratch::new();
+    let onnx = scratch.path("tiny.onnx");
+    std::fs::write(&onnx, tiny_onnx()).unwrap();
+    let out = scratch.path("problem.csv");
+    for (flags, why) in [
+        (["--alignment", "9223372036854775808"], "overflows 64 bits"),
+        (["--alignment", "3"], "not a power of two"),
+        (["--alignment", "18446744073709551616"], "--alignment"),
+        (["--batch", "0"], "batch"),
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_telamalloc"))
+            .arg("import")
+            .arg(&onnx)
+            .args(["--input-shape", "x=1x3x8x8", "-o"])
+            .arg(&out)
+            .args(flags)
+            .output()
+            .expect("the binary runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{flags:?}: {stderr}");
+        assert!(stderr.contains(why), "{flags:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{flags:?}: {stderr}");
+        assert!(!out.exists(), "{flags:?} wrote {}", out.display());
+    }
+}

@@ -119,11 +119,20 @@ fn csv_repeated_header_column() {
     assert_at_line(&err, 1, "lower", &["twice"]);
 }
 
+/// No header at all (nothing, or only comments and blank lines) names no line; a header line
+/// of white space names its line, after any comments.
 #[test]
 fn csv_empty_file() {
-    for text in ["", "\n", "   \n"] {
+    for (text, line) in [
+        ("", None),
+        ("\n", None),
+        ("# only a comment\r\n\r\n", None),
+        ("# c\r\r", None),
+        ("   \n", Some(1)),
+        ("# c\n\n  \t \na,0,1,4\n", Some(3)),
+    ] {
         let err = csv_error(text, None);
-        assert_eq!(err.location.line, Some(1), "{text:?}: {err}");
+        assert_eq!(err.location.line, line, "{text:?}: {err}");
         assert!(err.message.contains("empty"), "{text:?}: {err}");
     }
 }
@@ -644,6 +653,40 @@ fn read_problem_capacity_from_file_name_error_names_the_line() {
     assert_eq!(err.location.field.as_deref(), Some("size"), "{err}");
 }
 
+/// A name of the form `NAME.DIGITS.csv` whose digits give no capacity (0, or more than 64 bits)
+/// is an error naming the file and the capacity, unless a capacity is given; it used to read as
+/// "no capacity" and then be reported as missing.
+#[test]
+fn read_problem_rejects_a_file_name_capacity_that_does_not_fit() {
+    let scratch = Scratch::new();
+    for (name, why) in [
+        ("net.99999999999999999999.csv", "overflows 64 bits"),
+        ("net.18446744073709551616.json", "overflows 64 bits"),
+        ("net.0.csv", "must be greater than 0"),
+        ("net.000.csv", "must be greater than 0"),
+    ] {
+        let text = if name.ends_with(".json") {
+            JSON_GOOD.replace("\"capacity\": 64,", "")
+        } else {
+            "id,lower,upper,size\na,0,2,4\n".to_string()
+        };
+        let path = scratch.file(name, &text);
+        let err = read_problem(&path, None).unwrap_err();
+        assert_eq!(err.location.file, path.display().to_string(), "{err}");
+        assert_eq!(err.location.field.as_deref(), Some("capacity"), "{err}");
+        assert!(err.message.contains(why), "{name}: {err}");
+        assert_eq!(read_problem(&path, Some(64)).unwrap().capacity, Some(64));
+    }
+    // A JSON file's own capacity comes first: the name is not read.
+    let path = scratch.file("net.0.json", JSON_GOOD);
+    assert_eq!(read_problem(&path, None).unwrap().capacity, Some(64));
+    let path = scratch.file(
+        "net.18446744073709551615.csv",
+        "id,lower,upper,size\na,0,2,4\n",
+    );
+    assert_eq!(read_problem(&path, None).unwrap().capacity, Some(u64::MAX));
+}
+
 #[test]
 fn read_problem_capacity_from_file_name_is_checked() {
     let scratch = Scratch::new();
@@ -945,6 +988,266 @@ fn json_type_errors_name_the_field() {
     // A syntax error names no field.
     let err = json_error("{\"buffers\": [", None);
     assert_eq!(err.location.field, None, "{err}");
+}
+
+/// A line of a generated CSV file, before the line endings are chosen.
+#[derive(Clone, Debug)]
+enum CsvLine {
+    Comment,
+    Blank,
+    /// A good row; with `true` its id holds a line break (quoted), so it spans two lines.
+    Row(bool),
+}
+
+fn csv_lines() -> impl Strategy<Value = Vec<CsvLine>> {
+    prop::collection::vec(
+        prop_oneof![
+            Just(CsvLine::Comment),
+            Just(CsvLine::Blank),
+            any::<bool>().prop_map(CsvLine::Row),
+        ],
+        0..8,
+    )
+}
+
+/// The fault put into a generated file, the field its error names and words of its message.
+fn csv_faults() -> impl Strategy<Value = (&'static str, &'static str, &'static str)> {
+    prop::sample::select(vec![
+        ("bad,0,x,4", "upper", "not an integer"),
+        ("bad,5,2,4", "upper", "must be less than upper"),
+        ("bad,0,2", "size", "missing field"),
+        ("bad,0,2,0", "size", "size"),
+        ("r0,0,2,4", "id", "duplicate id"),
+        ("HEADER", "colour", "unknown column"),
+    ])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Whatever comes before it (comments, blank lines, rows whose quoted id holds a line break)
+    /// and whatever the line endings (LF, CRLF or CR only), an error names the real line of the
+    /// faulty row, or of the header when the header is at fault.
+    #[test]
+    fn csv_errors_name_the_real_line(
+        before_header in csv_lines(),
+        before_fault in csv_lines(),
+        after_fault in csv_lines(),
+        fault in csv_faults(),
+        ending in prop::sample::select(vec!["\n", "\r\n", "\r"]),
+    ) {
+        let (fault_row, field, words) = fault;
+        let header_fault = fault_row == "HEADER";
+        let mut file = CsvFile { text: String::new(), line: 1, rows: 0, ending };
+        file.lines(&before_header, false);
+        let header_line = file.line;
+        file.push(if header_fault { "id,lower,upper,size,colour" } else { "id,lower,upper,size" });
+        if !header_fault {
+            // The duplicate-id fault needs a first r0.
+            file.push("r0,0,2,4");
+            file.rows = 1;
+        }
+        file.lines(&before_fault, true);
+        let fault_line = file.line;
+        if !header_fault {
+            file.push(fault_row);
+        }
+        file.lines(&after_fault, !header_fault);
+        let expected = if header_fault { header_line } else { fault_line };
+        let text = file.text;
+        let err = match parse_csv_problem(&text, "in.csv", Some(1 << 20)) {
+            Ok(_) => return Err(TestCaseError::fail(format!("accepted {text:?}"))),
+            Err(e) => e,
+        };
+        prop_assert_eq!(err.location.line, Some(expected), "{:?}: {}", text, err);
+        prop_assert_eq!(err.location.field.as_deref(), Some(field), "{:?}: {}", text, err);
+        prop_assert!(err.message.contains(words), "{:?}: {}", text, err);
+    }
+}
+
+/// A CSV file being written line by line, counting its lines.
+struct CsvFile {
+    text: String,
+    /// The line the next content goes on.
+    line: usize,
+    /// Good rows written (their ids are `r0`, `r1`, ...).
+    rows: usize,
+    /// The line ending.
+    ending: &'static str,
+}
+
+impl CsvFile {
+    /// Appends `content` and a line ending; a line break inside a quoted id counts too.
+    fn push(&mut self, content: &str) {
+        self.text.push_str(content);
+        self.text.push_str(self.ending);
+        self.line += 1 + content.matches('\n').count();
+    }
+
+    /// Appends `lines`; rows only if `rows_allowed` (before the header they become comments).
+    fn lines(&mut self, lines: &[CsvLine], rows_allowed: bool) {
+        for l in lines {
+            match l {
+                CsvLine::Comment => self.push("# a comment, with commas"),
+                CsvLine::Blank => self.push(""),
+                CsvLine::Row(_) if !rows_allowed => self.push("# not a row before the header"),
+                CsvLine::Row(broken) => {
+                    let r = self.rows;
+                    let id = if *broken {
+                        format!("\"r{r}\nx\"")
+                    } else {
+                        format!("r{r}")
+                    };
+                    self.push(&format!("{id},0,2,4"));
+                    self.rows += 1;
+                }
+            }
+        }
+    }
+}
+
+/// A JSON text and the line, element and field its error must name.
+type Placed<'a> = (&'a str, Option<usize>, Option<usize>, Option<&'a str>);
+
+/// A value of the wrong type or range, a missing, unknown or repeated field: the error names the
+/// line, the buffer (`buffers[i]`) and the field, as the problem rules' errors do; a value
+/// outside the buffer list names its key. Syntax errors name the line only.
+#[test]
+fn json_data_errors_name_the_line_the_buffer_and_the_field() {
+    let cases: [Placed; 12] = [
+        (
+            "{\"capacity\": 8,\n \"buffers\": [\n  {\"id\": \"a\", \"lower\": 0, \"upper\": 2, \"size\": 4},\n  {\"id\": \"b\", \"lower\": 0, \"upper\": 2, \"size\": \"x\"}\n]}",
+            Some(4),
+            Some(1),
+            Some("size"),
+        ),
+        (
+            "{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 2, \"size\": 4}, {\"id\": \"b\", \"lower\": -1, \"upper\": 2, \"size\": 4}]}",
+            Some(1),
+            Some(1),
+            Some("lower"),
+        ),
+        // Missing: the element that lacks it.
+        (
+            "{\"buffers\": [\n{\"id\": \"a\", \"lower\": 0, \"upper\": 2, \"size\": 4},\n{\"id\": \"b\", \"lower\": 0, \"upper\": 2}\n]}",
+            Some(3),
+            Some(1),
+            Some("size"),
+        ),
+        // Unknown and repeated fields.
+        (
+            "{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 2, \"size\": 4, \"colour\": 1}]}",
+            Some(1),
+            Some(0),
+            Some("colour"),
+        ),
+        (
+            "{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"lower\": 1, \"upper\": 2, \"size\": 4}]}",
+            Some(1),
+            Some(0),
+            Some("lower"),
+        ),
+        // Ids with quotes, commas and brackets do not confuse the place.
+        (
+            "{\"buffers\": [{\"id\": \"[a\\\",{b:\", \"lower\": 0, \"upper\": 2, \"size\": 4}, {\"id\": \"}]\", \"lower\": 0, \"upper\": 2, \"size\": 4, \"offset\": 1.5}]}",
+            Some(1),
+            Some(1),
+            Some("offset"),
+        ),
+        (
+            "{\"buffers\": [{\"id\": 7, \"lower\": 0, \"upper\": 2, \"size\": 4}]}",
+            Some(1),
+            Some(0),
+            Some("id"),
+        ),
+        // Outside the buffer list: the key.
+        (
+            "{\"capacity\": \"big\", \"buffers\": []}",
+            Some(1),
+            None,
+            Some("capacity"),
+        ),
+        ("{\"buffers\": 5}", Some(1), None, Some("buffers")),
+        ("{\"buffers\": [], \"colour\": 1}", Some(1), None, Some("colour")),
+        // A buffer that is not an object: the element, no field.
+        ("{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 2, \"size\": 4}, 3]}", Some(1), Some(1), None),
+        // Syntax: the line only.
+        ("{\"buffers\": [\n{\"id\": \"a\",, }]}", Some(2), None, None),
+    ];
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter_map(|&(text, line, element, field)| {
+            let err = json_error(text, None);
+            let found = (
+                err.location.line,
+                err.location.element,
+                err.location.field.as_deref(),
+            );
+            (found != (line, element, field)).then(|| {
+                format!(
+                    "{text}\n  expected {:?}\n  found {found:?}: {err}",
+                    (line, element, field)
+                )
+            })
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    let err = json_error(cases[0].0, None);
+    assert!(
+        err.to_string()
+            .starts_with("in.json: line 4: buffers[1]: field 'size': malformed JSON: invalid type"),
+        "{err}"
+    );
+}
+
+/// Solutions too: a bad offset names its buffer.
+#[test]
+fn json_solution_data_errors_name_the_buffer_and_field() {
+    let problem = two_buffers();
+    let err = parse_json_solution(
+        "{\"buffers\": [\n{\"id\": \"a\", \"offset\": 0},\n{\"id\": \"b\", \"offset\": \"4\"}]}",
+        "in.json",
+        &problem,
+    )
+    .unwrap_err();
+    assert_eq!(err.location.line, Some(3), "{err}");
+    assert_eq!(err.location.element, Some(1), "{err}");
+    assert_eq!(err.location.field.as_deref(), Some("offset"), "{err}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Any field of any buffer given a value of the wrong type, in a file laid out on many
+    /// lines or on one: the error names that buffer and field, and the line the value is on.
+    #[test]
+    fn json_type_errors_name_the_buffer_and_field_wherever_they_are(
+        problem in problems(Shape::CONSTRAINED),
+        pick in any::<prop::sample::Index>(),
+        field in prop::sample::select(vec!["lower", "upper", "size", "alignment", "offset", "id"]),
+        pretty in any::<bool>(),
+    ) {
+        let mut value = serde_json::to_value(&problem).expect("serialises");
+        let buffers = value["buffers"].as_array_mut().expect("a list");
+        prop_assume!(!buffers.is_empty());
+        let i = pick.index(buffers.len());
+        let bad = if field == "id" { serde_json::json!(false) } else { serde_json::json!("x") };
+        buffers[i][field] = bad;
+        let text = if pretty {
+            serde_json::to_string_pretty(&value).expect("serialises")
+        } else {
+            serde_json::to_string(&value).expect("serialises")
+        };
+        let err = json_error(&text, None);
+        prop_assert_eq!(err.location.element, Some(i), "{}", err);
+        prop_assert_eq!(err.location.field.as_deref(), Some(field), "{}", err);
+        let needle = if field == "id" { "false" } else { "\"x\"" };
+        let at = text.find(&format!("\"{field}\": {needle}")).or_else(|| text.find(&format!("\"{field}\":{needle}")));
+        // The value's line: count the lines before the (only) bad value.
+        let at = at.expect("the bad value is in the text");
+        let line = text[..at].matches('\n').count() + 1;
+        prop_assert_eq!(err.location.line, Some(line), "{}", err);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -46,14 +46,14 @@ typedef struct tm_result tm_result;
 typedef struct tm_options {
     uint64_t capacity;        /* bytes; required unless minimize is set */
     int minimize;             /* nonzero: find the smallest peak instead of fitting capacity */
-    double timeout_seconds;   /* wall-clock limit; <= 0 means none */
+    double timeout_seconds;   /* wall-clock limit; <= 0 means none, at most 1e9 (about 31 years) */
     uint64_t node_limit;      /* search nodes over all restarts; 0 means none */
     const char *algorithm;    /* NULL or "search" (the hybrid search), or a baseline name:
                                  "tflite", "tflite-micro", "xla", "tvm-greedy-size",
                                  "tvm-greedy-conflicts", "tvm-hill-climb", "start-order",
                                  "contention" */
     const char *policy;       /* NULL or "portfolio" (default), "fixed", "WAT", "TWA+", ... */
-    uint32_t threads;         /* search threads; the answer does not depend on it */
+    uint32_t threads;         /* search threads (0 counts as 1, at most 1024); the answer does not depend on it */
     uint64_t seed;            /* the same seed gives the same answer */
 } tm_options;
 

@@ -6,8 +6,9 @@
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::time::Duration;
-use telamalloc::{Algorithm, Allocation, Buffer, Goal, PolicySpec, Problem, Solver, Status};
+use telamalloc::{
+    Algorithm, Allocation, Buffer, Goal, Limits, PolicySpec, Problem, Solver, Status,
+};
 
 /// `tm_error` of the header.
 #[repr(C)]
@@ -219,6 +220,13 @@ unsafe fn solver_of(options: &TmOptions) -> Result<(Solver, Goal), TmError> {
         (false, 0) => return Err(invalid("capacity must be set (or minimize)".into())),
         (false, capacity) => Goal::Fit(capacity),
     };
+    if options.threads as usize > Solver::MAX_THREADS {
+        return Err(invalid(format!(
+            "threads {} is too many (at most {})",
+            options.threads,
+            Solver::MAX_THREADS
+        )));
+    }
     let mut solver = Solver::new()
         .algorithm(algorithm)
         .policy(policy)
@@ -229,8 +237,8 @@ unsafe fn solver_of(options: &TmOptions) -> Result<(Solver, Goal), TmError> {
         return Err(invalid("timeout_seconds is not a number".into()));
     }
     if seconds > 0.0 {
-        let timeout = Duration::try_from_secs_f64(seconds)
-            .map_err(|_| invalid(format!("timeout_seconds {seconds:e} is too large")))?;
+        let timeout = Limits::timeout_from_secs(seconds)
+            .map_err(|why| invalid(format!("timeout_seconds {why}")))?;
         solver = solver.timeout(timeout);
     }
     if options.node_limit > 0 {

@@ -74,13 +74,18 @@ impl Baseline {
     }
 
     /// [`Baseline::allocate`] that gives up (`None`) once `deadline` passes before every buffer
-    /// is placed; hill climbing returns its best layout so far once it has one.
+    /// is placed (it looks before it starts, after its order is made, and every
+    /// [`DEADLINE_STRIDE`] placements); hill climbing returns its best layout so far once it has
+    /// one.
     pub fn allocate_within(
         self,
         problem: &Problem,
         seed: u64,
         deadline: &Deadline<'_>,
     ) -> Option<Solution> {
+        if deadline.passed() {
+            return None;
+        }
         let n = problem.buffers.len();
         let by = |key: &dyn Fn(usize) -> (Reverse<u128>, Reverse<u128>, u64)| {
             let mut order: Vec<usize> = (0..n).collect();
@@ -161,10 +166,12 @@ pub fn place_in_order(problem: &Problem, order: &[usize], fit: Fit) -> Solution 
     place_within(problem, order, fit, &Deadline::none()).expect("no deadline")
 }
 
-/// How many placements go between two looks at the deadline.
-const DEADLINE_STRIDE: usize = 64;
+/// How many placements go between two looks at the deadline (one look costs a clock read, one
+/// placement a query over the placed buffers live beside it).
+pub const DEADLINE_STRIDE: usize = 64;
 
-/// [`place_in_order`] that gives up (`None`) once `deadline` passes.
+/// [`place_in_order`] that gives up (`None`) once `deadline` passes: it looks before the first
+/// placement and every [`DEADLINE_STRIDE`] placements.
 pub fn place_within(
     problem: &Problem,
     order: &[usize],
@@ -178,7 +185,7 @@ pub fn place_within(
         }
     }
     for (k, &i) in order.iter().enumerate() {
-        if k % DEADLINE_STRIDE == DEADLINE_STRIDE - 1 && deadline.passed() {
+        if k % DEADLINE_STRIDE == 0 && deadline.passed() {
             return None;
         }
         if placer.offset(i).is_none() {
@@ -208,18 +215,38 @@ pub fn conflict_counts(problem: &Problem) -> Vec<usize> {
         .collect()
 }
 
-/// For each buffer, the largest live total over the sections of its lifetime.
+/// For each buffer, the largest live total over the sections of its lifetime (0 for a buffer
+/// live in none): a range maximum over the section totals, from a bottom-up segment tree in
+/// `O(log sections)` per buffer (a scan of each lifetime took `O(buffers x sections)` when many
+/// buffers live long).
 pub fn contention(problem: &Problem) -> Vec<u64> {
     let timeline = Timeline::new(problem);
+    let sections = timeline.len();
+    // tree[sections + k] = totals[k]; tree[i] = the larger of its two children.
+    let mut tree = vec![0u64; 2 * sections];
+    tree[sections..].copy_from_slice(&timeline.totals);
+    for i in (1..sections).rev() {
+        tree[i] = tree[2 * i].max(tree[2 * i + 1]);
+    }
     timeline
         .buffer_sections
         .iter()
         .map(|r| {
-            timeline.totals[r.clone()]
-                .iter()
-                .copied()
-                .max()
-                .unwrap_or(0)
+            let (mut lo, mut hi) = (r.start + sections, r.end + sections);
+            let mut largest = 0;
+            while lo < hi {
+                if lo % 2 == 1 {
+                    largest = largest.max(tree[lo]);
+                    lo += 1;
+                }
+                if hi % 2 == 1 {
+                    hi -= 1;
+                    largest = largest.max(tree[hi]);
+                }
+                lo /= 2;
+                hi /= 2;
+            }
+            largest
         })
         .collect()
 }

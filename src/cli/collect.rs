@@ -27,7 +27,7 @@ pub struct CollectArgs {
     #[arg(long, default_value_t = 20_000)]
     record_limit: u64,
     /// Worker threads (problems run in parallel).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = super::threads_arg())]
     threads: usize,
     /// Policy (default: the portfolio).
     #[arg(long)]

@@ -30,7 +30,7 @@ pub struct EvalArgs {
     #[arg(long = "with", value_delimiter = ',', value_name = "TECHNIQUE")]
     enable: Vec<String>,
     /// Runs in parallel (each run is single-threaded).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = super::threads_arg())]
     threads: usize,
     /// Folder for `eval.md` (the table), `eval.json` (every run) and `eval.svg` (the plot).
     #[arg(long)]

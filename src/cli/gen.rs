@@ -4,7 +4,7 @@ use super::{write_file, CliError, EXIT_SOLVED};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use telamalloc::generate::{self, CutStyle, OnchipOptions, PerfectOptions, RandomOptions};
-use telamalloc::io::write_csv_problem;
+use telamalloc::io::{check_problem, write_csv_problem, BufferPlaces};
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Kind {
@@ -38,14 +38,14 @@ pub struct GenArgs {
     /// Seed: the same seed gives the same problem.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Number of buffers.
-    #[arg(long, default_value_t = 100)]
+    /// Number of buffers (at most 100000000).
+    #[arg(long, default_value_t = 100, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_BUFFERS))]
     buffers: usize,
     /// Capacity (perfect).
-    #[arg(long, default_value_t = 1 << 20)]
+    #[arg(long, default_value_t = 1 << 20, value_parser = clap::value_parser!(u64).range(1..))]
     capacity: u64,
     /// Time steps (perfect, random).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
     horizon: u64,
     /// Cut style (perfect).
     #[arg(long, value_enum, default_value = "mixed")]
@@ -53,17 +53,17 @@ pub struct GenArgs {
     /// Rectangles to remove after cutting (perfect).
     #[arg(long, default_value_t = 0)]
     remove: usize,
-    /// Alignment of every buffer (perfect).
-    #[arg(long, default_value_t = 1)]
+    /// Alignment of every buffer, a power of two (perfect).
+    #[arg(long, default_value_t = 1, value_parser = power_of_two)]
     alignment: u64,
     /// Smallest size (overlap, random).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     min_size: u64,
     /// Largest size (overlap, random).
-    #[arg(long, default_value_t = 4096)]
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..))]
     max_size: u64,
     /// Longest lifetime (random).
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     max_lifetime: u64,
     /// Capacity / LOAD (random).
     #[arg(long, default_value_t = 1.2)]
@@ -83,7 +83,32 @@ pub struct GenArgs {
     output: Option<PathBuf>,
 }
 
+/// The most buffers `gen` makes: about 10 GB of problem in memory; far more would only fail to
+/// allocate.
+const MAX_BUFFERS: u64 = 100_000_000;
+
+fn power_of_two(text: &str) -> Result<u64, String> {
+    let value: u64 = text.parse().map_err(|e| format!("{e}"))?;
+    if value.is_power_of_two() {
+        Ok(value)
+    } else {
+        Err(format!("{value} is not a power of two"))
+    }
+}
+
 pub fn run(args: GenArgs) -> Result<i32, CliError> {
+    if args.min_size > args.max_size {
+        return Err(CliError::Usage(format!(
+            "--min-size {} is larger than --max-size {}",
+            args.min_size, args.max_size
+        )));
+    }
+    if !(args.tightness.is_finite() && args.tightness > 0.0) {
+        return Err(CliError::Usage(format!(
+            "--tightness must be a positive, finite number, not {}",
+            args.tightness
+        )));
+    }
     let problem = match args.kind {
         Kind::Perfect => {
             let options = PerfectOptions {
@@ -133,6 +158,13 @@ pub fn run(args: GenArgs) -> Result<i32, CliError> {
             generate::onchip(&source, &options, args.seed)
         }
     };
+    // What is written must read back: sizes whose sum overflows 64 bits (huge --max-size or
+    // --alignment), or a capacity of 0 or below a buffer (a tiny --tightness), would not.
+    check_problem(&problem, "the generated problem", &BufferPlaces::None).map_err(|e| {
+        CliError::Usage(format!(
+            "{e} (the options ask for a problem no reader accepts; make sizes, alignment or buffers smaller, or the tightness larger)"
+        ))
+    })?;
     let text = write_csv_problem(&problem);
     match &args.output {
         Some(path) => write_file(path, &text)?,

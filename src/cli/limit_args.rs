@@ -7,7 +7,8 @@ use telamalloc::Limits;
 
 #[derive(Args, Clone, Debug, Default)]
 pub struct LimitArgs {
-    /// Wall-clock limit in seconds, per problem (per run for `bench` and `eval`).
+    /// Wall-clock limit in seconds, per problem (per run for `bench` and `eval`); at most
+    /// 1000000000 (about 31 years).
     #[arg(long)]
     pub timeout: Option<f64>,
     /// Limit on search nodes, summed over restarts: a machine-independent limit, for results
@@ -31,20 +32,12 @@ impl LimitArgs {
     }
 }
 
-/// Turns `--timeout SECONDS` into a duration, rejecting negative or non-finite values.
+/// Turns `--timeout SECONDS` into a duration: positive, finite and at most
+/// [`Limits::MAX_TIMEOUT_SECONDS`] (a usage error otherwise, never a panic).
 fn duration(seconds: Option<f64>) -> Result<Option<Duration>, CliError> {
-    match seconds {
-        None => Ok(None),
-        Some(s) if s.is_finite() && s > 0.0 => {
-            Duration::try_from_secs_f64(s).map(Some).map_err(|_| {
-                CliError::Usage(format!(
-                    "--timeout {s:e} is too large (at most {} seconds)",
-                    Duration::MAX.as_secs()
-                ))
-            })
-        }
-        Some(s) => Err(CliError::Usage(format!(
-            "--timeout must be a positive number of seconds, not {s}"
-        ))),
-    }
+    seconds
+        .map(|s| {
+            Limits::timeout_from_secs(s).map_err(|why| CliError::Usage(format!("--timeout {why}")))
+        })
+        .transpose()
 }

@@ -119,6 +119,11 @@ pub fn write_file(path: &std::path::Path, text: &str) -> Result<(), CliError> {
         .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", path.display())))
 }
 
+/// The values `--threads` takes: 1 to [`telamalloc::Solver::MAX_THREADS`].
+pub fn threads_arg() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::new().range(1..=telamalloc::Solver::MAX_THREADS as u64)
+}
+
 /// A progress bar over `len` items, labelled `what`.
 pub fn progress_bar(len: usize, what: &str) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::new(len as u64);

@@ -16,8 +16,8 @@ pub struct SearchArgs {
     pub policy: Option<PolicySpec>,
     /// Worker threads for the search portfolio (the answer does not depend on it); for
     /// `--algo cpsat`, CP-SAT's `num_workers` (deterministic only with 1).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
-    pub threads: u64,
+    #[arg(long, default_value_t = 1, value_parser = super::threads_arg())]
+    pub threads: usize,
     #[arg(long = "no", value_delimiter = ',', value_name = "TECHNIQUE",
           help = format!("Turn search techniques off (comma-separated): {}", techniques_help()))]
     pub disable: Vec<String>,
@@ -38,7 +38,7 @@ impl SearchArgs {
             .apply_switches(&self.disable, &self.enable)
             .map_err(CliError::Usage)?;
         options.set("luby", self.luby);
-        options.threads = self.threads as usize;
+        options.threads = self.threads;
         Ok(options)
     }
 

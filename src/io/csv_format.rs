@@ -243,12 +243,21 @@ fn header(
         .headers()
         .map_err(|e| csv_error(e, file, lines))?
         .clone();
-    if header.is_empty() || (header.len() == 1 && header[0].trim().is_empty()) {
+    if header.is_empty() {
+        // Nothing but comments and blank lines: there is no line to name.
         return Err(InputError::at_line(
             file,
-            Some(1),
             None,
-            "the file is empty (expected a header line: id,lower,upper,size)",
+            None,
+            "the file is empty: no header line (expected id,lower,upper,size; comments and blank lines do not count)",
+        ));
+    }
+    if header.len() == 1 && header[0].trim().is_empty() {
+        return Err(InputError::at_line(
+            file,
+            Some(lines.header()),
+            None,
+            "the header line is empty (expected id,lower,upper,size)",
         ));
     }
     Ok(header)

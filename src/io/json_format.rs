@@ -8,29 +8,129 @@ use serde::{Deserialize, Serialize};
 
 fn json_error(e: serde_json::Error, file: &str, text: &str) -> InputError {
     let line = (e.line() > 0).then_some(e.line());
-    let field = match e.classify() {
-        serde_json::error::Category::Data => field_before(text, e.line(), e.column()),
-        _ => None,
-    };
-    InputError::at_line(file, line, field.as_deref(), format!("malformed JSON: {e}"))
+    let mut error = InputError::at_line(file, line, None, format!("malformed JSON: {e}"));
+    if e.classify() == serde_json::error::Category::Data {
+        // A value of the wrong type or range, a missing or unknown field: name where.
+        let mut path = path_at(text, e.line(), e.column());
+        if let Some(missing) = quoted_name(&e.to_string(), "missing field `") {
+            path.push(Step::Key(missing));
+        }
+        let (element, field) = place_of(&path);
+        error.location.element = element;
+        error.location.field = field;
+    }
+    error
 }
 
-/// The key of the value at (1-based) `line` and `column`: the last `"key":` before it, when a
-/// value of the wrong type or range was read there.
-fn field_before(text: &str, line: usize, column: usize) -> Option<String> {
-    let start = text
+/// One step of the way from the document's root to a value: an object's key or an array's
+/// index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// Where a value of the buffer list is: `buffers[i]` becomes the element `i` and what follows
+/// it the field (`size`); any other path is the field itself (`capacity`, `buffers`).
+fn place_of(path: &[Step]) -> (Option<usize>, Option<String>) {
+    let (element, rest) = match path {
+        [Step::Key(key), Step::Index(i), rest @ ..] if key == "buffers" => (Some(*i), rest),
+        _ => (None, path),
+    };
+    let mut field = String::new();
+    for step in rest {
+        match step {
+            Step::Key(key) if field.is_empty() => field.push_str(key),
+            Step::Key(key) => field.push_str(&format!(".{key}")),
+            Step::Index(i) => field.push_str(&format!("[{i}]")),
+        }
+    }
+    (element, (!field.is_empty()).then_some(field))
+}
+
+/// The name between `prefix` and the next backquote in `message` (serde's "missing field
+/// `size`").
+fn quoted_name(message: &str, prefix: &str) -> Option<String> {
+    let start = message.find(prefix)? + prefix.len();
+    let length = message[start..].find('`')?;
+    Some(message[start..start + length].to_string())
+}
+
+/// The path to the value being read just before (1-based) `line` and `column`, the position
+/// serde_json gives for an error of data (the text before it is well-formed JSON so far): a
+/// scan of that text keeping the open objects and arrays, each object's last key and each
+/// array's index. Within an object the path ends at the key being read or last read.
+fn path_at(text: &str, line: usize, column: usize) -> Vec<Step> {
+    let line_start: usize = text
         .split_inclusive('\n')
-        .take(line.checked_sub(1)?)
+        .take(line.saturating_sub(1))
         .map(str::len)
-        .sum::<usize>();
-    let end = (start + column).min(text.len());
-    let before = text.get(..end)?;
-    let colon = before.rfind(':')?;
-    let key = before[..colon].trim_end().strip_suffix('"')?;
-    let open = key.rfind('"')?;
-    let name = &key[open + 1..];
-    (!name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
-        .then(|| name.to_string())
+        .sum();
+    let end = (line_start + column).min(text.len());
+    let bytes = &text.as_bytes()[..end];
+    // Each open container: its path step so far, and for objects whether a key comes next.
+    let mut open: Vec<(Option<Step>, bool)> = Vec::new();
+    let mut p = 0;
+    while p < bytes.len() {
+        match bytes[p] {
+            b'{' => open.push((None, true)),
+            b'[' => open.push((Some(Step::Index(0)), false)),
+            b'}' | b']' => {
+                open.pop();
+            }
+            b',' => match open.last_mut() {
+                Some((Some(Step::Index(i)), _)) => *i += 1,
+                Some((step, expecting_key)) => {
+                    *step = None;
+                    *expecting_key = true;
+                }
+                None => {}
+            },
+            b':' => {
+                if let Some((_, expecting_key)) = open.last_mut() {
+                    *expecting_key = false;
+                }
+            }
+            b'"' => {
+                let (string, next) = read_string(bytes, p + 1);
+                if let Some((step, expecting_key @ true)) = open.last_mut() {
+                    *step = Some(Step::Key(string));
+                    *expecting_key = false;
+                }
+                p = next;
+                continue;
+            }
+            _ => {}
+        }
+        p += 1;
+    }
+    open.into_iter().filter_map(|(step, _)| step).collect()
+}
+
+/// The JSON string starting after its opening quote at `start` (escapes decoded well enough
+/// for a key; the text may end inside it), and the position after its closing quote.
+fn read_string(bytes: &[u8], start: usize) -> (String, usize) {
+    let mut raw = Vec::new();
+    let mut p = start;
+    while p < bytes.len() {
+        match bytes[p] {
+            b'"' => return (String::from_utf8_lossy(&raw).into_owned(), p + 1),
+            b'\\' if p + 1 < bytes.len() => {
+                raw.push(match bytes[p + 1] {
+                    b'n' => b'\n',
+                    b't' => b'\t',
+                    b'r' => b'\r',
+                    other => other,
+                });
+                p += 2;
+            }
+            b => {
+                raw.push(b);
+                p += 1;
+            }
+        }
+    }
+    (String::from_utf8_lossy(&raw).into_owned(), p)
 }
 
 /// Parses and checks a problem from JSON text. `capacity`, if given, overrides the file's.

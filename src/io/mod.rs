@@ -52,6 +52,31 @@ pub fn capacity_from_file_name(path: &Path) -> Option<u64> {
     last.parse().ok().filter(|&c| c > 0)
 }
 
+/// A file name whose last part is all digits (`NAME.DIGITS.csv`) but gives no capacity (0, or
+/// more than 64 bits hold) is an error: read as no capacity, it would be reported as missing
+/// though the name gives one.
+fn check_file_name_capacity(path: &Path, from_name: Option<u64>) -> Result<(), InputError> {
+    let digits = path
+        .file_stem()
+        .and_then(|stem| stem.to_str())
+        .and_then(|stem| stem.rsplit_once('.'))
+        .map(|(_, last)| last)
+        .filter(|last| !last.is_empty() && last.bytes().all(|b| b.is_ascii_digit()));
+    match (digits, from_name) {
+        (Some(digits), None) => Err(InputError::at_line(
+            &path.display().to_string(),
+            None,
+            Some("capacity"),
+            if digits.bytes().all(|b| b == b'0') {
+                format!("the file name gives capacity {digits}, which must be greater than 0")
+            } else {
+                format!("the file name gives capacity {digits}, which overflows 64 bits")
+            },
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn read_text(path: &Path) -> Result<String, InputError> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path)
@@ -69,9 +94,17 @@ pub fn read_problem(path: &Path, capacity: Option<u64>) -> Result<Problem, Input
     let text = read_text(path)?;
     let from_name = capacity_from_file_name(path);
     match Format::from_path(path) {
-        Format::Csv => parse_csv_problem(&text, &name, capacity.or(from_name)),
+        Format::Csv => {
+            if capacity.is_none() {
+                check_file_name_capacity(path, from_name)?;
+            }
+            parse_csv_problem(&text, &name, capacity.or(from_name))
+        }
         Format::Json => {
             let mut problem = parse_json_problem(&text, &name, capacity)?;
+            if problem.capacity.is_none() {
+                check_file_name_capacity(path, from_name)?;
+            }
             if problem.capacity.is_none() && from_name.is_some() {
                 problem.capacity = from_name;
                 check_problem(&problem, &name, &BufferPlaces::Elements)?;

@@ -85,6 +85,9 @@ pub struct Searcher<'a> {
     /// Statistics of the run.
     pub stats: SearchStats,
     limits: RunLimits<'a>,
+    /// A run looks at the deadline when the node count has none of these bits set: every
+    /// `check_mask + 1` nodes, a power of two (see [`DEADLINE_WORK`]).
+    check_mask: u64,
     majors: MajorBacktracks,
     scratch: Scratch,
     observer: Option<Box<dyn RunObserver>>,
@@ -94,6 +97,13 @@ pub struct Searcher<'a> {
     /// runs (kept across its restarts).
     failed_nodes: &'a mut HashSet<u128>,
 }
+
+/// About how many buffers' worth of node work may pass between two looks at the deadline: a
+/// node's work grows with the problem, so a run looks every `DEADLINE_WORK / buffers` nodes
+/// (rounded down to a power of two), at most 256 (as before, for problems of up to 1024
+/// buffers) and at least 1 (at 200,000 buffers a node took about 40 ms, and 256 of them ten
+/// seconds).
+const DEADLINE_WORK: u64 = 1 << 18;
 
 /// The most refuted nodes a policy's node cache holds (about 20 MB).
 const NODE_CACHE_LIMIT: usize = 1_000_000;
@@ -142,6 +152,10 @@ impl<'a> Searcher<'a> {
             conflicts: if counted { vec![0; n] } else { Vec::new() },
             stats: SearchStats::default(),
             limits,
+            check_mask: {
+                let every = (DEADLINE_WORK / (n as u64).max(1)).clamp(1, 256);
+                (1u64 << every.ilog2()) - 1
+            },
             majors: MajorBacktracks {
                 failures_since: 0,
                 budget: (instance.free.len() as u64).max(32),
@@ -240,7 +254,7 @@ impl<'a> Searcher<'a> {
             return Some(Stop::Budget);
         }
         limits.nodes -= 1;
-        if self.stats.nodes.is_multiple_of(256) {
+        if self.stats.nodes & self.check_mask == 0 {
             if limits
                 .outranked
                 .is_some_and(|(decided, me)| decided.load(Ordering::Relaxed) < me)

@@ -218,10 +218,16 @@ impl Solver {
         self
     }
 
+    /// The most threads [`Solver::threads`] starts, and the most the command line and the C ABI
+    /// accept: each is a real thread, started before the work (many thousands hang or fail to
+    /// start), and the portfolio runs only a few policies at a time anyway.
+    pub const MAX_THREADS: usize = 1024;
+
     /// Worker threads for the search's portfolio (the answer does not depend on it); for
-    /// [`Algorithm::CpSat`], CP-SAT's `num_workers` (deterministic only with 1).
+    /// [`Algorithm::CpSat`], CP-SAT's `num_workers` (deterministic only with 1). Taken between 1
+    /// and [`Solver::MAX_THREADS`].
     pub fn threads(mut self, threads: usize) -> Solver {
-        self.options.threads = threads.max(1);
+        self.options.threads = threads.clamp(1, Solver::MAX_THREADS);
         self
     }
 
@@ -246,7 +252,9 @@ impl Solver {
         self
     }
 
-    /// A wall-clock limit.
+    /// A wall-clock limit. One so long that the clock cannot hold its deadline means no
+    /// deadline; the command line and the C ABI accept at most
+    /// [`Limits::MAX_TIMEOUT_SECONDS`](crate::Limits::MAX_TIMEOUT_SECONDS).
     pub fn timeout(mut self, timeout: Duration) -> Solver {
         self.limits.timeout = Some(timeout);
         self
@@ -332,6 +340,9 @@ impl Solver {
         problem.check(None).map_err(SolveError::InvalidProblem)?;
         let timeline = Timeline::new(problem);
         let load = timeline.load();
+        // The limits from `start`, with room left for the validator, which checks the answer
+        // after the allocator stops.
+        let limits = self.limits_after_setup(start.elapsed());
         let mut allocation = Allocation {
             status: Status::LimitReached,
             solution: None,
@@ -345,7 +356,7 @@ impl Solver {
         };
         let layout = match (self.algorithm, goal) {
             (Algorithm::Baseline(baseline), _) => {
-                let deadline = Deadline::after(start, self.limits.timeout, self.cancel.as_deref());
+                let deadline = Deadline::after(start, limits.timeout, self.cancel.as_deref());
                 self.baseline(
                     problem,
                     baseline,
@@ -354,14 +365,19 @@ impl Solver {
                     &mut allocation,
                 )
             }
-            (Algorithm::Search, Goal::Fit(c)) => {
-                self.fit(problem, (&timeline, c, start), observer, &mut allocation)?
-            }
+            (Algorithm::Search, Goal::Fit(c)) => self.fit(
+                problem,
+                (&timeline, c, start),
+                limits,
+                observer,
+                &mut allocation,
+            )?,
             (Algorithm::Search, Goal::Minimize) => {
-                self.minimize(problem, &timeline, &mut allocation)
+                let limits = limits_left(limits, start);
+                self.minimize(problem, &timeline, limits, &mut allocation)
             }
             (Algorithm::CpSat, _) => self
-                .cpsat(problem, goal, load, start, &mut allocation)
+                .cpsat(problem, goal, load, (start, limits), &mut allocation)
                 .map_err(SolveError::CpSat)?,
         };
         if let Some(layout) = layout {
@@ -413,11 +429,11 @@ impl Solver {
         problem: &Problem,
         goal: Goal,
         load: u64,
-        start: Instant,
+        (start, limits): (Instant, Limits),
         allocation: &mut Allocation,
     ) -> Result<Option<Solution>, CpSatError> {
         let mut run = cpsat::Run {
-            limits: self.limits,
+            limits,
             cancel: self.cancel.as_deref(),
             workers: self.options.threads,
             seed: self.seed,
@@ -426,7 +442,7 @@ impl Solver {
         let answer = match goal {
             Goal::Fit(capacity) => cpsat::fit(problem, capacity, load, &run)?,
             Goal::Minimize => {
-                run.limits.timeout = Some(self.limits.timeout.unwrap_or(DEFAULT_MINIMIZE_TIMEOUT));
+                run.limits.timeout = Some(limits.timeout.unwrap_or(DEFAULT_MINIMIZE_TIMEOUT));
                 cpsat::minimize(problem, load, &run)?
             }
         };
@@ -453,19 +469,21 @@ impl Solver {
         &self,
         problem: &Problem,
         (timeline, capacity, start): (&Timeline, u64, Instant),
+        limits: Limits,
         observer: Option<&mut dyn SearchObserver>,
         allocation: &mut Allocation,
     ) -> Result<Option<Solution>, SolveError> {
         self.check_available()?;
         let member = self
-            .cpsat_member(problem, (timeline, capacity, start))
+            .cpsat_member(problem, (timeline, capacity, start), limits)
             .map_err(SolveError::CpSat)?;
         let (portfolio, warnings) = self.build_portfolio(problem.len());
         allocation.warnings = warnings;
         let request = FitRequest {
             timeline,
             options: &self.options,
-            limits: self.limits,
+            // The search measures its time from its own start.
+            limits: limits_left(limits, start),
             cancel: self.cancel.as_deref(),
             observer: observer.map(|o| o as &mut dyn SearchObserver),
             external: member.as_ref().map(|m| m as &dyn ExternalMember),
@@ -488,6 +506,7 @@ impl Solver {
         &self,
         problem: &Problem,
         (timeline, capacity, start): (&Timeline, u64, Instant),
+        limits: Limits,
     ) -> Result<Option<CpSatMember<'_>>, CpSatError> {
         if !self.options.cpsat {
             return Ok(None);
@@ -495,7 +514,7 @@ impl Solver {
         if trivially_infeasible(problem, capacity, timeline.load()).is_some() {
             return Ok(None);
         }
-        let limits = (self.limits.timeout, start);
+        let limits = (limits.timeout, start);
         CpSatMember::new(problem, capacity, self.seed, limits, self.cancel.as_deref()).map(Some)
     }
 
@@ -503,6 +522,7 @@ impl Solver {
         &self,
         problem: &Problem,
         timeline: &Timeline,
+        limits: Limits,
         allocation: &mut Allocation,
     ) -> Option<Solution> {
         let warnings = std::cell::RefCell::new(Vec::new());
@@ -521,7 +541,7 @@ impl Solver {
             timeline,
             &self.options,
             &portfolio,
-            self.limits,
+            limits,
             self.cancel.as_deref(),
         );
         allocation.warnings = warnings.into_inner();
@@ -533,6 +553,28 @@ impl Solver {
         allocation.lower_bound = Some(result.lower_bound);
         allocation.search = Some(result.stats);
         Some(result.solution)
+    }
+
+    /// The limits for an allocator timed from the solve's start, after a setup (checking the
+    /// problem, building its timeline) that took `setup`: the time limit shortened by `setup`
+    /// once more, because the validator checks the answer after the allocator stops and costs
+    /// about as much (each goes over every buffer and sorts their end points once: 0.06-0.09 s
+    /// for the validator, 0.065 s for the setup at 200,000 buffers), so that the answer comes
+    /// within the limit. The node limit is as given.
+    fn limits_after_setup(&self, setup: Duration) -> Limits {
+        Limits {
+            timeout: self.limits.timeout.map(|t| t.saturating_sub(setup)),
+            ..self.limits
+        }
+    }
+}
+
+/// `limits`, timed from `start`, as the time left from now (for allocators that start their
+/// own clock).
+fn limits_left(limits: Limits, start: Instant) -> Limits {
+    Limits {
+        timeout: limits.timeout.map(|t| t.saturating_sub(start.elapsed())),
+        ..limits
     }
 }
 
