@@ -29,9 +29,6 @@ pub struct EvalArgs {
     /// Turn search techniques on, e.g. `--with cpsat` (CP-SAT in every portfolio round).
     #[arg(long = "with", value_delimiter = ',', value_name = "TECHNIQUE")]
     enable: Vec<String>,
-    /// Use the Luby restart schedule instead of the geometric one.
-    #[arg(long)]
-    luby: bool,
     /// Runs in parallel (each run is single-threaded).
     #[arg(long, default_value_t = 2)]
     threads: usize,
@@ -54,7 +51,6 @@ pub fn run(args: EvalArgs) -> Result<i32, CliError> {
     options
         .apply_switches(&args.disable, &args.enable)
         .map_err(CliError::Usage)?;
-    options.set("luby", args.luby);
     let solver = Solver::new()
         .options(options)
         .limits(args.limit.limits_or(Some(10.0))?);
