@@ -266,7 +266,7 @@ fn boosted_order_with_the_fixed_keys_is_the_fixed_policy() {
     };
     let mut compared = 0;
     for seed in 0..12 {
-        let problem = perfect_problem(40, seed);
+        let problem = perfect_problem(80, seed);
         let fixed = solve_with(&problem, 4096, &options, limits, |n, _| {
             Portfolio::single(Box::new(FixedPolicy::new(n, true)))
         });
@@ -337,18 +337,18 @@ fn learned_portfolio_keeps_the_verdicts_and_returns_valid_solutions() {
 
 #[test]
 fn node_limit_is_exact_for_portfolios_threads_or_not() {
-    // A perfect packing that no strategy solves within 50,000 nodes (the synthetic corpus's
-    // perfect.n150.mixed.s9).
+    // A perfect packing with 7 rectangles removed that no strategy solves within the limits
+    // below (the instance of the portfolio's unit tests).
     let (problem, _) = perfect(
         &PerfectOptions {
             capacity: 1 << 20,
-            horizon: 1024,
-            buffers: 150,
-            style: CutStyle::Mixed,
-            remove: 0,
+            horizon: 1000,
+            buffers: 250,
+            style: CutStyle::NonGuillotine,
+            remove: 7,
             alignment: 1024,
         },
-        9,
+        400,
     );
     let n = problem.len();
     for limit in [1_000u64, 7_777] {

@@ -892,3 +892,41 @@ fn an_empty_portfolio_runs_the_default_one() {
     assert_eq!(empty.stats.nodes, default.stats.nodes);
     assert_eq!(empty.stats.portfolio, default.stats.portfolio);
 }
+
+#[test]
+fn floor_tiling_cuts_the_search_on_perfect_packings() {
+    // In a perfect packing every section is full, so the buffers placed at the lowest free
+    // offset must tile it in time; sections checked one by one miss the valleys that no set of
+    // disjoint covers fills. Summed over six packings, tiling cut the nodes of a complete run
+    // (no restarts) by 24% when this was written (32,142 against 42,445).
+    let (mut with, mut without) = (0u64, 0u64);
+    for seed in 0..6 {
+        let (problem, _) = generate::perfect(
+            &PerfectOptions {
+                capacity: 1 << 20,
+                horizon: 1000,
+                buffers: 120,
+                style: CutStyle::NonGuillotine,
+                remove: 0,
+                alignment: 1024,
+            },
+            seed,
+        );
+        for (tiling, total) in [(true, &mut with), (false, &mut without)] {
+            let mut options = without_heuristics();
+            options.restarts = false;
+            options.floor_tiling = tiling;
+            let result = run_search(&problem, 1 << 20, &options, None, nodes(5_000_000));
+            assert!(
+                matches!(result.outcome, Outcome::Solved(_)),
+                "seed {seed}, tiling {tiling}: {:?}",
+                result.outcome
+            );
+            *total += result.stats.nodes;
+        }
+    }
+    assert!(
+        with * 5 < without * 4,
+        "tiling: {with} against {without} nodes"
+    );
+}

@@ -25,9 +25,6 @@ pub struct SearchArgs {
     /// `cpsat` adds OR-tools' CP-SAT to every portfolio round).
     #[arg(long = "with", value_delimiter = ',', value_name = "TECHNIQUE")]
     pub enable: Vec<String>,
-    /// Use the Luby restart schedule instead of the geometric one.
-    #[arg(long)]
-    pub luby: bool,
 }
 
 impl SearchArgs {
@@ -37,7 +34,6 @@ impl SearchArgs {
         options
             .apply_switches(&self.disable, &self.enable)
             .map_err(CliError::Usage)?;
-        options.set("luby", self.luby);
         options.threads = self.threads;
         Ok(options)
     }

@@ -68,6 +68,8 @@ struct Scratch {
     pool: Vec<Vec<Candidate>>,
     /// The unplaced buffers of the last failing section.
     involved: Vec<u32>,
+    /// The floor-tiling sweep's reachable section boundaries.
+    reach: Vec<bool>,
 }
 
 /// One run of the search with one policy.
@@ -671,8 +673,13 @@ impl<'a> Searcher<'a> {
     /// uncovered wastes at least the distance to the section's next possible start, so when
     /// that exceeds the slack, a section without covers fails the node, and a section without
     /// slack and with one cover forces it, if it is a candidate now (its index is returned).
+    ///
+    /// With floor tiling, the covers are also taken together: the buffers placed at `low` are
+    /// live at disjoint times, so some of them, side by side in time, must cover every section
+    /// that must be covered. A sweep over the sections finds whether such a choice exists
+    /// (`reach[i]`: the sections before the `i`-th can be dealt with by covers ending there).
     fn zero_slack_cover(
-        &self,
+        &mut self,
         candidates: &[Candidate],
         sections: &Range<usize>,
         (bound, bound_rank): (u64, u32),
@@ -680,13 +687,50 @@ impl<'a> Searcher<'a> {
         let Some(low) = candidates.first().map(|c| c.offset) else {
             return Cover::Open;
         };
+        let tiling = self.options.floor_tiling;
+        let mut reach = std::mem::take(&mut self.scratch.reach);
+        reach.clear();
+        if tiling {
+            reach.resize(sections.len() + 1, false);
+            reach[0] = true;
+        }
+        let cover = self.cover_sections(candidates, sections, (bound, bound_rank), low, &mut reach);
+        self.scratch.reach = reach;
+        cover
+    }
+
+    /// The sweep of [`Searcher::zero_slack_cover`] over `sections` at offset `low`; `reach` is
+    /// empty without floor tiling.
+    fn cover_sections(
+        &self,
+        candidates: &[Candidate],
+        sections: &Range<usize>,
+        (bound, bound_rank): (u64, u32),
+        low: u64,
+        reach: &mut [bool],
+    ) -> Cover {
         let (instance, state) = (self.instance, &*self.state);
         let canonical = self.options.canonical;
+        let first = sections.start;
         let mut cover = Cover::Open;
+        // The last section the tiling sweep reached, for the conflict it reports.
+        let mut reached = first;
         for s in sections.clone() {
+            let here = !reach.is_empty() && reach[s - first];
+            if here {
+                reached = s;
+            }
             let total = state.totals[s];
             let floor = state.floors[s].max(bound);
             if total == 0 || floor > low || !instance.section_obstacles[s].is_empty() {
+                if here {
+                    // Not reasoned about (fixed buffers) or nothing to cover: it may stay
+                    // uncovered, and a cover may still start here.
+                    reach[s + 1 - first] = true;
+                    if floor <= low {
+                        self.cover_starts(s, low, (bound, bound_rank), sections, reach);
+                    }
+                }
                 continue;
             }
             // Nothing goes below `low` any more: the room left above it.
@@ -707,12 +751,22 @@ impl<'a> Searcher<'a> {
                 if min == low && allowed {
                     covers += 1;
                     only = u;
+                    let span = &instance.sections[u];
+                    if here && span.start == s {
+                        reach[span.end.min(sections.end) - first] = true;
+                    }
                 } else {
                     next = next.min(min.max(low + 1));
                 }
             }
             // Leaving the floor uncovered wastes at least `next - low` bytes.
             let must_cover = next.saturating_sub(low) > slack;
+            // ... and at least one byte if a cover goes higher: the tiling must cover the
+            // section when it has no slack at all.
+            let tile_it = must_cover && (covers == 0 || slack == 0);
+            if here && !tile_it {
+                reach[s + 1 - first] = true;
+            }
             if !must_cover {
                 continue;
             }
@@ -725,7 +779,33 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
+        if reach.last() == Some(&false) {
+            return Cover::Impossible(reached);
+        }
         cover
+    }
+
+    /// Marks in `reach` the ends of the covers of `low` that start at section `s`.
+    fn cover_starts(
+        &self,
+        s: usize,
+        low: u64,
+        (bound, bound_rank): (u64, u32),
+        sections: &Range<usize>,
+        reach: &mut [bool],
+    ) {
+        let canonical = self.options.canonical;
+        for &u in &self.instance.members[s] {
+            let u = u as usize;
+            let span = &self.instance.sections[u];
+            if span.start == s
+                && !self.state.is_placed(u)
+                && self.state.min_offsets[u] == low
+                && !(canonical && low == bound && self.ranks[u] < bound_rank)
+            {
+                reach[span.end.min(sections.end) - sections.start] = true;
+            }
+        }
     }
 
     fn order(&mut self, depth: u32, unplaced: usize, candidates: &mut [Candidate]) {

@@ -32,6 +32,10 @@ pub struct SearchOptions {
     /// Twin symmetry: buffers with the same lifetime, size and alignment are interchangeable,
     /// so they are placed in index order (each only once its previous twin is placed).
     pub twins: bool,
+    /// Floor tiling: the buffers that start at the lowest candidate offset are live at
+    /// disjoint times, so they must tile, in time, every stretch of sections whose floor
+    /// there must be covered (zero-slack reasoning over a stretch instead of one section).
+    pub floor_tiling: bool,
     /// Section inference: fail when a section's floor plus its unplaced sizes exceed the capacity.
     pub section_inference: bool,
     /// Overload check: fail when a section's unplaced buffers, packed bottom-up in order of
@@ -88,6 +92,7 @@ impl Default for SearchOptions {
             dominance: true,
             zero_slack: true,
             twins: true,
+            floor_tiling: true,
             section_inference: true,
             overload: false,
             unplaced_floor: true,
@@ -98,7 +103,7 @@ impl Default for SearchOptions {
             conflict_boost: true,
             major_backtrack: false,
             restarts: true,
-            schedule: Schedule::Geometric,
+            schedule: Schedule::Luby,
             portfolio_lead: true,
             heuristic_first: true,
             cpsat: false,
@@ -113,8 +118,6 @@ pub struct Switch {
     pub name: &'static str,
     /// What it does, in one line.
     pub help: &'static str,
-    /// Whether `--no`/`--with` take it (the schedule has a flag of its own, `--luby`).
-    pub technique: bool,
     /// Whether it brings in a solver from outside the crate (CP-SAT): `--with` takes it, but
     /// the ablation and [`switch_names`] leave it out, since it needs a library the default
     /// build does not have.
@@ -128,7 +131,6 @@ macro_rules! switch {
         Switch {
             name: $name,
             help: $help,
-            technique: true,
             external: false,
             get: |o| o.$field,
             set: |o, on| o.$field = on,
@@ -137,7 +139,7 @@ macro_rules! switch {
 }
 
 /// Every switch of [`SearchOptions`], in the order of the ablation table.
-pub const SWITCHES: [Switch; 18] = [
+pub const SWITCHES: [Switch; 19] = [
     switch!(
         "canonical",
         canonical,
@@ -157,6 +159,11 @@ pub const SWITCHES: [Switch; 18] = [
         "twins",
         twins,
         "place interchangeable buffers in index order only"
+    ),
+    switch!(
+        "floor-tiling",
+        floor_tiling,
+        "the covers of a floor must tile it in time"
     ),
     switch!(
         "section-inference",
@@ -221,15 +228,13 @@ pub const SWITCHES: [Switch; 18] = [
     Switch {
         name: "cpsat",
         help: "CP-SAT in every portfolio round (needs OR-tools; off by default)",
-        technique: true,
         external: true,
         get: |o| o.cpsat,
         set: |o, on| o.cpsat = on,
     },
     Switch {
         name: "luby",
-        help: "the Luby restart schedule instead of the geometric one",
-        technique: false,
+        help: "the Luby restart schedule (off: the geometric one)",
         external: false,
         get: |o| o.schedule == Schedule::Luby,
         set: |o, on| {
@@ -252,7 +257,7 @@ impl SearchOptions {
         switch(name).map(|s| (s.get)(self))
     }
 
-    /// Sets a switch by its CLI name (`luby` selects the Luby schedule). Returns false for an
+    /// Sets a switch by its CLI name (`luby` off selects the geometric schedule). Returns false for an
     /// unknown name.
     pub fn set(&mut self, name: &str, on: bool) -> bool {
         match switch(name) {
@@ -270,7 +275,7 @@ impl SearchOptions {
         for (names, value, flag) in [(off, false, "--no"), (on, true, "--with")] {
             for name in names {
                 match switch(name) {
-                    Some(s) if s.technique => (s.set)(self, value),
+                    Some(s) => (s.set)(self, value),
                     _ => {
                         return Err(format!(
                             "{flag} {name}: unknown technique (known: {})",
@@ -302,25 +307,20 @@ impl SearchOptions {
 
 /// The names `--no` and `--with` take.
 pub fn technique_names() -> Vec<&'static str> {
-    SWITCHES
-        .iter()
-        .filter(|s| s.technique)
-        .map(|s| s.name)
-        .collect()
+    SWITCHES.iter().map(|s| s.name).collect()
 }
 
 /// One line per technique (`name: help`), for the CLI's help.
 pub fn techniques_help() -> String {
     SWITCHES
         .iter()
-        .filter(|s| s.technique)
         .map(|s| format!("{}: {}", s.name, s.help))
         .collect::<Vec<_>>()
         .join("; ")
 }
 
-/// The names of every switch the search runs by itself, in table order (the techniques, then
-/// `luby`; not `cpsat`, which needs OR-tools).
+/// The names of every switch the search runs by itself, in table order (not `cpsat`, which
+/// needs OR-tools).
 pub fn switch_names() -> Vec<&'static str> {
     SWITCHES
         .iter()

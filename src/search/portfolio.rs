@@ -6,7 +6,7 @@ use super::dfs::{Flow, RunLimits, Searcher, Stop};
 use super::external::{ExternalMember, MemberEnd};
 use super::instance::Instance;
 use super::observer::{RunObserver, RunSummary, SearchObserver};
-use super::options::SearchOptions;
+use super::options::{Schedule, SearchOptions};
 use super::policy::NodePolicy;
 use super::schedule::budget;
 use super::state::State;
@@ -181,11 +181,18 @@ pub fn run(
             .build()
             .expect("thread pool")
     });
+    // An external member solves from scratch each round, so its budgets must double for its
+    // repeated work to stay bounded: with one, rounds follow the geometric schedule.
+    let schedule = if external.is_some() {
+        Schedule::Geometric
+    } else {
+        options.schedule
+    };
     let mut spent: u64 = 0;
     let mut runs: u64 = 0;
     for round in 0u32.. {
         let nodes = if options.restarts {
-            budget(options.schedule, round, instance.free.len())
+            budget(schedule, round, instance.free.len())
         } else {
             u64::MAX
         };
@@ -429,6 +436,8 @@ mod tests {
         let instance = instance();
         let unit = instance.free.len() as u64;
         let (threshold, node_limit) = (threshold(unit), node_limit(unit));
+        // The default (Luby) schedule: with an external member the rounds follow the
+        // geometric one all the same, so the budgets below double each round.
         let options = SearchOptions {
             threads,
             ..SearchOptions::default()
