@@ -37,8 +37,10 @@
 //! of the unchanged original bytes: it keeps every field of the old table, and points `buffers`
 //! and `metadata` at new vectors that hold the old entries plus the plan's buffer and metadata
 //! entry (an old `OfflineMemoryAllocation` entry is dropped; its buffer stays, unreferenced).
-//! The original moves by a multiple of 64 bytes, so its internal offsets and alignments hold;
-//! buffer `offset`s (data stored after the FlatBuffer, in models over 2 GB) are moved with it.
+//! The original moves by a multiple of 64 bytes, so its internal offsets (all relative) and
+//! alignments hold. Models that keep buffer data outside the FlatBuffer (over 2 GB, located by
+//! absolute `Buffer.offset`s) and `Model` tables with fields newer than the schema known here
+//! (`signature_defs`, id 7) are refused rather than rewritten.
 //!
 //! # Example
 //!
@@ -450,6 +452,7 @@ pub fn write_offline_plan(
     check_identifier(model, file)?;
     let fb = FlatBuffer { bytes: model, file };
     let root = fb.table(fb.indirect(0, "root table")?, "Model")?;
+    refuse_external_buffers(&fb, root)?;
     let tensor_count = count_tensors(&fb, root)?;
     if plan.offsets.len() != tensor_count {
         return Err(fail(
@@ -536,15 +539,7 @@ pub fn write_offline_plan(
     prefix.bytes_vector(name, OFFLINE_PLAN_NAME.as_bytes(), 4);
     prefix.bytes_vector(data, &plan_words(plan), 16);
 
-    let moved_offsets = external_buffer_offsets(&fb, root)?;
-    let (mut bytes, shift) = prefix.finish(model, file)?;
-    for position in moved_offsets {
-        let at = shift + position;
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&bytes[at..at + 8]);
-        let moved = u64::from_le_bytes(word) + shift as u64;
-        bytes[at..at + 8].copy_from_slice(&moved.to_le_bytes());
-    }
+    let (bytes, _) = prefix.finish(model, file)?;
     Ok((bytes, replaced))
 }
 
@@ -577,21 +572,25 @@ fn element_positions(
         .collect()
 }
 
-/// The positions of the `Buffer.offset` fields that locate data after the FlatBuffer (values
-/// above 1): they move with the file.
-fn external_buffer_offsets(fb: &FlatBuffer<'_>, root: Table) -> Result<Vec<usize>, InputError> {
-    let mut positions = Vec::new();
+/// Models over 2 GB keep buffer data after the FlatBuffer, located by `Buffer.offset` from the
+/// start of the file (values above 1); moving the original would break them. TFLite Micro does
+/// not run such models either.
+fn refuse_external_buffers(fb: &FlatBuffer<'_>, root: Table) -> Result<(), InputError> {
     for (k, &buffer) in fb
         .vector_tables(root, MODEL_BUFFERS, "Model.buffers")?
         .iter()
         .enumerate()
     {
         let what = format!("Model.buffers[{k}].offset");
-        if let Some(position) = fb.field(buffer, 1, &what)? {
-            if fb.u64(position, &what)? > 1 {
-                positions.push(position);
-            }
+        if fb.scalar_u64(buffer, 1, 0, &what)? > 1 {
+            return Err(fail(
+                fb.file,
+                format!(
+                    "{what}: the model keeps buffer data outside the FlatBuffer (a model over \
+                     2 GB); writing a plan into such models is not supported"
+                ),
+            ));
         }
     }
-    Ok(positions)
+    Ok(())
 }
