@@ -313,12 +313,12 @@ def main():
     if args.markdown:
         print("| model | planned tensors | LOAD | telamalloc peak | head, TFLM's planner | head, "
               "telamalloc's plan | smallest arena, TFLM's planner | smallest arena, telamalloc's "
-              "plan | outputs |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+              "plan | outputs | plan read |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---|---|")
         for r in results:
             print(f"| {r['model']} | {r['buffers']} | {r['load']} | {r['peak']} | {r['head_tflm']} "
                   f"| {r['head_plan']} | {r['arena_tflm']} | {r['arena_plan']} | "
-                  f"{'identical' if r['identical'] else 'DIFFER'} |")
+                  f"{'identical' if r['identical'] else 'DIFFER'} | {'yes' if r['plan_read'] else 'NO'} |")
     return 0 if all(r["identical"] and r["plan_read"] for r in results) else 1
 
 
