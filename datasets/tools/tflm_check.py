@@ -19,6 +19,7 @@ Exit code 0 when every model matches, 1 otherwise, 2 on bad usage.
 
 import argparse
 import contextlib
+import csv
 import ctypes
 import os
 import subprocess
@@ -69,7 +70,7 @@ def captured():
             text.append(sink.read().decode(errors="replace"))
 
 
-def details(interpreter, getter):
+def details(getter):
     """Every input's (or output's) details, in order."""
     found = []
     while True:
@@ -83,7 +84,7 @@ def random_inputs(path, seed):
     rng = np.random.default_rng(seed)
     with captured():
         interpreter = runtime().Interpreter.from_file(str(path), arena_size=BIG_ARENA)
-        input_details = details(interpreter, interpreter.get_input_details)
+        input_details = details(interpreter.get_input_details)
     inputs = []
     for d in input_details:
         dtype = np.dtype(d["dtype"])
@@ -109,7 +110,7 @@ def run(path, arena_size, inputs):
             interpreter.invoke()
         except Exception:
             return None
-        count = len(details(interpreter, interpreter.get_output_details))
+        count = len(details(interpreter.get_output_details))
         return [np.array(interpreter.get_output(k), copy=True) for k in range(count)]
 
 
@@ -221,8 +222,7 @@ def telamalloc(binary, *args):
 
 
 def peak_and_load(problem_csv, solution_csv):
-    import csv
-
+    """Buffers, the solution's peak and the problem's LOAD."""
     with open(solution_csv) as f:
         rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
     peak = max(int(r["offset"]) + int(r["size"]) for r in rows)
