@@ -43,6 +43,7 @@ pub mod batch;
 pub mod bench;
 pub mod cpsat;
 pub mod evaluate;
+pub mod export;
 pub mod generate;
 pub mod import;
 pub mod io;

@@ -4,6 +4,7 @@
 mod bench;
 mod collect;
 mod eval;
+mod export_plan;
 mod gen;
 mod import;
 mod limit_args;
@@ -58,6 +59,8 @@ enum Command {
     Gen(gen::GenArgs),
     /// Import a model (.tflite or .onnx) as a problem: one buffer per activation tensor.
     Import(import::ImportArgs),
+    /// Write a solution into a .tflite model as TFLite Micro's offline memory plan.
+    ExportPlan(export_plan::ExportPlanArgs),
 }
 
 /// Parses the arguments, runs the command and returns the exit code.
@@ -81,6 +84,7 @@ pub fn run() -> i32 {
         Command::Eval(args) => eval::run(args),
         Command::Logs(args) => logs::run(args),
         Command::Import(args) => import::run(args),
+        Command::ExportPlan(args) => export_plan::run(args),
     };
     match result {
         Ok(code) => code,

@@ -125,6 +125,10 @@ pub struct Imported {
     pub format: ModelFormat,
     /// One buffer per activation tensor with a known size; no capacity.
     pub problem: Problem,
+    /// For each buffer, in buffer order, the index of its tensor in the model's main graph: in
+    /// TFLite, the index in the first subgraph's `tensors` (what an offline memory plan is
+    /// keyed by, see [`crate::export`]); in ONNX, the order in which the graph first names it.
+    pub tensors: Vec<usize>,
     /// The number of time steps: the model's operator count.
     pub steps: u64,
     /// The shapes used for the graph inputs (after dynamic dimensions were filled in), in the
@@ -446,6 +450,7 @@ fn plan(
     Ok(Imported {
         format,
         problem,
+        tensors: chosen.iter().map(|&(t, ..)| t).collect(),
         steps: operators as u64,
         input_shapes: graph.input_shapes,
         warnings,

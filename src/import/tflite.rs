@@ -47,27 +47,32 @@ pub fn element_bits(tensor_type: u8) -> Option<u64> {
 
 /// A table: its position and its vtable's position and length.
 #[derive(Clone, Copy, Debug)]
-struct Table {
-    position: usize,
-    vtable: usize,
-    vtable_len: usize,
+pub(crate) struct Table {
+    pub(crate) position: usize,
+    pub(crate) vtable: usize,
+    pub(crate) vtable_len: usize,
 }
 
 /// A bounds-checked view of a FlatBuffer; every read names what it was reading on failure.
-struct FlatBuffer<'a> {
-    bytes: &'a [u8],
-    file: &'a str,
+pub(crate) struct FlatBuffer<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) file: &'a str,
 }
 
 impl<'a> FlatBuffer<'a> {
-    fn corrupt(&self, what: &str, detail: impl std::fmt::Display) -> InputError {
+    pub(crate) fn corrupt(&self, what: &str, detail: impl std::fmt::Display) -> InputError {
         fail(
             self.file,
             format!("not a valid TFLite model: {what}: {detail}"),
         )
     }
 
-    fn slice(&self, position: usize, len: usize, what: &str) -> Result<&'a [u8], InputError> {
+    pub(crate) fn slice(
+        &self,
+        position: usize,
+        len: usize,
+        what: &str,
+    ) -> Result<&'a [u8], InputError> {
         position
             .checked_add(len)
             .and_then(|end| self.bytes.get(position..end))
@@ -83,17 +88,17 @@ impl<'a> FlatBuffer<'a> {
             })
     }
 
-    fn u16(&self, position: usize, what: &str) -> Result<u16, InputError> {
+    pub(crate) fn u16(&self, position: usize, what: &str) -> Result<u16, InputError> {
         let b = self.slice(position, 2, what)?;
         Ok(u16::from_le_bytes([b[0], b[1]]))
     }
 
-    fn u32(&self, position: usize, what: &str) -> Result<u32, InputError> {
+    pub(crate) fn u32(&self, position: usize, what: &str) -> Result<u32, InputError> {
         let b = self.slice(position, 4, what)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
-    fn u64(&self, position: usize, what: &str) -> Result<u64, InputError> {
+    pub(crate) fn u64(&self, position: usize, what: &str) -> Result<u64, InputError> {
         let b = self.slice(position, 8, what)?;
         let mut word = [0u8; 8];
         word.copy_from_slice(b);
@@ -101,7 +106,7 @@ impl<'a> FlatBuffer<'a> {
     }
 
     /// Follows the unsigned offset stored at `position`.
-    fn indirect(&self, position: usize, what: &str) -> Result<usize, InputError> {
+    pub(crate) fn indirect(&self, position: usize, what: &str) -> Result<usize, InputError> {
         let offset = self.u32(position, what)? as usize;
         position
             .checked_add(offset)
@@ -114,7 +119,7 @@ impl<'a> FlatBuffer<'a> {
             })
     }
 
-    fn table(&self, position: usize, what: &str) -> Result<Table, InputError> {
+    pub(crate) fn table(&self, position: usize, what: &str) -> Result<Table, InputError> {
         let back = self.u32(position, what)? as i32 as i64;
         let vtable = position as i64 - back;
         if vtable < 0 || vtable as usize >= self.bytes.len() {
@@ -140,7 +145,12 @@ impl<'a> FlatBuffer<'a> {
     }
 
     /// The position of field `id` of `table`, `None` when the field is absent.
-    fn field(&self, table: Table, id: usize, what: &str) -> Result<Option<usize>, InputError> {
+    pub(crate) fn field(
+        &self,
+        table: Table,
+        id: usize,
+        what: &str,
+    ) -> Result<Option<usize>, InputError> {
         let slot = 4 + 2 * id;
         if slot + 2 > table.vtable_len {
             return Ok(None);
@@ -149,7 +159,7 @@ impl<'a> FlatBuffer<'a> {
         Ok((offset != 0).then_some(table.position + offset))
     }
 
-    fn scalar_u8(
+    pub(crate) fn scalar_u8(
         &self,
         table: Table,
         id: usize,
@@ -162,7 +172,7 @@ impl<'a> FlatBuffer<'a> {
         }
     }
 
-    fn scalar_u32(
+    pub(crate) fn scalar_u32(
         &self,
         table: Table,
         id: usize,
@@ -175,7 +185,7 @@ impl<'a> FlatBuffer<'a> {
         }
     }
 
-    fn scalar_u64(
+    pub(crate) fn scalar_u64(
         &self,
         table: Table,
         id: usize,
@@ -190,7 +200,7 @@ impl<'a> FlatBuffer<'a> {
 
     /// A vector field: the position of its first element and its length (elements of
     /// `element_size` bytes, all inside the file). `None` when the field is absent.
-    fn vector(
+    pub(crate) fn vector(
         &self,
         table: Table,
         id: usize,
@@ -209,7 +219,7 @@ impl<'a> FlatBuffer<'a> {
         Ok(Some((start + 4, len)))
     }
 
-    fn vector_i32(
+    pub(crate) fn vector_i32(
         &self,
         table: Table,
         id: usize,
@@ -224,7 +234,12 @@ impl<'a> FlatBuffer<'a> {
             .map(Some)
     }
 
-    fn vector_tables(&self, table: Table, id: usize, what: &str) -> Result<Vec<Table>, InputError> {
+    pub(crate) fn vector_tables(
+        &self,
+        table: Table,
+        id: usize,
+        what: &str,
+    ) -> Result<Vec<Table>, InputError> {
         let Some((start, len)) = self.vector(table, id, 4, what)? else {
             return Ok(Vec::new());
         };
@@ -236,7 +251,12 @@ impl<'a> FlatBuffer<'a> {
             .collect()
     }
 
-    fn string(&self, table: Table, id: usize, what: &str) -> Result<Option<String>, InputError> {
+    pub(crate) fn string(
+        &self,
+        table: Table,
+        id: usize,
+        what: &str,
+    ) -> Result<Option<String>, InputError> {
         let Some((start, len)) = self.vector(table, id, 1, what)? else {
             return Ok(None);
         };
@@ -286,7 +306,7 @@ pub(crate) fn read_graph(
 }
 
 /// Checks the file is long enough and has the `TFL3` identifier.
-fn check_identifier(bytes: &[u8], file: &str) -> Result<(), InputError> {
+pub(crate) fn check_identifier(bytes: &[u8], file: &str) -> Result<(), InputError> {
     if bytes.len() < 8 {
         return Err(fail(
             file,

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod tflite;
+
 use proptest::prelude::*;
 use telamalloc::placement::{Fit, Placer};
 use telamalloc::{Buffer, Problem, Solution};
