@@ -1,10 +1,10 @@
 //! Which policies a search runs, as a typed, parseable spec: `portfolio` (the default round
-//! robin), `fixed`, an order word (`WAT`, `TWA+`), `learned` or a model file. A spec is checked
-//! when it is parsed; it is built into a [`Portfolio`] per problem, and only then is a model file
-//! read.
+//! robin), `fixed`, an order word (`WAT`, `TWA+`), `learned` (the built-in model) or a model
+//! file. A spec is checked when it is parsed; it is built into a [`Portfolio`] per problem, and
+//! only then is a model file read.
 
 use crate::learned::{
-    fallback_warning, LearnedPolicy, ModelFile, Network, PortfolioRanker, DEFAULT_MODEL_PATH,
+    fallback_warning, LearnedPolicy, ModelError, ModelFile, Network, PortfolioRanker,
 };
 use crate::search::{
     parse_policy_name, FixedPolicy, NodePolicy, PolicyName, Portfolio, SearchOptions, StaticOrder,
@@ -39,10 +39,12 @@ pub enum PolicySpec {
         /// Whether conflict boosting is on (written `WORD+`).
         boosted: bool,
     },
-    /// The learned policy of a model file (`None`: [`DEFAULT_MODEL_PATH`]), with the strategies
-    /// of its portfolio head, if it has one, ordered per problem by the head.
+    /// The learned policy of a model file (`None`: the built-in model,
+    /// [`BUILT_IN_MODEL`](crate::learned::BUILT_IN_MODEL), which is the repository's
+    /// [`DEFAULT_MODEL_PATH`](crate::learned::DEFAULT_MODEL_PATH) compiled in), with the
+    /// strategies of its portfolio head, if it has one, ordered per problem by the head.
     Learned {
-        /// The model file, if not the default.
+        /// The model file to read; `None` for the built-in model (no file is read).
         model: Option<PathBuf>,
     },
 }
@@ -111,14 +113,20 @@ pub struct BuiltPortfolio {
 
 impl PolicySpec {
     /// The portfolio this spec stands for, for a problem of `buffers` buffers under `options`.
-    /// A learned spec reads its model file here.
+    /// A learned spec with a model file reads it here (the built-in model is parsed once per
+    /// process).
     pub fn build(&self, buffers: usize, options: &SearchOptions) -> BuiltPortfolio {
         let boost = options.conflict_boost;
         let portfolio = match self {
             PolicySpec::Portfolio => Portfolio::round_robin(buffers, boost),
             PolicySpec::Learned { model } => {
-                let path = model.clone().unwrap_or_else(|| DEFAULT_MODEL_PATH.into());
-                return learned_portfolio(&path, buffers, boost);
+                let network = match model {
+                    None => Network::built_in(),
+                    Some(path) => ModelFile::load(path)
+                        .and_then(|m| Network::new(&m))
+                        .map(Arc::new),
+                };
+                return learned_portfolio(network, buffers, boost);
             }
             single => Portfolio::single(
                 single
@@ -149,12 +157,13 @@ impl PolicySpec {
     }
 }
 
-/// The learned policy of the model at `path` and, when the model has a portfolio head, the
-/// head's other strategies with the head as the ranker.
-fn learned_portfolio(path: &std::path::Path, buffers: usize, boost: bool) -> BuiltPortfolio {
-    let network = ModelFile::load(path)
-        .and_then(|m| Network::new(&m))
-        .map(Arc::new);
+/// The learned policy of `network` and, when the model has a portfolio head, the head's other
+/// strategies with the head as the ranker (without a network, the fixed policy and the reason).
+fn learned_portfolio(
+    network: Result<Arc<Network>, ModelError>,
+    buffers: usize,
+    boost: bool,
+) -> BuiltPortfolio {
     let policy = LearnedPolicy::with_network(network.clone(), buffers, boost);
     let warnings: Vec<String> = policy
         .fallback_reason()

@@ -13,7 +13,8 @@ use rand::{RngExt, SeedableRng};
 use std::path::PathBuf;
 use telamalloc::generate::{random, RandomOptions};
 use telamalloc::learned::{
-    fallback_warning, DenseLayer, LearnedPolicy, ModelError, ModelFile, DEFAULT_MODEL_PATH,
+    fallback_warning, DenseLayer, LearnedPolicy, ModelError, ModelFile, BUILT_IN_MODEL,
+    DEFAULT_MODEL_PATH,
 };
 use telamalloc::search::features::{CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION};
 use telamalloc::search::{
@@ -520,6 +521,61 @@ fn committed_model_loads() {
     let model = ModelFile::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let policy = LearnedPolicy::from_model(model, 10, true);
     assert!(policy.fallback_reason().is_none());
+}
+
+/// The built-in model is the committed file byte for byte (a build that compiled in another file
+/// fails here), and `learned` searches exactly as the file named by its path does: same verdicts,
+/// solutions and node counts, no warnings.
+#[test]
+fn built_in_model_is_the_committed_file() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(DEFAULT_MODEL_PATH);
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(
+        BUILT_IN_MODEL.as_bytes() == bytes.as_slice(),
+        "the model compiled in differs from {}",
+        path.display()
+    );
+    let from_file = ModelFile::load(&path).expect("the committed model loads");
+    assert_eq!(
+        ModelFile::built_in().expect("the built-in model"),
+        from_file
+    );
+    assert!(LearnedPolicy::built_in(10, true)
+        .fallback_reason()
+        .is_none());
+    let file_spec: PolicySpec = path.display().to_string().parse().expect("a .json path");
+    assert_eq!(
+        file_spec,
+        PolicySpec::Learned {
+            model: Some(path.clone())
+        }
+    );
+    for seed in 0..12u64 {
+        let problem = random(
+            &RandomOptions {
+                buffers: 20 + (seed % 5) as usize,
+                horizon: 40,
+                max_lifetime: 15,
+                min_size: 1,
+                max_size: 64,
+                tightness: 1.0,
+            },
+            seed,
+        );
+        let options = options(true);
+        let built_in = run_spec(
+            &problem,
+            PolicySpec::Learned { model: None },
+            &options,
+            3000,
+        );
+        let file = run_spec(&problem, file_spec.clone(), &options, 3000);
+        assert!(built_in.warnings.is_empty(), "{:?}", built_in.warnings);
+        assert!(file.warnings.is_empty(), "{:?}", file.warnings);
+        assert_eq!(built_in.outcome(), file.outcome(), "seed {seed}");
+        assert_eq!(built_in.stats.nodes, file.stats.nodes, "seed {seed}");
+        assert_eq!(built_in.stats.policy, file.stats.policy, "seed {seed}");
+    }
 }
 
 #[test]

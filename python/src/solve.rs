@@ -25,8 +25,8 @@ const SIGNAL_POLL: Duration = Duration::from_millis(20);
 /// - ``timeout`` (seconds) and ``nodes`` (search nodes over all restarts) limit the work; none
 ///   by default. Ctrl-C (KeyboardInterrupt) stops a solve at any time.
 /// - ``policy``: the search's policies, as the command line's ``--policy``: ``portfolio`` (the
-///   default round robin), ``fixed``, an order word (``WAT``, ``TWA+``), ``learned`` or a model
-///   file ``PATH.json``.
+///   default round robin), ``fixed``, an order word (``WAT``, ``TWA+``), ``learned`` (the shipped
+///   model, built into the package: no file is read) or a model file ``PATH.json``.
 /// - ``algo``: ``search`` (the default), ``cpsat`` (needs OR-tools) or a production heuristic
 ///   (``tflite``, ``tflite-micro``, ``xla``, ``tvm-greedy-size``, ...; see ``algorithms()``).
 /// - ``seed``: the same seed gives the same offsets; ``threads``: the search portfolio's

@@ -175,3 +175,17 @@ def test_a_learned_policy_without_its_model_warns_and_runs_the_fixed_one(tmp_pat
         result = telamalloc.solve(problem, policy=str(missing))
     assert result.solved
     assert result.warnings and result.warnings[0].startswith("warning: learned policy: ")
+
+
+def test_learned_uses_the_built_in_model_from_any_directory(tmp_path, monkeypatch):
+    # The shipped model is compiled into the package: no models/policy.json needed here.
+    problem = telamalloc.read_csv(K)
+    monkeypatch.chdir(tmp_path)
+    result = telamalloc.solve(problem, policy="learned", timeout=60)
+    assert result.solved, result.message
+    assert result.warnings == []
+    assert sorted(result.stats["portfolio"]) == ["TAW", "TWA", "WAT", "learned"]
+    assert telamalloc.validate(problem, result)
+    named = telamalloc.solve(problem, policy=str(REPO / "models" / "policy.json"), timeout=60)
+    assert named.offsets.tolist() == result.offsets.tolist()
+    assert named.stats["nodes"] == result.stats["nodes"]

@@ -3,6 +3,7 @@
 
 mod bench;
 mod collect;
+mod completions;
 mod eval;
 mod export_plan;
 mod gen;
@@ -29,6 +30,7 @@ pub const EXIT_BAD_INPUT: i32 = 2;
 #[command(
     name = "telamalloc",
     version,
+    long_version = long_version(),
     about = "Assigns memory offsets to the buffers of a compiled ML model (TelaMalloc hybrid search)"
 )]
 struct Cli {
@@ -61,6 +63,38 @@ enum Command {
     Import(import::ImportArgs),
     /// Write a solution into a .tflite model as TFLite Micro's offline memory plan.
     ExportPlan(export_plan::ExportPlanArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to standard output.
+    Completions(completions::CompletionsArgs),
+}
+
+/// What `--version` prints after the name: the crate version and which learned model is built in
+/// (`-V` prints the version alone).
+fn long_version() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        use telamalloc::learned::{ModelFile, BUILT_IN_MODEL, DEFAULT_MODEL_PATH};
+        let model = match ModelFile::built_in() {
+            Ok(model) => format!(
+                "{} parameters, feature schema {}, training data {}",
+                model.parameters(),
+                model.feature_schema_version,
+                model.training.data_hash
+            ),
+            Err(e) => format!("unusable: {e}"),
+        };
+        format!(
+            "{}\nlearned model: {DEFAULT_MODEL_PATH} built in (FNV-1a {:016x}; {model})",
+            env!("CARGO_PKG_VERSION"),
+            fnv1a(BUILT_IN_MODEL.as_bytes())
+        )
+    })
+}
+
+/// The 64-bit FNV-1a hash of `bytes`.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// Parses the arguments, runs the command and returns the exit code.
@@ -85,6 +119,7 @@ pub fn run() -> i32 {
         Command::Logs(args) => logs::run(args),
         Command::Import(args) => import::run(args),
         Command::ExportPlan(args) => export_plan::run(args),
+        Command::Completions(args) => completions::run(args),
     };
     match result {
         Ok(code) => code,

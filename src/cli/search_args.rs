@@ -10,8 +10,9 @@ pub struct SearchArgs {
     /// Policy for `--algo search`: `fixed` (TelaMalloc's order with conflict boosting), an
     /// order word over W (lifetime), A (area), T (section total), Z (size), e.g. WAT, an order
     /// word with conflict boosting, e.g. TWA+ (fixed is WZA+),
-    /// `learned` (the model in models/policy.json; falls back to `fixed` with a warning), or a
-    /// model file `PATH.json`. Default: `portfolio`, the round robin fixed, WAT, TAW, TWA.
+    /// `learned` (the shipped model, models/policy.json, compiled into the binary), or a model
+    /// file `PATH.json` (read at run time; one that cannot be used falls back to `fixed` with a
+    /// warning). Default: `portfolio`, the round robin fixed, WAT, TAW, TWA.
     #[arg(long)]
     pub policy: Option<PolicySpec>,
     /// Worker threads for the search portfolio (the answer does not depend on it); for

@@ -43,16 +43,25 @@ pub fn problem_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
 pub const SPLITS_DIR: &str = "datasets/splits";
 
 /// The problem paths a split lists in `datasets/splits/NAME.txt` (one per line, relative to the
-/// repository root; blank lines and `#` comments skipped).
+/// repository root; blank lines and `#` comments skipped). Splits belong to the repository, not
+/// the installed tool: both the list and its paths are read relative to the working directory,
+/// and from anywhere but the repository root the error says so.
 pub fn split_files(name: &str) -> Result<Vec<PathBuf>, InputError> {
     let list = Path::new(SPLITS_DIR).join(format!("{name}.txt"));
     let text = std::fs::read_to_string(&list).map_err(|e| {
-        InputError::at_line(
-            &list.display().to_string(),
-            None,
-            None,
-            format!("cannot read split list: {e}"),
-        )
+        let why = match e.kind() {
+            std::io::ErrorKind::NotFound if !Path::new(SPLITS_DIR).is_dir() => format!(
+                "cannot read split list: no {SPLITS_DIR} folder in the working directory (splits \
+                 are read relative to the root of the telamalloc repository: run from there, or \
+                 pass the problem files instead)"
+            ),
+            std::io::ErrorKind::NotFound => format!(
+                "cannot read split list: no split '{name}' (the splits are the .txt files in \
+                 {SPLITS_DIR})"
+            ),
+            _ => format!("cannot read split list: {e}"),
+        };
+        InputError::at_line(&list.display().to_string(), None, None, why)
     })?;
     Ok(text
         .lines()

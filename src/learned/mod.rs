@@ -9,6 +9,9 @@
 //! - [`portfolio_head`]: [`PortfolioRanker`], a [`StrategyRanker`](crate::search::StrategyRanker)
 //!   that orders a portfolio per problem.
 //!
+//! The shipped model (`models/policy.json`) is compiled in ([`BUILT_IN_MODEL`],
+//! [`ModelFile::built_in`]): `--policy learned` needs no file and works from any directory.
+//!
 //! A model file that is missing, unreadable or trained on other features never stops a search:
 //! the policy then behaves exactly as the fixed policy, and the reason is returned to the caller
 //! as a warning ([`crate::Allocation::warnings`]).
@@ -31,7 +34,7 @@ pub mod portfolio_head;
 
 pub use model_file::{
     is_strategy_name, DenseLayer, ModelError, ModelFile, Normalisation, PortfolioHead,
-    TrainingInfo, DEFAULT_MODEL_PATH, MAX_LEAD, MODEL_FORMAT, MODEL_FORMAT_VERSION,
+    TrainingInfo, BUILT_IN_MODEL, DEFAULT_MODEL_PATH, MAX_LEAD, MODEL_FORMAT, MODEL_FORMAT_VERSION,
 };
 pub use network::{Network, PortfolioNetwork};
 pub use node_policy::{fallback_warning, LearnedPolicy};

@@ -14,8 +14,20 @@ use std::path::{Path, PathBuf};
 pub const MODEL_FORMAT: &str = "telamalloc-policy-model";
 /// Version of the model-file format; bumped whenever a field changes meaning.
 pub const MODEL_FORMAT_VERSION: u32 = 1;
-/// Where `--policy learned` looks for its model, relative to the working directory.
+/// Where the shipped model lives in the repository, relative to its root. Its bytes are compiled
+/// into the library as [`BUILT_IN_MODEL`], which `--policy learned` uses from any directory; the
+/// file itself is read only when named (`--policy models/policy.json`).
 pub const DEFAULT_MODEL_PATH: &str = "models/policy.json";
+
+/// The shipped model's JSON: the bytes of [`DEFAULT_MODEL_PATH`] when this crate was built (cargo
+/// rebuilds the crate when the file changes; a test checks the two are equal).
+///
+/// ```
+/// use telamalloc::learned::{ModelFile, BUILT_IN_MODEL};
+/// let model = ModelFile::built_in().unwrap();
+/// assert_eq!(model, ModelFile::from_json(BUILT_IN_MODEL).unwrap());
+/// ```
+pub const BUILT_IN_MODEL: &str = include_str!("../../models/policy.json");
 
 /// A trained policy model as stored on disk (JSON).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -190,6 +202,16 @@ impl ModelFile {
             serde_json::from_str(text).map_err(|e| ModelError::Invalid(e.to_string()))?;
         model.check()?;
         Ok(model)
+    }
+
+    /// The shipped model ([`BUILT_IN_MODEL`]), checked against this build's feature layout.
+    pub fn built_in() -> Result<ModelFile, ModelError> {
+        ModelFile::from_json(BUILT_IN_MODEL).map_err(|e| match e {
+            ModelError::Invalid(why) => {
+                ModelError::Invalid(format!("the built-in {DEFAULT_MODEL_PATH}: {why}"))
+            }
+            other => other,
+        })
     }
 
     /// Reads and checks the model file at `path`.

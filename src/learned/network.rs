@@ -4,6 +4,7 @@
 
 use super::model_file::{DenseLayer, ModelError, ModelFile, Normalisation, PortfolioHead};
 use ndarray::{Array1, Array2, ArrayView2, Axis};
+use std::sync::{Arc, OnceLock};
 
 impl DenseLayer {
     fn to_dense(&self) -> Dense {
@@ -119,6 +120,19 @@ impl Network {
                 .map(PortfolioNetwork::new)
                 .transpose()?,
         })
+    }
+
+    /// The network of the built-in model ([`ModelFile::built_in`]): parsed and built once per
+    /// process, then shared.
+    pub fn built_in() -> Result<Arc<Network>, ModelError> {
+        static BUILT_IN: OnceLock<Result<Arc<Network>, ModelError>> = OnceLock::new();
+        BUILT_IN
+            .get_or_init(|| {
+                ModelFile::built_in()
+                    .and_then(|m| Network::new(&m))
+                    .map(Arc::new)
+            })
+            .clone()
     }
 
     /// Whether the policy reorders candidates (see [`ModelFile::rank_candidates`]).

@@ -66,6 +66,13 @@ impl LearnedPolicy {
         LearnedPolicy::new(Ok(model), buffers, boost)
     }
 
+    /// The policy of the built-in model ([`ModelFile::built_in`], what `--policy learned`
+    /// runs); if this build's features differ from the model's, the fixed policy, with the reason
+    /// in [`LearnedPolicy::fallback_reason`].
+    pub fn built_in(buffers: usize, boost: bool) -> LearnedPolicy {
+        LearnedPolicy::with_network(Network::built_in(), buffers, boost)
+    }
+
     /// The policy of the model file at `path`; if it cannot be used, the fixed policy, with the
     /// reason in [`LearnedPolicy::fallback_reason`] (nothing is printed).
     pub fn from_path(path: impl AsRef<Path>, buffers: usize, boost: bool) -> LearnedPolicy {

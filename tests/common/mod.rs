@@ -270,6 +270,11 @@ impl Scratch {
         Scratch { dir }
     }
 
+    /// The folder itself.
+    pub fn dir(&self) -> &std::path::Path {
+        &self.dir
+    }
+
     /// The path of `name` in the folder (not created).
     pub fn path(&self, name: &str) -> std::path::PathBuf {
         self.dir.join(name)
@@ -311,10 +316,24 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
 {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_telamalloc"))
-        .args(args)
-        .output()
-        .expect("the binary runs");
+    run_binary(std::process::Command::new(env!("CARGO_BIN_EXE_telamalloc")).args(args))
+}
+
+/// Runs the `telamalloc` binary built for the tests with `args` in the working directory `dir`.
+pub fn telamalloc_in<I, S>(dir: &std::path::Path, args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    run_binary(
+        std::process::Command::new(env!("CARGO_BIN_EXE_telamalloc"))
+            .current_dir(dir)
+            .args(args),
+    )
+}
+
+fn run_binary(command: &mut std::process::Command) -> Run {
+    let output = command.output().expect("the binary runs");
     Run {
         code: output.status.code().expect("exited, not killed"),
         stdout: String::from_utf8(output.stdout).expect("UTF-8 output"),
