@@ -1,18 +1,29 @@
-# Final evaluation on tight-test-2: per problem, the four telamalloc configurations in turn (so
-# load affects them alike), each with `eval --policies portfolio --timeout 10 --threads 1`.
+# The final evaluation of issue 13 (second attempt) on tight-test-2: per problem, the four
+# telamalloc configurations in turn (so whatever else runs hits them alike), each with
+# `eval FILE --policies portfolio --timeout 10 --threads 1 [--with cpsat]`.
+# Usage, from the repository root:
+#   python3 benches/tight/final2/run.py BIN_886c7e1 BIN_fb23415 BIN_NEW OUT_DIR
+# writes OUT_DIR/{base,prev,new,withcpsat}.eval.json and OUT_DIR/progress.log.
 import json, os, subprocess, sys, time
-os.chdir('/work/main')
-files=[l.strip() for l in open('datasets/splits/tight-test-2.txt') if l.strip()]
-configs=[('base','/tmp/f2/tm-base',[]),('prev','/tmp/f2/tm-fb23415',[]),('new','/tmp/f2/tm-new',[]),('withcpsat','/tmp/f2/tm-new',['--with','cpsat'])]
-out={c[0]:[] for c in configs}
-log=open('/tmp/f2/progress.log','a')
-for i,f in enumerate(files):
-    for name,binary,extra in configs:
-        d=f'/tmp/f2/one.{name}'
-        subprocess.run([binary,'eval',f,'--policies','portfolio','--timeout','10','--threads','1','--out',d]+extra,stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL,check=True)
-        r=json.load(open(f'{d}/eval.json'))
-        out[name]+=r
-        log.write(f"{time.strftime('%H:%M:%S')} {i} {name} {r[0]['problem']} {r[0]['status']} {r[0]['seconds']:.2f} load {os.getloadavg()[0]:.2f}\n"); log.flush()
+base_bin, prev_bin, new_bin, out_dir = sys.argv[1:5]
+files = [l.strip() for l in open('datasets/splits/tight-test-2.txt') if l.strip()]
+configs = [('base', base_bin, []), ('prev', prev_bin, []), ('new', new_bin, []),
+           ('withcpsat', new_bin, ['--with', 'cpsat'])]
+out = {name: [] for name, _, _ in configs}
+os.makedirs(out_dir, exist_ok=True)
+log = open(os.path.join(out_dir, 'progress.log'), 'a')
+for i, f in enumerate(files):
+    for name, binary, extra in configs:
+        one = os.path.join(out_dir, f'one.{name}')
+        subprocess.run([binary, 'eval', f, '--policies', 'portfolio', '--timeout', '10',
+                        '--threads', '1', '--out', one] + extra,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        runs = json.load(open(os.path.join(one, 'eval.json')))
+        out[name] += runs
+        r = runs[0]
+        log.write(f"{time.strftime('%H:%M:%S')} {i} {name} {r['problem']} {r['status']} "
+                  f"{r['seconds']:.2f} load {os.getloadavg()[0]:.2f}\n")
+        log.flush()
     for name in out:
-        json.dump(out[name],open(f'/tmp/f2/{name}.eval.json','w'))
+        json.dump(out[name], open(os.path.join(out_dir, f'{name}.eval.json'), 'w'))
 log.write('done\n')
