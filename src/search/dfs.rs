@@ -710,7 +710,6 @@ impl<'a> Searcher<'a> {
         reach: &mut [bool],
     ) -> Cover {
         let (instance, state) = (self.instance, &*self.state);
-        let canonical = self.options.canonical;
         let first = sections.start;
         let mut cover = Cover::Open;
         // The last section the tiling sweep reached, for the conflict it reports.
@@ -727,7 +726,7 @@ impl<'a> Searcher<'a> {
                     // Not reasoned about (fixed buffers) or nothing to cover: it may stay
                     // uncovered, and a cover may still start here.
                     reach[s + 1 - first] = true;
-                    if floor <= low {
+                    if total > 0 && floor <= low {
                         self.cover_starts(s, low, (bound, bound_rank), sections, reach);
                     }
                 }
@@ -746,9 +745,7 @@ impl<'a> Searcher<'a> {
                 if state.is_placed(u) {
                     continue;
                 }
-                let min = state.min_offsets[u];
-                let allowed = !(canonical && low == bound && self.ranks[u] < bound_rank);
-                if min == low && allowed {
+                if self.covers(u, low, (bound, bound_rank)) {
                     covers += 1;
                     only = u;
                     let span = &instance.sections[u];
@@ -756,15 +753,13 @@ impl<'a> Searcher<'a> {
                         reach[span.end.min(sections.end) - first] = true;
                     }
                 } else {
-                    next = next.min(min.max(low + 1));
+                    next = next.min(state.min_offsets[u].max(low + 1));
                 }
             }
-            // Leaving the floor uncovered wastes at least `next - low` bytes.
+            // Leaving the floor uncovered wastes at least `next - low` bytes, and at least one
+            // if a cover goes higher: the tiling must cover exactly the sections without slack.
             let must_cover = next.saturating_sub(low) > slack;
-            // ... and at least one byte if a cover goes higher: the tiling must cover the
-            // section when it has no slack at all.
-            let tile_it = must_cover && (covers == 0 || slack == 0);
-            if here && !tile_it {
+            if here && slack > 0 {
                 reach[s + 1 - first] = true;
             }
             if !must_cover {
@@ -785,24 +780,27 @@ impl<'a> Searcher<'a> {
         cover
     }
 
+    /// Whether unplaced buffer `u` can cover offset `low`: its lowest offset is `low` and the
+    /// canonical order still allows it there after a placement at `bound` with `bound_rank`.
+    #[inline]
+    fn covers(&self, u: usize, low: u64, (bound, bound_rank): (u64, u32)) -> bool {
+        self.state.min_offsets[u] == low
+            && !(self.options.canonical && low == bound && self.ranks[u] < bound_rank)
+    }
+
     /// Marks in `reach` the ends of the covers of `low` that start at section `s`.
     fn cover_starts(
         &self,
         s: usize,
         low: u64,
-        (bound, bound_rank): (u64, u32),
+        bound: (u64, u32),
         sections: &Range<usize>,
         reach: &mut [bool],
     ) {
-        let canonical = self.options.canonical;
         for &u in &self.instance.members[s] {
             let u = u as usize;
             let span = &self.instance.sections[u];
-            if span.start == s
-                && !self.state.is_placed(u)
-                && self.state.min_offsets[u] == low
-                && !(canonical && low == bound && self.ranks[u] < bound_rank)
-            {
+            if span.start == s && !self.state.is_placed(u) && self.covers(u, low, bound) {
                 reach[span.end.min(sections.end) - sections.start] = true;
             }
         }
