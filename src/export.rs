@@ -490,7 +490,8 @@ pub fn write_offline_plan(
 
     // The old buffers, then the plan's; the old metadata entries but any offline plan, then
     // the new one.
-    let mut buffers: Vec<Target> = element_positions(&fb, root, MODEL_BUFFERS, "Model.buffers")?
+    let mut buffers: Vec<Target> = fb
+        .vector_positions(root, MODEL_BUFFERS, "Model.buffers")?
         .into_iter()
         .map(Target::Old)
         .collect();
@@ -503,15 +504,14 @@ pub fn write_offline_plan(
     }
     let plan_buffer = buffers.len();
     let entries = fb.vector_tables(root, MODEL_METADATA, "Model.metadata")?;
-    let positions = element_positions(&fb, root, MODEL_METADATA, "Model.metadata")?;
     let mut metadata = Vec::new();
     let mut replaced = false;
-    for (k, (&entry, &position)) in entries.iter().zip(&positions).enumerate() {
+    for (k, &entry) in entries.iter().enumerate() {
         let name = fb.string(entry, 0, &format!("Model.metadata[{k}].name"))?;
         if name.as_deref() == Some(OFFLINE_PLAN_NAME) {
             replaced = true;
         } else {
-            metadata.push(Target::Old(position));
+            metadata.push(Target::Old(entry.position));
         }
     }
 
@@ -555,21 +555,6 @@ fn count_tensors(fb: &FlatBuffer<'_>, root: Table) -> Result<usize, InputError> 
         count += fb.vector(subgraph, 0, 4, &what)?.map_or(0, |(_, len)| len);
     }
     Ok(count)
-}
-
-/// The positions of the tables a vector-of-tables field points at (empty when absent).
-fn element_positions(
-    fb: &FlatBuffer<'_>,
-    table: Table,
-    id: usize,
-    what: &str,
-) -> Result<Vec<usize>, InputError> {
-    let Some((start, len)) = fb.vector(table, id, 4, what)? else {
-        return Ok(Vec::new());
-    };
-    (0..len)
-        .map(|k| fb.indirect(start + 4 * k, &format!("{what}[{k}]")))
-        .collect()
 }
 
 /// Models over 2 GB keep buffer data after the FlatBuffer, located by `Buffer.offset` from the

@@ -234,20 +234,32 @@ impl<'a> FlatBuffer<'a> {
             .map(Some)
     }
 
+    /// The positions of the tables a vector-of-tables field points at (empty when absent).
+    pub(crate) fn vector_positions(
+        &self,
+        table: Table,
+        id: usize,
+        what: &str,
+    ) -> Result<Vec<usize>, InputError> {
+        let Some((start, len)) = self.vector(table, id, 4, what)? else {
+            return Ok(Vec::new());
+        };
+        (0..len)
+            .map(|k| self.indirect(start + 4 * k, &format!("{what}[{k}]")))
+            .collect()
+    }
+
+    /// The tables a vector-of-tables field points at (empty when absent).
     pub(crate) fn vector_tables(
         &self,
         table: Table,
         id: usize,
         what: &str,
     ) -> Result<Vec<Table>, InputError> {
-        let Some((start, len)) = self.vector(table, id, 4, what)? else {
-            return Ok(Vec::new());
-        };
-        (0..len)
-            .map(|k| {
-                let element = self.indirect(start + 4 * k, what)?;
-                self.table(element, &format!("{what}[{k}]"))
-            })
+        self.vector_positions(table, id, what)?
+            .into_iter()
+            .enumerate()
+            .map(|(k, position)| self.table(position, &format!("{what}[{k}]")))
             .collect()
     }
 
