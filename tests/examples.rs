@@ -302,6 +302,8 @@ fn tiny_problems() -> impl Strategy<Value = Problem> {
                     size,
                     alignment,
                     offset,
+                    hint: None,
+                    gaps: Vec::new(),
                 }
             })
             .collect();

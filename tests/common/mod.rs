@@ -95,6 +95,8 @@ pub fn problems(shape: Shape) -> impl Strategy<Value = Problem> {
                         size,
                         alignment,
                         offset,
+                        hint: None,
+                        gaps: Vec::new(),
                     }
                 })
                 .collect();
