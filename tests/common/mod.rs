@@ -169,7 +169,8 @@ pub fn naive_check(problem: &Problem, offsets: &[u64], capacity: Option<u64>) ->
     findings
 }
 
-/// The total size live at each integer time step `0..horizon`.
+/// The total size live at each integer time step `0..horizon` (in a gap, what the buffer still
+/// occupies).
 pub fn naive_live_totals(problem: &Problem) -> Vec<u64> {
     (0..problem.horizon())
         .map(|t| {
@@ -177,7 +178,13 @@ pub fn naive_live_totals(problem: &Problem) -> Vec<u64> {
                 .buffers
                 .iter()
                 .filter(|b| b.lower <= t && t < b.upper)
-                .map(|b| b.size)
+                .map(
+                    |b| match b.gaps.iter().find(|g| g.lower <= t && t < g.upper) {
+                        // In a gap: a window's width, or nothing.
+                        Some(gap) => gap.window.map_or(0, |(low, high)| high - low),
+                        None => b.size,
+                    },
+                )
                 .sum()
         })
         .collect()
