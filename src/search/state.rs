@@ -497,7 +497,8 @@ mod tests {
         }
     }
 
-    /// A random problem: some buffers fixed (without collisions), some aligned.
+    /// A random problem: some buffers fixed (without collisions), some aligned, some with a gap
+    /// (so that the gapped separations and section widths are placed and undone too).
     fn problem(seed: u64) -> Problem {
         let mut rng = StdRng::seed_from_u64(seed);
         let n = rng.random_range(2..14usize);
@@ -511,6 +512,14 @@ mod tests {
                 rng.random_range(1..20u64),
             );
             b.alignment = [1, 1, 2, 4][rng.random_range(0..4usize)];
+            if b.lifetime() >= 3 && rng.random_range(0..4u32) == 0 {
+                // A gap inside the lifetime, sometimes keeping a window of the range.
+                let mut gap = crate::problem::Gap::new(b.lower + 1, b.upper - 1);
+                if rng.random_range(0..2u32) == 0 {
+                    gap.window = Some((0, b.size.div_ceil(2)));
+                }
+                b.gaps.push(gap);
+            }
             if rng.random_range(0..5u32) == 0 {
                 // Fixed high up, clear of every other fixed buffer.
                 b.alignment = 1;

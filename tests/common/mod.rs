@@ -110,6 +110,23 @@ pub fn live_together(a: &Buffer, b: &Buffer) -> bool {
     a.lower.max(b.lower) < a.upper.min(b.upper)
 }
 
+/// Whether `a` at `a_offset` and `b` at `b_offset` share a byte at some time step, step by step
+/// from their fields (in a gap a buffer occupies its window, or nothing).
+pub fn collide(a: &Buffer, a_offset: u64, b: &Buffer, b_offset: u64) -> bool {
+    let at =
+        |x: &Buffer, offset: u64, t: u64| match x.gaps.iter().find(|g| g.lower <= t && t < g.upper)
+        {
+            Some(gap) => gap.window.map(|(low, high)| (offset + low, offset + high)),
+            None => Some((offset, offset + x.size)),
+        };
+    (a.lower.max(b.lower)..a.upper.min(b.upper)).any(|t| {
+        match (at(a, a_offset, t), at(b, b_offset, t)) {
+            (Some((a_low, a_high)), Some((b_low, b_high))) => a_low < b_high && b_low < a_high,
+            _ => false,
+        }
+    })
+}
+
 /// Whether two address ranges `[offset, offset + size)` share a byte.
 pub fn share_address(a_offset: u64, a_size: u64, b_offset: u64, b_size: u64) -> bool {
     let a_end = a_offset as u128 + a_size as u128;
