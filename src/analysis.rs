@@ -1,6 +1,6 @@
-//! Time analysis of a problem: the sections (maximal time intervals with a constant live set),
-//! LOAD (the largest live total), and the independent partitions (groups of buffers that no
-//! time cut separates).
+//! Time analysis of a problem: the sections (maximal time intervals with a constant live set,
+//! cut at gap boundaries too), LOAD (the largest total occupied at one time), and the
+//! independent partitions (groups of buffers that no time cut separates).
 
 use crate::problem::Problem;
 use std::ops::Range;
@@ -15,7 +15,7 @@ pub struct Timeline {
     pub starts: Vec<u64>,
     /// One past the last time step of each section.
     pub ends: Vec<u64>,
-    /// The total size of the buffers live in each section.
+    /// The total size of the buffers live in each section (with gaps: the bytes they occupy).
     pub totals: Vec<u64>,
     /// For each buffer, the range of section indices it is live in.
     pub buffer_sections: Vec<Range<usize>>,
@@ -38,6 +38,13 @@ impl Timeline {
     pub fn new(problem: &Problem) -> Timeline {
         let buffers = &problem.buffers;
         let mut points: Vec<u64> = buffers.iter().flat_map(|b| [b.lower, b.upper]).collect();
+        // Gaps cut sections too, so that within a section every buffer occupies a constant
+        // part of its range (a problem without gaps adds nothing here).
+        points.extend(
+            buffers
+                .iter()
+                .flat_map(|b| b.gaps.iter().flat_map(|g| [g.lower, g.upper])),
+        );
         points.sort_unstable();
         points.dedup();
         // Live count and total per elementary interval [points[k], points[k+1]) via differences.
@@ -49,8 +56,12 @@ impl Timeline {
             let (lo, hi) = (index_of(b.lower), index_of(b.upper));
             count_delta[lo] += 1;
             count_delta[hi] -= 1;
-            total_delta[lo] += b.size as i128;
-            total_delta[hi] -= b.size as i128;
+            // What the buffer occupies: its size, less in its gaps (one piece without gaps).
+            for piece in b.pieces() {
+                let (lo, hi) = (index_of(piece.lower), index_of(piece.upper));
+                total_delta[lo] += piece.width() as i128;
+                total_delta[hi] -= piece.width() as i128;
+            }
         }
         // Keep the non-empty intervals as sections; map interval index -> section index.
         let mut section_of_interval = vec![usize::MAX; intervals];
@@ -160,7 +171,8 @@ pub fn group_by_part<T>(
     groups
 }
 
-/// LOAD of a problem: the largest total size of the buffers live at one time.
+/// LOAD of a problem: the largest total size of the buffers live at one time (a buffer in a
+/// gap counts its window's width, or nothing).
 pub fn load(problem: &Problem) -> u64 {
     Timeline::new(problem).load()
 }

@@ -1,7 +1,7 @@
 //! The placement core shared by all allocators: which placed buffers overlap a buffer in time,
 //! and where the buffer fits among them (first-fit, best-fit, stack, or XLA's best-fit).
 
-use crate::problem::{align_up, Problem};
+use crate::problem::{align_up, for_each_overlap, Problem};
 
 /// How to choose an offset among the gaps left by the placed buffers that overlap in time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,6 +124,8 @@ pub struct Placer<'p> {
     offsets: Vec<Option<u64>>,
     peak: u64,
     scratch: Vec<(u64, u64)>,
+    /// Whether some buffer has gaps (then a neighbour's range is what its pieces forbid).
+    gapped: bool,
 }
 
 impl<'p> Placer<'p> {
@@ -135,6 +137,7 @@ impl<'p> Placer<'p> {
             offsets: vec![None; problem.buffers.len()],
             peak: 0,
             scratch: Vec::new(),
+            gapped: problem.has_gaps(),
         }
     }
 
@@ -173,21 +176,35 @@ impl<'p> Placer<'p> {
     }
 
     /// The address ranges `(offset, end)` of the placed buffers overlapping `buffer` in time,
-    /// sorted by offset.
+    /// sorted by offset: `buffer`'s whole range `[x, x + size)` collides iff it meets one. With
+    /// gaps, a neighbour gives one range per pair of pieces live at a common time (their
+    /// [`shadow`](crate::problem::Piece::shadow)), none if they never meet: `buffer` may then
+    /// sit in a neighbour's gap.
     pub fn neighbours(&mut self, buffer: usize) -> &[(u64, u64)] {
-        let b = &self.problem.buffers[buffer];
+        let problem = self.problem;
+        let b = &problem.buffers[buffer];
         let scratch = &mut self.scratch;
+        let gapped = self.gapped;
         scratch.clear();
         self.index.query(b.lower, b.upper, &mut |p: &Placed| {
-            if p.buffer as usize != buffer {
-                scratch.push((p.offset, p.end));
+            if p.buffer as usize == buffer {
+                return;
             }
+            let other = &problem.buffers[p.buffer as usize];
+            if !gapped || (other.gaps.is_empty() && b.gaps.is_empty()) {
+                scratch.push((p.offset, p.end));
+                return;
+            }
+            for_each_overlap(other, b, |theirs, ours| {
+                scratch.push(theirs.shadow(p.offset, &ours, b.size));
+            });
         });
         scratch.sort_unstable_by_key(|&(offset, _)| offset);
         scratch
     }
 
-    /// The highest end among the placed buffers that overlap `buffer` in time (0 if none).
+    /// The highest end among the placed buffers that overlap `buffer` in time (0 if none):
+    /// with gaps, the lowest offset at which `buffer` lies wholly above them.
     pub fn highest_neighbour_end(&mut self, buffer: usize) -> u64 {
         self.neighbours(buffer)
             .iter()

@@ -44,7 +44,7 @@ pub enum Violation {
         /// The capacity.
         capacity: u64,
     },
-    /// Two buffers live at the same time share addresses.
+    /// Two buffers live at the same time share addresses (with gaps: pieces of them).
     Overlap {
         /// First buffer id.
         first: String,
@@ -185,32 +185,37 @@ pub fn validate(problem: &Problem, solution: &Solution, capacity: Option<u64>) -
     report
 }
 
-/// Sweeps time; the buffers live at the current step are kept ordered by offset, so a new
-/// buffer can only collide with its neighbours in that order while the live set is disjoint.
+/// Sweeps time; the pieces live at the current step (a buffer without gaps is one piece, see
+/// [`crate::Buffer::pieces`]) are kept ordered by address, so a new piece can only collide with
+/// its neighbours in that order while the live set is disjoint.
 fn check_overlaps(problem: &Problem, solution: &Solution, report: &mut Report) {
-    // Events: (time, kind, index) with kind 0 = end, 1 = start, so ends come first at a tie.
-    let mut events: Vec<(u64, u8, usize)> = Vec::with_capacity(2 * problem.buffers.len());
+    // Events: (time, kind, index, start, end) with kind 0 = end, 1 = start, so ends come first
+    // at a tie; `[start, end)` are the piece's addresses. A buffer's pieces do not overlap in
+    // time, so (time, kind, index) is unique.
+    let mut events: Vec<(u64, u8, usize, u64, u64)> = Vec::with_capacity(2 * problem.buffers.len());
     for (i, b) in problem.buffers.iter().enumerate() {
         if b.size == 0 {
             continue; // Occupies no address (only problems built in code can have one).
         }
-        events.push((b.lower, 1, i));
-        events.push((b.upper, 0, i));
+        let offset = solution.offsets[i];
+        for piece in b.pieces() {
+            let start = offset.saturating_add(piece.low);
+            let end = offset.saturating_add(piece.high);
+            events.push((piece.lower, 1, i, start, end));
+            events.push((piece.upper, 0, i, start, end));
+        }
     }
     events.sort_unstable();
-    let mut live: BTreeMap<(u64, usize), u64> = BTreeMap::new(); // (offset, index) -> end
-    for (time, kind, i) in events {
-        let offset = solution.offsets[i];
-        let end = offset.saturating_add(problem.buffers[i].size);
+    let mut live: BTreeMap<(u64, usize), u64> = BTreeMap::new(); // (start, index) -> end
+    for (time, kind, i, start, end) in events {
         if kind == 0 {
-            live.remove(&(offset, i));
+            live.remove(&(start, i));
             continue;
         }
-        let below = live.range(..(offset, i)).next_back();
-        let above = live.range((offset, i)..).next();
-        for (&(_, j), &other_end) in below.into_iter().chain(above) {
-            let other_offset = solution.offsets[j];
-            if other_offset < end && offset < other_end {
+        let below = live.range(..(start, i)).next_back();
+        let above = live.range((start, i)..).next();
+        for (&(other_start, j), &other_end) in below.into_iter().chain(above) {
+            if other_start < end && start < other_end {
                 let ok = report.push(Violation::Overlap {
                     first: problem.buffers[j].id.clone(),
                     second: problem.buffers[i].id.clone(),
@@ -221,6 +226,6 @@ fn check_overlaps(problem: &Problem, solution: &Solution, report: &mut Report) {
                 }
             }
         }
-        live.insert((offset, i), end);
+        live.insert((start, i), end);
     }
 }

@@ -19,9 +19,10 @@ fn repo(path: &str) -> PathBuf {
 
 /// The examples with their capacity (from the file name) and optimal peak
 /// (`datasets/examples/README.md`); `None`: infeasible at the capacity.
-const EXAMPLES: [(&str, u64, Option<u64>); 4] = [
+const EXAMPLES: [(&str, u64, Option<u64>); 5] = [
     ("aligned-fixed.48.csv", 48, Some(48)),
     ("best-fit-trap.8.csv", 8, Some(8)),
+    ("gaps-hints.8.csv", 8, Some(8)),
     ("infeasible-at-load.9.csv", 9, None),
     ("tiny.12.csv", 12, Some(12)),
 ];
@@ -72,12 +73,9 @@ fn size_descending_first_fit_peak(problem: &Problem) -> u64 {
             continue;
         }
         let mut offset = 0;
-        while (0..b.len()).any(|j| {
-            offsets[j].is_some_and(|o| {
-                common::live_together(&b[i], &b[j])
-                    && common::share_address(offset, b[i].size, o, b[j].size)
-            })
-        }) {
+        while (0..b.len())
+            .any(|j| offsets[j].is_some_and(|o| j != i && common::collide(&b[i], offset, &b[j], o)))
+        {
             offset += b[i].alignment;
         }
         offsets[i] = Some(offset);
@@ -118,7 +116,7 @@ fn bench_prints_a_row_per_problem_and_algorithm_and_the_same_in_json() {
         ]
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split_whitespace().collect()).collect();
-    assert_eq!(rows.len(), 8, "{}", run.stdout);
+    assert_eq!(rows.len(), 10, "{}", run.stdout);
     let mut seen = Vec::new();
     for row in &rows {
         assert_eq!(row.len(), 7, "{row:?}");
@@ -165,7 +163,7 @@ fn bench_prints_a_row_per_problem_and_algorithm_and_the_same_in_json() {
     let text = std::fs::read_to_string(&json).expect("bench wrote --json");
     let entries: serde_json::Value = serde_json::from_str(&text).expect("JSON");
     let entries = entries.as_array().expect("a list of rows");
-    assert_eq!(entries.len(), 8);
+    assert_eq!(entries.len(), 10);
     for entry in entries {
         let name = entry["problem"].as_str().expect("a problem name");
         let algorithm = entry["algorithm"].as_str().expect("an algorithm");
@@ -463,7 +461,7 @@ fn collect_writes_a_log_per_problem_that_logs_reads_and_counts() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stdout
-            .contains("4 problems: 3 solved, 1 infeasible, 0 limit reached"),
+            .contains("5 problems: 4 solved, 1 infeasible, 0 limit reached"),
         "{}",
         run.stdout
     );
@@ -497,14 +495,14 @@ fn collect_writes_a_log_per_problem_that_logs_reads_and_counts() {
         (decisions, candidates, tries, found) =
             (decisions + d, candidates + c, tries + t, found + f);
     }
-    assert_eq!(solved, 3);
+    assert_eq!(solved, 4);
     assert!(decisions > 0, "the search made decisions");
 
     // `logs` over the folder, and over one file, counts what is in them.
     let run = telamalloc([OsStr::new("logs"), out.as_os_str()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let expected = format!(
-        "4 logs (schema version 1, feature version {}): {decisions} decisions, {candidates} \
+        "5 logs (schema version 1, feature version {}): {decisions} decisions, {candidates} \
          candidates, {tries} tries, {found} on solution paths",
         telamalloc::search::features::FEATURE_SCHEMA_VERSION
     );
@@ -514,7 +512,7 @@ fn collect_writes_a_log_per_problem_that_logs_reads_and_counts() {
         run.stdout
     );
     assert!(
-        run.stdout.contains("outcomes: 1 infeasible, 3 solved"),
+        run.stdout.contains("outcomes: 1 infeasible, 4 solved"),
         "{}",
         run.stdout
     );

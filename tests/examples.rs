@@ -24,7 +24,7 @@ struct Known {
     witness: &'static [u64],
 }
 
-const KNOWN: [Known; 4] = [
+const KNOWN: [Known; 5] = [
     Known {
         file: "tiny.12.csv",
         buffers: 5,
@@ -56,6 +56,14 @@ const KNOWN: [Known; 4] = [
         load: 9,
         optimum: 10,
         witness: &[0, 0, 8, 0, 4, 3, 4],
+    },
+    Known {
+        file: "gaps-hints.8.csv",
+        buffers: 5,
+        capacity: 8,
+        load: 8,
+        optimum: 8,
+        witness: &[0, 0, 4, 4, 6],
     },
 ];
 
@@ -302,6 +310,8 @@ fn tiny_problems() -> impl Strategy<Value = Problem> {
                     size,
                     alignment,
                     offset,
+                    hint: None,
+                    gaps: Vec::new(),
                 }
             })
             .collect();

@@ -170,6 +170,8 @@ pub unsafe extern "C" fn tm_problem_new(
                 size: size.map_or(0, |v| v[i]),
                 alignment: alignment.map_or(1, |v| v[i]),
                 offset: fixed.and_then(|v| (v[i] != u64::MAX).then_some(v[i])),
+                hint: None,
+                gaps: Vec::new(),
             })
             .collect();
         let problem = Problem::new(buffers, None);

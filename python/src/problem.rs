@@ -38,6 +38,8 @@ impl Buffer {
             size,
             alignment,
             offset,
+            hint: None,
+            gaps: Vec::new(),
         };
         let alone = telamalloc::Problem::new(vec![inner], None);
         if let Err(why) = alone.check(None) {
@@ -169,6 +171,8 @@ impl Problem {
                     size: size[i],
                     alignment: alignment.as_ref().map_or(1, |a| a[i]),
                     offset: offset.as_ref().and_then(|o| o[i]),
+                    hint: None,
+                    gaps: Vec::new(),
                 })
                 .collect();
             telamalloc::Problem::new(buffers, capacity)
@@ -283,6 +287,8 @@ fn buffer_of(item: &Bound<'_, PyAny>, i: usize) -> PyResult<telamalloc::Buffer> 
             } else {
                 None
             },
+            hint: None,
+            gaps: Vec::new(),
         })
     };
     read().map_err(|e| {

@@ -48,6 +48,9 @@ pub enum CpSatError {
     TooLarge(String),
     /// CP-SAT rejected the model or answered something unreadable (a bug).
     Failed(String),
+    /// The problem has something the model cannot express (gaps: its model has one rectangle
+    /// per buffer).
+    Unsupported(String),
 }
 
 impl fmt::Display for CpSatError {
@@ -59,6 +62,7 @@ impl fmt::Display for CpSatError {
                 "CP-SAT cannot take this problem: {what} has a value above 2^60"
             ),
             CpSatError::Failed(why) => write!(f, "CP-SAT failed: {why}"),
+            CpSatError::Unsupported(what) => write!(f, "CP-SAT cannot take this problem: {what}"),
         }
     }
 }
@@ -216,6 +220,7 @@ impl FitModel {
     /// The model of `problem` (already checked, and not trivially infeasible) under
     /// `capacity`; an error when the library is missing or a value is too large.
     pub(crate) fn new(problem: &Problem, capacity: u64) -> Result<FitModel, CpSatError> {
+        refuse_gaps(problem)?;
         library::shared().map_err(CpSatError::Unavailable)?;
         let best = best_heuristic(problem);
         let hint = (best.peak(problem) <= capacity).then_some(&best);
@@ -254,6 +259,18 @@ impl FitModel {
     }
 }
 
+/// The model places one rectangle per buffer: a problem with gaps would get wrong answers (too
+/// strict a model, and false proofs of infeasibility), so it is refused.
+fn refuse_gaps(problem: &Problem) -> Result<(), CpSatError> {
+    match problem.buffers.iter().find(|b| !b.gaps.is_empty()) {
+        Some(b) => Err(CpSatError::Unsupported(format!(
+            "buffer '{}' has gaps, which its model (one rectangle per buffer) cannot express; use the search or a baseline",
+            b.id
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Fits `problem` (already checked) under `capacity`: `Solved` with a layout (not yet
 /// validated), `Infeasible` only when CP-SAT proves it (or a cheap proof applies), else
 /// `LimitReached`.
@@ -263,6 +280,7 @@ pub(crate) fn fit(
     load: u64,
     run: &Run,
 ) -> Result<Answer, CpSatError> {
+    refuse_gaps(problem)?;
     library::shared().map_err(CpSatError::Unavailable)?;
     if let Some(why) = trivially_infeasible(problem, capacity, load) {
         return Ok(Answer {
@@ -280,6 +298,7 @@ pub(crate) fn fit(
 /// and the simple lower bound (LOAD, each buffer's top); when the limit comes first it returns
 /// the best layout found so far.
 pub(crate) fn minimize(problem: &Problem, load: u64, run: &Run) -> Result<Answer, CpSatError> {
+    refuse_gaps(problem)?;
     library::shared().map_err(CpSatError::Unavailable)?;
     let best = best_heuristic(problem);
     let upper = best.peak(problem);

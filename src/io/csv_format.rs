@@ -1,13 +1,13 @@
 //! CSV in the MiniMalloc interchange format: header `id,lower,upper,size`, optional
-//! `alignment` and `offset` columns, columns in any order.
+//! `alignment`, `hint`, `gaps` and `offset` columns, columns in any order.
 
 use super::check::{check_problem, BufferPlaces};
 use crate::error::InputError;
-use crate::problem::{Buffer, Problem, Solution};
+use crate::problem::{Buffer, Gap, Problem, Solution};
 use std::collections::HashMap;
 
 const REQUIRED: [&str; 4] = ["id", "lower", "upper", "size"];
-const OPTIONAL: [&str; 2] = ["alignment", "offset"];
+const OPTIONAL: [&str; 4] = ["alignment", "hint", "gaps", "offset"];
 
 /// MiniMalloc's other names for the columns: `buffer` and `buffer_id` for `id`, `start` and
 /// `begin` for `lower`, and `end` for an inclusive last step (`upper = end + 1`).
@@ -74,7 +74,7 @@ impl Columns {
                         Some(line),
                         Some(name),
                         format!(
-                            "unknown column '{name}' (expected id, lower, upper, size, and optionally alignment, offset; or MiniMalloc's buffer, start, end)"
+                            "unknown column '{name}' (expected id, lower, upper, size, and optionally alignment, hint, gaps, offset; or MiniMalloc's buffer, buffer_id, start, begin, end)"
                         ),
                     ))
                 }
@@ -131,6 +131,83 @@ pub(crate) fn parse_number(
     digits
         .parse::<u64>()
         .map_err(|_| err(format!("'{text}' is too large (overflows 64 bits)")))
+}
+
+/// Parses a `hint` field: an offset, or empty or `-1` (MiniMalloc's "none").
+fn parse_hint(text: &str, (file, line): (&str, usize)) -> Result<Option<u64>, InputError> {
+    match text {
+        "" | "-1" => Ok(None),
+        _ => parse_number(text, file, line, "hint")
+            .map(Some)
+            .map_err(|mut e| {
+                e.message
+                    .push_str(" (a hint is an offset; -1 or an empty field means none)");
+                e
+            }),
+    }
+}
+
+/// Parses a `gaps` field in MiniMalloc's syntax: space-separated `lower-upper` or
+/// `lower-upper@low:high` (a window). With an inclusive `end` column, `upper` is inclusive too
+/// (it reads as `upper + 1`), as MiniMalloc's converter reads it.
+fn parse_gaps(
+    text: &str,
+    inclusive_end: bool,
+    (file, line): (&str, usize),
+) -> Result<Vec<Gap>, InputError> {
+    let mut gaps = Vec::new();
+    for word in text.split_whitespace() {
+        let err = |why: &str| {
+            InputError::at_line(
+                file,
+                Some(line),
+                Some("gaps"),
+                format!("malformed gap '{word}': {why} (expected LOWER-UPPER or LOWER-UPPER@LOW:HIGH, space-separated)"),
+            )
+        };
+        let (times, window) = match word.split_once('@') {
+            Some((times, window)) => (times, Some(window)),
+            None => (word, None),
+        };
+        let pair = |text: &str, separator: char| -> Result<(u64, u64), InputError> {
+            let (first, second) = text
+                .split_once(separator)
+                .ok_or_else(|| err(&format!("no '{separator}' in '{text}'")))?;
+            let number = |t: &str| {
+                if t.is_empty() || !t.bytes().all(|c| c.is_ascii_digit()) {
+                    return Err(err(&format!("'{t}' is not a non-negative integer")));
+                }
+                t.parse::<u64>()
+                    .map_err(|_| err(&format!("'{t}' is too large (overflows 64 bits)")))
+            };
+            Ok((number(first)?, number(second)?))
+        };
+        let (lower, mut upper) = pair(times, '-')?;
+        if inclusive_end {
+            upper = upper
+                .checked_add(1)
+                .ok_or_else(|| err("the inclusive end + 1 overflows 64 bits"))?;
+        }
+        let window = window.map(|w| pair(w, ':')).transpose()?;
+        gaps.push(Gap {
+            lower,
+            upper,
+            window,
+        });
+    }
+    Ok(gaps)
+}
+
+/// Writes a `gaps` field (half-open time, as the `upper` column).
+fn write_gaps(gaps: &[Gap]) -> String {
+    let words: Vec<String> = gaps
+        .iter()
+        .map(|g| match g.window {
+            Some((low, high)) => format!("{}-{}@{low}:{high}", g.lower, g.upper),
+            None => format!("{}-{}", g.lower, g.upper),
+        })
+        .collect();
+    words.join(" ")
 }
 
 /// Maps byte offsets of the text to 1-based line numbers (exact with LF, CRLF and CR-only line
@@ -347,6 +424,7 @@ pub fn parse_csv_problem(
                 "missing value",
             ));
         }
+        let at = (file, line);
         buffers.push(Buffer {
             id: id.to_string(),
             lower: number("lower")?,
@@ -354,6 +432,12 @@ pub fn parse_csv_problem(
             size: number("size")?,
             alignment: optional("alignment")?.unwrap_or(1),
             offset: optional("offset")?,
+            hint: parse_hint(columns.get(&record, "hint").unwrap_or(""), at)?,
+            gaps: parse_gaps(
+                columns.get(&record, "gaps").unwrap_or(""),
+                columns.inclusive_end,
+                at,
+            )?,
         });
         lines.push(line);
     }
@@ -435,27 +519,72 @@ pub(crate) fn collect_offsets(
     Ok(Solution { offsets: result })
 }
 
-/// Writes a solution as CSV: `id,lower,upper,size`, `alignment` if any buffer has one, `offset`.
-pub fn write_csv_solution(problem: &Problem, solution: &Solution) -> String {
-    let with_alignment = problem.buffers.iter().any(|b| b.alignment != 1);
-    let mut out = String::from(if with_alignment {
-        "id,lower,upper,size,alignment,offset\n"
-    } else {
-        "id,lower,upper,size,offset\n"
-    });
-    for (b, offset) in problem.buffers.iter().zip(&solution.offsets) {
-        let id = quote(&b.id);
-        if with_alignment {
-            out.push_str(&format!(
-                "{id},{},{},{},{},{offset}\n",
-                b.lower, b.upper, b.size, b.alignment
-            ));
-        } else {
-            out.push_str(&format!(
-                "{id},{},{},{},{offset}\n",
-                b.lower, b.upper, b.size
-            ));
+/// The optional columns a problem needs: `alignment`, `hint` and `gaps` only where some buffer
+/// has one (so files without them are written as before).
+struct Extra {
+    alignment: bool,
+    hint: bool,
+    gaps: bool,
+}
+
+impl Extra {
+    fn of(problem: &Problem) -> Extra {
+        Extra {
+            alignment: problem.buffers.iter().any(|b| b.alignment != 1),
+            hint: problem.has_hints(),
+            gaps: problem.has_gaps(),
         }
+    }
+
+    fn header(&self, out: &mut String) {
+        out.push_str("id,lower,upper,size");
+        if self.alignment {
+            out.push_str(",alignment");
+        }
+        if self.hint {
+            out.push_str(",hint");
+        }
+        if self.gaps {
+            out.push_str(",gaps");
+        }
+    }
+
+    /// The buffer's fields up to the optional ones, without a line end. A missing hint is
+    /// written `-1`, as MiniMalloc writes it.
+    fn row(&self, b: &Buffer, out: &mut String) {
+        out.push_str(&format!(
+            "{},{},{},{}",
+            quote(&b.id),
+            b.lower,
+            b.upper,
+            b.size
+        ));
+        if self.alignment {
+            out.push_str(&format!(",{}", b.alignment));
+        }
+        if self.hint {
+            match b.hint {
+                Some(h) => out.push_str(&format!(",{h}")),
+                None => out.push_str(",-1"),
+            }
+        }
+        if self.gaps {
+            out.push(',');
+            out.push_str(&write_gaps(&b.gaps));
+        }
+    }
+}
+
+/// Writes a solution as CSV: `id,lower,upper,size`, `alignment`, `hint` and `gaps` if any buffer
+/// has one, `offset`.
+pub fn write_csv_solution(problem: &Problem, solution: &Solution) -> String {
+    let extra = Extra::of(problem);
+    let mut out = String::new();
+    extra.header(&mut out);
+    out.push_str(",offset\n");
+    for (b, offset) in problem.buffers.iter().zip(&solution.offsets) {
+        extra.row(b, &mut out);
+        out.push_str(&format!(",{offset}\n"));
     }
     out
 }
@@ -469,29 +598,19 @@ fn quote(id: &str) -> String {
     }
 }
 
-/// Writes a problem as CSV (with `alignment` and `offset` columns only where needed).
+/// Writes a problem as CSV (with `alignment`, `hint`, `gaps` and `offset` columns only where
+/// needed).
 pub fn write_csv_problem(problem: &Problem) -> String {
-    let with_alignment = problem.buffers.iter().any(|b| b.alignment != 1);
+    let extra = Extra::of(problem);
     let with_offset = problem.buffers.iter().any(|b| b.offset.is_some());
-    let mut out = String::from("id,lower,upper,size");
-    if with_alignment {
-        out.push_str(",alignment");
-    }
+    let mut out = String::new();
+    extra.header(&mut out);
     if with_offset {
         out.push_str(",offset");
     }
     out.push('\n');
     for b in &problem.buffers {
-        out.push_str(&format!(
-            "{},{},{},{}",
-            quote(&b.id),
-            b.lower,
-            b.upper,
-            b.size
-        ));
-        if with_alignment {
-            out.push_str(&format!(",{}", b.alignment));
-        }
+        extra.row(b, &mut out);
         if with_offset {
             match b.offset {
                 Some(o) => out.push_str(&format!(",{o}")),

@@ -1,6 +1,9 @@
 //! The problem model shared by every allocator: buffers, problems and solutions.
 
+mod pieces;
 pub mod rules;
+
+pub use pieces::{Gap, Piece, Pieces};
 
 use serde::{Deserialize, Serialize};
 
@@ -22,6 +25,15 @@ pub struct Buffer {
     /// A fixed offset decided by the caller, if any; allocators never move it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<u64>,
+    /// A preferred offset (MiniMalloc's `hint`): a warm start the search tries first. Not a
+    /// constraint; a fixed `offset` wins over it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<u64>,
+    /// Stretches of the lifetime during which the buffer occupies nothing, or (with a window)
+    /// only part of its range (MiniMalloc's `gaps`), in increasing order, not overlapping, inside
+    /// `[lower, upper)`. See [`Buffer::pieces`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gaps: Vec<Gap>,
 }
 
 fn default_alignment() -> u64 {
@@ -38,7 +50,19 @@ impl Buffer {
             size,
             alignment: 1,
             offset: None,
+            hint: None,
+            gaps: Vec::new(),
         }
+    }
+
+    /// What the buffer occupies over time, relative to its offset: one [`Piece`] per stretch
+    /// of its lifetime with a constant address range, in time order. Without gaps, the single
+    /// piece `[lower, upper) x [0, size)`; a gap without a window occupies nothing (no piece),
+    /// a gap with window `(low, high)` the addresses `[offset + low, offset + high)`. Every
+    /// consumer (validator, analysis, search, placement) reads a buffer's occupation from here.
+    #[inline]
+    pub fn pieces(&self) -> Pieces<'_> {
+        Pieces::new(self.lower, self.upper, self.size, &self.gaps)
     }
 
     /// Whether the two buffers are live at a common time step.
@@ -104,6 +128,16 @@ impl Problem {
             .collect()
     }
 
+    /// Whether some buffer has gaps (then the consumers take the pieces' path).
+    pub fn has_gaps(&self) -> bool {
+        self.buffers.iter().any(|b| !b.gaps.is_empty())
+    }
+
+    /// Whether some buffer has a hint.
+    pub fn has_hints(&self) -> bool {
+        self.buffers.iter().any(|b| b.hint.is_some())
+    }
+
     /// The largest `upper` of any buffer (0 for an empty problem).
     pub fn horizon(&self) -> u64 {
         self.buffers.iter().map(|b| b.upper).max().unwrap_or(0)
@@ -131,10 +165,134 @@ impl Solution {
     }
 }
 
+/// Calls `visit(p, q)` for every piece `p` of `first` and `q` of `second` live at a common time,
+/// in time order (a merge of the two piece lists).
+pub fn for_each_overlap(first: &Buffer, second: &Buffer, mut visit: impl FnMut(Piece, Piece)) {
+    if !first.overlaps_in_time(second) {
+        return;
+    }
+    let mut a = first.pieces().peekable();
+    let mut b = second.pieces().peekable();
+    while let (Some(p), Some(q)) = (a.peek().copied(), b.peek().copied()) {
+        if p.overlaps_in_time(&q) {
+            visit(p, q);
+        }
+        if p.upper <= q.upper {
+            a.next();
+        } else {
+            b.next();
+        }
+    }
+}
+
+/// MiniMalloc's effective size: with `above` placed higher than `below`, the least distance
+/// `above.offset - below.offset` that keeps every piece of `above` clear above the pieces of
+/// `below` live at the same time: the largest `p.high - q.low` over such pairs. `None` when no
+/// pieces are live at a common time (the two never compete for addresses). Can be below the
+/// size of `below`, and even 0 or negative with windows. For two gap-free buffers live at a
+/// common time it is `below.size`.
+pub fn separation(below: &Buffer, above: &Buffer) -> Option<i128> {
+    let mut largest: Option<i128> = None;
+    for_each_overlap(below, above, |p, q| {
+        let distance = p.high as i128 - q.low as i128;
+        largest = Some(largest.map_or(distance, |l| l.max(distance)));
+    });
+    largest
+}
+
 /// Rounds `value` up to a multiple of `alignment` (a power of two); `None` on overflow.
 #[inline]
 pub fn align_up(value: u64, alignment: u64) -> Option<u64> {
     debug_assert!(alignment.is_power_of_two());
     let mask = alignment - 1;
     value.checked_add(mask).map(|v| v & !mask)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gapped(lower: u64, upper: u64, size: u64, gaps: Vec<Gap>) -> Buffer {
+        Buffer {
+            gaps,
+            ..Buffer::new("b", lower, upper, size)
+        }
+    }
+
+    fn piece(lower: u64, upper: u64, low: u64, high: u64) -> Piece {
+        Piece {
+            lower,
+            upper,
+            low,
+            high,
+        }
+    }
+
+    #[test]
+    fn a_buffer_without_gaps_is_one_piece() {
+        let b = Buffer::new("b", 3, 9, 4);
+        assert_eq!(b.pieces().collect::<Vec<_>>(), vec![piece(3, 9, 0, 4)]);
+    }
+
+    #[test]
+    fn gaps_cut_pieces_and_windows_keep_a_part() {
+        let b = gapped(
+            0,
+            10,
+            8,
+            vec![Gap::new(0, 2), Gap::with_window(4, 6, 2, 5), Gap::new(6, 7)],
+        );
+        assert_eq!(
+            b.pieces().collect::<Vec<_>>(),
+            vec![piece(2, 4, 0, 8), piece(4, 6, 2, 5), piece(7, 10, 0, 8)]
+        );
+        let whole = gapped(0, 10, 8, vec![Gap::new(0, 10)]);
+        assert_eq!(whole.pieces().count(), 0);
+    }
+
+    #[test]
+    fn separation_follows_minimalloc_effective_size() {
+        // MiniMalloc's minimalloc_test.cc cases, in our words.
+        let a = gapped(0, 10, 4, vec![Gap::new(1, 4), Gap::new(6, 9)]);
+        let b = gapped(5, 15, 5, vec![Gap::new(6, 9), Gap::new(11, 14)]);
+        assert_eq!(separation(&a, &b), Some(4));
+        assert_eq!(separation(&b, &a), Some(5));
+        let a = gapped(0, 10, 4, vec![Gap::new(1, 9)]);
+        let b = gapped(5, 15, 5, vec![Gap::new(6, 14)]);
+        assert_eq!(separation(&a, &b), None);
+        let a = Buffer::new("a", 0, 10, 4);
+        let b = gapped(5, 15, 5, vec![Gap::new(5, 10)]);
+        assert_eq!(separation(&a, &b), None);
+        assert_eq!(separation(&b, &a), None);
+        // Tetris: the low window of one under the high window of the other.
+        let a = gapped(0, 10, 2, vec![Gap::with_window(0, 5, 0, 1)]);
+        let b = gapped(0, 10, 2, vec![Gap::with_window(5, 10, 1, 2)]);
+        assert_eq!(separation(&a, &b), Some(1));
+        // Stairs.
+        let a = gapped(
+            0,
+            15,
+            3,
+            vec![Gap::with_window(0, 5, 0, 1), Gap::with_window(5, 10, 0, 2)],
+        );
+        let b = gapped(
+            0,
+            15,
+            3,
+            vec![
+                Gap::with_window(5, 10, 1, 3),
+                Gap::with_window(10, 15, 2, 3),
+            ],
+        );
+        assert_eq!(separation(&a, &b), Some(1));
+        // Gap-free: the size of the one below.
+        assert_eq!(
+            separation(&Buffer::new("a", 0, 2, 7), &Buffer::new("b", 1, 3, 2)),
+            Some(7)
+        );
+        assert_eq!(
+            separation(&Buffer::new("a", 0, 2, 7), &Buffer::new("b", 2, 3, 2)),
+            None
+        );
+    }
 }

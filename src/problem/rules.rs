@@ -2,7 +2,7 @@
 //! rule with the file, line and field; the front door refuses a problem built in code that
 //! breaks one.
 
-use super::{Problem, Solution};
+use super::{Buffer, Gap, Problem, Solution};
 use crate::validate::{validate, Violation};
 use std::collections::HashMap;
 
@@ -46,7 +46,8 @@ impl Problem {
     /// not depend on one) and returns the first one broken: `lower < upper`, `size > 0`,
     /// alignment a power of two, unique non-empty ids without white space at either end (CSV
     /// readers trim fields, so such an id would not read back), a fixed offset aligned and inside the
-    /// capacity, no buffer larger than the capacity, a capacity above 0, a total size that fits
+    /// capacity, gaps inside the lifetime in increasing order without overlaps (windows a
+    /// non-empty part of the range), a hint aligned and inside the capacity, no buffer larger than the capacity, a capacity above 0, a total size that fits
     /// in 64 bits, fixed buffers that do not collide with each other, and an address span (the
     /// highest fixed end plus every free buffer's size and alignment slack) that fits in 64
     /// bits, so that no allocator's `offset + size` can overflow.
@@ -130,6 +131,8 @@ fn check_buffer(problem: &Problem, i: usize, capacity: Option<u64>) -> Result<()
             ));
         }
     }
+    check_gaps(b, i)?;
+    check_hint(b, i, capacity)?;
     let Some(offset) = b.offset else {
         return Ok(());
     };
@@ -161,6 +164,83 @@ fn check_buffer(problem: &Problem, i: usize, capacity: Option<u64>) -> Result<()
         )),
         _ => Ok(()),
     }
+}
+
+/// Gaps lie inside the lifetime, are not empty, come in increasing order without overlapping
+/// (they may touch), and a window is a non-empty part of the buffer's range.
+fn check_gaps(b: &Buffer, i: usize) -> Result<(), RuleBreak> {
+    let mut previous: Option<&Gap> = None;
+    for gap in &b.gaps {
+        let shown = show_gap(gap);
+        let err = |message: String| Err(RuleBreak::at(i, "gaps", message));
+        if gap.lower >= gap.upper {
+            return err(format!(
+                "gap {shown} is empty (its lower end must be less than its upper end)"
+            ));
+        }
+        if gap.lower < b.lower || gap.upper > b.upper {
+            return err(format!(
+                "gap {shown} lies outside the buffer's lifetime [{}, {})",
+                b.lower, b.upper
+            ));
+        }
+        if let Some(before) = previous.filter(|p| gap.lower < p.upper) {
+            return err(format!(
+                "gap {shown} starts before the gap {} before it ends (gaps must be in increasing order and must not overlap)",
+                show_gap(before)
+            ));
+        }
+        if let Some((low, high)) = gap.window {
+            if low >= high || high > b.size {
+                return err(format!(
+                    "gap {shown}: the window {low}:{high} must be a non-empty part of the buffer's {} bytes (low < high <= size)",
+                    b.size
+                ));
+            }
+        }
+        previous = Some(gap);
+    }
+    Ok(())
+}
+
+/// A gap as MiniMalloc writes it, with half-open time: `lower-upper[@low:high]`.
+fn show_gap(gap: &Gap) -> String {
+    match gap.window {
+        Some((low, high)) => format!("{}-{}@{low}:{high}", gap.lower, gap.upper),
+        None => format!("{}-{}", gap.lower, gap.upper),
+    }
+}
+
+/// A hint is an offset the buffer could take: aligned, and inside the capacity.
+fn check_hint(b: &Buffer, i: usize, capacity: Option<u64>) -> Result<(), RuleBreak> {
+    let Some(hint) = b.hint else {
+        return Ok(());
+    };
+    if hint % b.alignment != 0 {
+        return Err(RuleBreak::at(
+            i,
+            "hint",
+            format!(
+                "hint {hint} is not a multiple of the alignment {}",
+                b.alignment
+            ),
+        ));
+    }
+    let fits = hint
+        .checked_add(b.size)
+        .is_some_and(|top| capacity.is_none_or(|c| top <= c));
+    if !fits {
+        return Err(RuleBreak::at(
+            i,
+            "hint",
+            format!(
+                "hint {hint} + size {} exceeds the capacity {}",
+                b.size,
+                capacity.map_or("of 64 bits".to_string(), |c| c.to_string())
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Fixed buffers live at the same time must not share addresses.

@@ -121,11 +121,53 @@ pub(crate) fn fit(
             load,
         });
     }
+    // With gaps, only the techniques sound for pieces (see `SearchOptions::for_gaps`).
+    let gap_options;
+    let options = if problem.has_gaps() {
+        gap_options = options.for_gaps();
+        &gap_options
+    } else {
+        options
+    };
     let mut stats = SearchStats::default();
     let stop = Deadline::after(start, limits.timeout, cancel);
-    let outcome = match trivially_infeasible(problem, capacity, load) {
-        Some(why) => Outcome::Infeasible(why),
-        None => match heuristic_fit(problem, capacity, options, &stop) {
+    let infeasible = trivially_infeasible(problem, capacity, load);
+    let dived = match infeasible {
+        None if problem.has_hints() => {
+            let dive = FitRequest {
+                timeline,
+                options,
+                limits: Limits {
+                    timeout: limits.timeout.map(|t| t.saturating_sub(start.elapsed())),
+                    nodes: limits.nodes,
+                },
+                cancel,
+                observer: None,
+                external: None,
+            };
+            hint_dive(problem, capacity, dive)
+        }
+        _ => None,
+    };
+    let (dived, dive_stats) = match dived {
+        Some((Some(layout), dive_stats)) => (Some(layout), dive_stats),
+        Some((None, dive_stats)) => {
+            stats.add(&dive_stats); // Its work counts; the search goes on without the hints.
+            (None, dive_stats)
+        }
+        None => (None, SearchStats::default()),
+    };
+    let outcome = if let Some(why) = infeasible {
+        Outcome::Infeasible(why)
+    } else if let Some(layout) = dived {
+        stats = dive_stats;
+        stats.heuristic = Some(format!(
+            "hints ({})",
+            stats.heuristic.as_deref().unwrap_or("search")
+        ));
+        Outcome::Found(layout)
+    } else {
+        match heuristic_fit(problem, capacity, options, &stop) {
             Heuristic::Fits(baseline, layout) => {
                 stats.heuristic = Some(baseline.name().to_string());
                 Outcome::Found(layout)
@@ -141,7 +183,8 @@ pub(crate) fn fit(
                 stats.lead = lead;
                 let settings = portfolio::RunSettings {
                     stop,
-                    node_limit: limits.nodes,
+                    // The hint dive's nodes count against the limit.
+                    node_limit: limits.nodes.map(|n| n.saturating_sub(stats.nodes)),
                     observer: observer
                         .as_mut()
                         .map(|o| &mut **o as &mut dyn SearchObserver),
@@ -150,17 +193,57 @@ pub(crate) fn fit(
                 };
                 match portfolio::run(&instance, options, portfolio.policies, settings, &mut stats) {
                     portfolio::Verdict::Found(offsets) => Outcome::Found(Solution { offsets }),
-                    portfolio::Verdict::Infeasible(why) => Outcome::Infeasible(why),
+                    portfolio::Verdict::Infeasible(why) if instance.exact => {
+                        Outcome::Infeasible(why)
+                    }
+                    // Windows that can interleave: the exhausted search proves nothing.
+                    portfolio::Verdict::Infeasible(_) => Outcome::LimitReached,
                     portfolio::Verdict::Limit => Outcome::LimitReached,
                 }
             }
-        },
+        }
     };
     stats.seconds = start.elapsed().as_secs_f64();
     if let Some(o) = observer.as_mut() {
         o.on_finish(&outcome.status(), &stats);
     }
     SearchResult { outcome, stats }
+}
+
+/// The most nodes the hint dive may take per buffer (at least [`HINT_DIVE_NODES`] in all).
+const HINT_DIVE_NODES_PER_BUFFER: u64 = 8;
+
+/// The least node budget of the hint dive.
+const HINT_DIVE_NODES: u64 = 1000;
+
+/// The warm start of a problem with hints: every free buffer with a hint that fits the
+/// capacity held at its hint (as if fixed), and the rest fitted around them by a short search
+/// (the fast baselines first, with `heuristic-first`) within `request`'s limits and at most
+/// [`HINT_DIVE_NODES_PER_BUFFER`] nodes per buffer: the layout if one fits, and the dive's
+/// counters. `None` when the hints collide (no dive); without a layout the caller solves the
+/// problem itself, hints ignored.
+fn hint_dive(
+    problem: &Problem,
+    capacity: u64,
+    mut request: FitRequest<'_>,
+) -> Option<(Option<Solution>, SearchStats)> {
+    let mut hinted = problem.clone();
+    for b in &mut hinted.buffers {
+        if let Some(hint) = b.hint.take() {
+            if b.offset.is_none() && hint.checked_add(b.size).is_some_and(|top| top <= capacity) {
+                b.offset = Some(hint);
+            }
+        }
+    }
+    hinted.check(Some(capacity)).ok()?;
+    let budget = (HINT_DIVE_NODES_PER_BUFFER * problem.len() as u64).max(HINT_DIVE_NODES);
+    request.limits.nodes = Some(request.limits.nodes.map_or(budget, |n| n.min(budget)));
+    let portfolio = Portfolio::round_robin(hinted.len(), request.options.conflict_boost);
+    let result = fit(&hinted, capacity, portfolio, request);
+    match result.outcome {
+        Outcome::Found(layout) => Some((Some(layout), result.stats)),
+        _ => Some((None, result.stats)),
+    }
 }
 
 /// What trying the fast baselines first gave.

@@ -112,6 +112,27 @@ impl Default for SearchOptions {
     }
 }
 
+impl SearchOptions {
+    /// The switches for a problem with gaps: those whose reasoning holds for buffers cut into
+    /// pieces stay as they are (canonical placements, dominance, twins among buffers without
+    /// gaps, decomposition, forced isolated placements, the caches, conflict boosting,
+    /// restarts); those that take each buffer as one rectangle over its sections are off:
+    /// section inference and the overload check (a section's floor is raised to the end of the
+    /// buffers placed in it, which a neighbour with a smaller separation may sit below), the
+    /// unplaced floor that feeds them, and zero-slack reasoning and floor tiling (a buffer at the
+    /// floor covers it only where it occupies its lowest bytes).
+    pub fn for_gaps(&self) -> SearchOptions {
+        SearchOptions {
+            zero_slack: false,
+            floor_tiling: false,
+            section_inference: false,
+            overload: false,
+            unplaced_floor: false,
+            ..self.clone()
+        }
+    }
+}
+
 /// One boolean switch of [`SearchOptions`].
 pub struct Switch {
     /// The name, as the CLI spells it (`--no NAME`, `--with NAME`).

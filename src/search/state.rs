@@ -150,12 +150,15 @@ impl State {
                 self.affected.push(s as u32);
             }
         }
-        for &u in &instance.neighbours[buffer] {
+        // With gaps, each neighbour keeps its own distance above the buffer.
+        let separations = instance.separations.get(buffer).map(Vec::as_slice);
+        for (k, &u) in instance.neighbours[buffer].iter().enumerate() {
             let u = u as usize;
             if self.offsets[u] != UNPLACED {
                 continue;
             }
             self.unplaced_neighbours[u] -= 1;
+            let end = separations.map_or(end, |d| offset + d[k]);
             if self.base[u] >= end {
                 continue;
             }
@@ -188,7 +191,7 @@ impl State {
             self.min_offsets[u] = min;
         }
         for s in range.clone() {
-            self.totals[s] -= instance.sizes[buffer];
+            self.totals[s] -= instance.width(buffer, s);
             if self.floors[s] < end {
                 self.trail.push(Change::Floor {
                     section: s as u32,
@@ -200,8 +203,7 @@ impl State {
         for k in range.start..range.end - 1 {
             self.spanning[k] -= 1;
         }
-        self.total_tree
-            .add(range, -(instance.sizes[buffer] as i128));
+        self.add_to_tree(instance, buffer, -1);
         if unplaced_floor {
             let affected = std::mem::take(&mut self.affected);
             for &s in &affected {
@@ -231,18 +233,32 @@ impl State {
         }
         let range = instance.sections[buffer].clone();
         for s in range.clone() {
-            self.totals[s] += instance.sizes[buffer];
+            self.totals[s] += instance.width(buffer, s);
         }
         for k in range.start..range.end - 1 {
             self.spanning[k] += 1;
         }
-        self.total_tree.add(range, instance.sizes[buffer] as i128);
+        self.add_to_tree(instance, buffer, 1);
         for &u in &instance.neighbours[buffer] {
             if self.offsets[u as usize] == UNPLACED {
                 self.unplaced_neighbours[u as usize] += 1;
             }
         }
         self.offsets[buffer] = UNPLACED;
+    }
+
+    /// Adds `sign` times what `buffer` occupies to the unplaced totals' range-max tree.
+    fn add_to_tree(&mut self, instance: &Instance, buffer: usize, sign: i128) {
+        let range = instance.sections[buffer].clone();
+        if instance.widths.is_empty() {
+            self.total_tree
+                .add(range, sign * instance.sizes[buffer] as i128);
+            return;
+        }
+        for s in range {
+            self.total_tree
+                .add(s..s + 1, sign * instance.width(buffer, s) as i128);
+        }
     }
 
     /// The lowest `min_offset` among the unplaced buffers of section `s` if it lies above the
@@ -481,7 +497,8 @@ mod tests {
         }
     }
 
-    /// A random problem: some buffers fixed (without collisions), some aligned.
+    /// A random problem: some buffers fixed (without collisions), some aligned, some with a gap
+    /// (so that the gapped separations and section widths are placed and undone too).
     fn problem(seed: u64) -> Problem {
         let mut rng = StdRng::seed_from_u64(seed);
         let n = rng.random_range(2..14usize);
@@ -495,6 +512,14 @@ mod tests {
                 rng.random_range(1..20u64),
             );
             b.alignment = [1, 1, 2, 4][rng.random_range(0..4usize)];
+            if b.lifetime() >= 3 && rng.random_range(0..4u32) == 0 {
+                // A gap inside the lifetime, sometimes keeping a window of the range.
+                let mut gap = crate::problem::Gap::new(b.lower + 1, b.upper - 1);
+                if rng.random_range(0..2u32) == 0 {
+                    gap.window = Some((0, b.size.div_ceil(2)));
+                }
+                b.gaps.push(gap);
+            }
             if rng.random_range(0..5u32) == 0 {
                 // Fixed high up, clear of every other fixed buffer.
                 b.alignment = 1;

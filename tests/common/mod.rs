@@ -95,6 +95,8 @@ pub fn problems(shape: Shape) -> impl Strategy<Value = Problem> {
                         size,
                         alignment,
                         offset,
+                        hint: None,
+                        gaps: Vec::new(),
                     }
                 })
                 .collect();
@@ -106,6 +108,23 @@ pub fn problems(shape: Shape) -> impl Strategy<Value = Problem> {
 /// earlier end.
 pub fn live_together(a: &Buffer, b: &Buffer) -> bool {
     a.lower.max(b.lower) < a.upper.min(b.upper)
+}
+
+/// Whether `a` at `a_offset` and `b` at `b_offset` share a byte at some time step, step by step
+/// from their fields (in a gap a buffer occupies its window, or nothing).
+pub fn collide(a: &Buffer, a_offset: u64, b: &Buffer, b_offset: u64) -> bool {
+    let at =
+        |x: &Buffer, offset: u64, t: u64| match x.gaps.iter().find(|g| g.lower <= t && t < g.upper)
+        {
+            Some(gap) => gap.window.map(|(low, high)| (offset + low, offset + high)),
+            None => Some((offset, offset + x.size)),
+        };
+    (a.lower.max(b.lower)..a.upper.min(b.upper)).any(|t| {
+        match (at(a, a_offset, t), at(b, b_offset, t)) {
+            (Some((a_low, a_high)), Some((b_low, b_high))) => a_low < b_high && b_low < a_high,
+            _ => false,
+        }
+    })
 }
 
 /// Whether two address ranges `[offset, offset + size)` share a byte.
@@ -167,7 +186,8 @@ pub fn naive_check(problem: &Problem, offsets: &[u64], capacity: Option<u64>) ->
     findings
 }
 
-/// The total size live at each integer time step `0..horizon`.
+/// The total size live at each integer time step `0..horizon` (in a gap, what the buffer still
+/// occupies).
 pub fn naive_live_totals(problem: &Problem) -> Vec<u64> {
     (0..problem.horizon())
         .map(|t| {
@@ -175,7 +195,13 @@ pub fn naive_live_totals(problem: &Problem) -> Vec<u64> {
                 .buffers
                 .iter()
                 .filter(|b| b.lower <= t && t < b.upper)
-                .map(|b| b.size)
+                .map(
+                    |b| match b.gaps.iter().find(|g| g.lower <= t && t < g.upper) {
+                        // In a gap: a window's width, or nothing.
+                        Some(gap) => gap.window.map_or(0, |(low, high)| high - low),
+                        None => b.size,
+                    },
+                )
                 .sum()
         })
         .collect()

@@ -19,8 +19,8 @@ pub fn naive_load(problem: &Problem) -> u64 {
             problem
                 .buffers
                 .iter()
-                .filter(|b| b.lower <= t && t < b.upper)
-                .map(|b| b.size)
+                .filter_map(|b| occupied_at(b, 0, t))
+                .map(|(low, high)| high - low)
                 .sum::<u64>()
         })
         .max()
@@ -28,11 +28,32 @@ pub fn naive_load(problem: &Problem) -> u64 {
 }
 
 /// Whether buffers `a` at `offset_a` and `b` at `offset_b` collide (share a time step and an
-/// address).
-fn collide(a: &Buffer, offset_a: u64, b: &Buffer, offset_b: u64) -> bool {
-    let in_time = a.lower < b.upper && b.lower < a.upper;
-    let in_space = offset_a < offset_b + b.size && offset_b < offset_a + a.size;
-    in_time && in_space
+/// address). With gaps, time step by time step from the buffers' fields ([`occupied_at`]), not
+/// through the library's pieces.
+pub fn collide(a: &Buffer, offset_a: u64, b: &Buffer, offset_b: u64) -> bool {
+    if a.gaps.is_empty() && b.gaps.is_empty() {
+        let in_time = a.lower < b.upper && b.lower < a.upper;
+        let in_space = offset_a < offset_b + b.size && offset_b < offset_a + a.size;
+        return in_time && in_space;
+    }
+    (a.lower.max(b.lower)..a.upper.min(b.upper)).any(|t| {
+        match (occupied_at(a, offset_a, t), occupied_at(b, offset_b, t)) {
+            (Some((a_low, a_high)), Some((b_low, b_high))) => a_low < b_high && b_low < a_high,
+            _ => false,
+        }
+    })
+}
+
+/// The addresses `b` at `offset` occupies at time step `t`: none outside its lifetime or in a
+/// gap without a window, the window in a gap with one, else its whole range.
+pub fn occupied_at(b: &Buffer, offset: u64, t: u64) -> Option<(u64, u64)> {
+    if t < b.lower || t >= b.upper {
+        return None;
+    }
+    match b.gaps.iter().find(|g| g.lower <= t && t < g.upper) {
+        Some(g) => g.window.map(|(low, high)| (offset + low, offset + high)),
+        None => Some((offset, offset + b.size)),
+    }
 }
 
 /// The best packing the brute force found.
@@ -521,4 +542,43 @@ pub fn verdict_of(result: Result<telamalloc::Allocation, telamalloc::SolveError>
             stats: a.search.unwrap_or_default(),
         },
     }
+}
+
+/// A tiny random problem with gaps (no capacity): up to `max_buffers` buffers over times
+/// `0..=6`, sizes `1..=4`; about half the buffers have one or two gaps, about a third of those
+/// with a window; about a quarter of the problems give a buffer a hint, and some fix one buffer.
+/// With `windows` off, no gap has a window.
+pub fn tiny_gapped_problem(seed: u64, max_buffers: usize, windows: bool) -> Problem {
+    use telamalloc::Gap;
+    let mut rng = StdRng::seed_from_u64(seed);
+    let count = rng.random_range(1..=max_buffers as u64) as usize;
+    let mut buffers: Vec<Buffer> = (0..count)
+        .map(|i| {
+            let lower = rng.random_range(0..5u64);
+            let upper = rng.random_range(lower + 1..=6);
+            let size = rng.random_range(1..=4u64);
+            let mut b = Buffer::new(format!("b{i}"), lower, upper, size);
+            let mut cursor = lower;
+            while cursor + 1 < upper && rng.random_ratio(1, 2) && b.gaps.len() < 2 {
+                let gap_lower = rng.random_range(cursor..upper - 1);
+                let gap_upper = rng.random_range(gap_lower + 1..upper);
+                let mut gap = Gap::new(gap_lower, gap_upper);
+                if windows && rng.random_ratio(1, 3) {
+                    let low = rng.random_range(0..size);
+                    gap.window = Some((low, rng.random_range(low + 1..=size)));
+                }
+                b.gaps.push(gap);
+                cursor = gap_upper;
+            }
+            if rng.random_ratio(1, 8) {
+                b.hint = Some(rng.random_range(0..=4u64));
+            }
+            b
+        })
+        .collect();
+    if rng.random_ratio(1, 6) {
+        let first = rng.random_range(0..count as u64) as usize;
+        buffers[first].offset = Some(rng.random_range(0..=3u64));
+    }
+    Problem::new(buffers, None)
 }
