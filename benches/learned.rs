@@ -65,6 +65,7 @@ fn order_candidates(c: &mut Criterion) {
             style: CutStyle::Mixed,
             remove: 0,
             alignment: 1,
+            cuts: Default::default(),
         },
         3,
     );
@@ -117,6 +118,7 @@ fn portfolio_head(c: &mut Criterion) {
             style: CutStyle::Mixed,
             remove: 0,
             alignment: 1024,
+            cuts: Default::default(),
         },
         7,
     );

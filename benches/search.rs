@@ -27,6 +27,7 @@ fn perfect_packings(c: &mut Criterion) {
                 style: CutStyle::Mixed,
                 remove: 0,
                 alignment: 1,
+                cuts: Default::default(),
             },
             3,
         );
@@ -67,6 +68,7 @@ fn recording(c: &mut Criterion) {
             style: CutStyle::Mixed,
             remove: 0,
             alignment: 1,
+            cuts: Default::default(),
         },
         3,
     );

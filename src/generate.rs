@@ -46,6 +46,60 @@ impl CutStyle {
     }
 }
 
+/// How many uniform draws [`CutPositions::Edge`] takes the smallest of (expected position: a
+/// fifth of the way in).
+pub const EDGE_DRAWS: u32 = 4;
+
+/// Where [`perfect`] places a cut inside a piece, among the positions possible.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CutPositions {
+    /// Every position equally likely.
+    #[default]
+    Uniform,
+    /// Near the middle (the mean of two uniform draws): pieces of similar sizes.
+    Central,
+    /// Near either edge (the smallest of [`EDGE_DRAWS`] uniform draws, from a random side): a
+    /// thin piece beside a large one, so many small buffers beside larger ones.
+    Edge,
+}
+
+impl CutPositions {
+    /// A position in `[1, count]` (`count >= 1`) drawn from this distribution. [`Uniform`]
+    /// draws once, as the generator always did, so its streams are unchanged.
+    ///
+    /// [`Uniform`]: CutPositions::Uniform
+    fn pick(self, rng: &mut StdRng, count: u64) -> u64 {
+        match self {
+            CutPositions::Uniform => pick(rng, count),
+            CutPositions::Central => {
+                let (a, b) = (pick(rng, count), pick(rng, count));
+                (a + b).div_ceil(2)
+            }
+            CutPositions::Edge => {
+                let near = (0..EDGE_DRAWS).fold(count, |near, _| near.min(pick(rng, count)));
+                if rng.random_range(0..2u64) == 0 {
+                    near
+                } else {
+                    count + 1 - near
+                }
+            }
+        }
+    }
+
+    /// Two distinct positions in `[1, count]`, ascending (`count >= 2`).
+    fn pick_two(self, rng: &mut StdRng, count: u64) -> (u64, u64) {
+        if self == CutPositions::Uniform {
+            return pick_two(rng, count);
+        }
+        let first = self.pick(rng, count);
+        let mut second = self.pick(rng, count - 1);
+        if second >= first {
+            second += 1;
+        }
+        (first.min(second), first.max(second))
+    }
+}
+
 /// Parameters of [`perfect`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PerfectOptions {
@@ -63,10 +117,13 @@ pub struct PerfectOptions {
     /// Address cuts fall on multiples of this, and every buffer gets it as its alignment.
     /// Rounded up to a power of two (0 counts as 1).
     pub alignment: u64,
+    /// Where cuts fall inside a piece.
+    pub cuts: CutPositions,
 }
 
 impl Default for PerfectOptions {
-    /// Capacity 1024, horizon 100, 50 buffers, [`CutStyle::Mixed`], nothing removed, alignment 1.
+    /// Capacity 1024, horizon 100, 50 buffers, [`CutStyle::Mixed`], nothing removed, alignment
+    /// 1, uniform cut positions.
     fn default() -> Self {
         PerfectOptions {
             capacity: 1024,
@@ -75,6 +132,7 @@ impl Default for PerfectOptions {
             style: CutStyle::Mixed,
             remove: 0,
             alignment: 1,
+            cuts: CutPositions::Uniform,
         }
     }
 }
@@ -127,7 +185,12 @@ fn index(rng: &mut StdRng, len: usize) -> usize {
 }
 
 /// Cuts `r` in two by a full address or time cut, or `None` if neither is possible.
-fn guillotine_cut(rng: &mut StdRng, r: Rect, alignment: u64, style: CutStyle) -> Option<[Rect; 2]> {
+fn guillotine_cut(
+    rng: &mut StdRng,
+    r: Rect,
+    alignment: u64,
+    (style, cuts): (CutStyle, CutPositions),
+) -> Option<[Rect; 2]> {
     let (address, time) = (r.address_cuts(alignment), r.time_cuts());
     let by_address = match (address > 0, time > 0) {
         (false, false) => return None,
@@ -136,7 +199,7 @@ fn guillotine_cut(rng: &mut StdRng, r: Rect, alignment: u64, style: CutStyle) ->
         (true, true) => style.address_cut(rng),
     };
     Some(if by_address {
-        let cut = r.addr + pick(rng, address) * alignment;
+        let cut = r.addr + cuts.pick(rng, address) * alignment;
         [
             Rect {
                 size: cut - r.addr,
@@ -149,20 +212,25 @@ fn guillotine_cut(rng: &mut StdRng, r: Rect, alignment: u64, style: CutStyle) ->
             },
         ]
     } else {
-        let cut = r.lower + pick(rng, time);
+        let cut = r.lower + cuts.pick(rng, time);
         [Rect { upper: cut, ..r }, Rect { lower: cut, ..r }]
     })
 }
 
 /// Cuts `r` into a pinwheel: a centre piece and four arms turning around it, either way round,
 /// so that no full cut separates the five. `None` if `r` lacks two inner cuts in each dimension.
-fn pinwheel_cut(rng: &mut StdRng, r: Rect, alignment: u64) -> Option<[Rect; 5]> {
+fn pinwheel_cut(
+    rng: &mut StdRng,
+    r: Rect,
+    alignment: u64,
+    cuts: CutPositions,
+) -> Option<[Rect; 5]> {
     let (address, time) = (r.address_cuts(alignment), r.time_cuts());
     if address < 2 || time < 2 {
         return None;
     }
-    let (j1, j2) = pick_two(rng, address);
-    let (k1, k2) = pick_two(rng, time);
+    let (j1, j2) = cuts.pick_two(rng, address);
+    let (k1, k2) = cuts.pick_two(rng, time);
     let a = [
         r.addr,
         r.addr + j1 * alignment,
@@ -240,12 +308,13 @@ pub fn perfect(options: &PerfectOptions, seed: u64) -> (Problem, Solution) {
             CutStyle::Mixed => rng.random_range(0..2u64) == 0,
         };
         let pinwheel = if want_pinwheel && pieces.len() + 4 <= target {
-            pinwheel_cut(&mut rng, r, alignment).map(|parts| parts.to_vec())
+            pinwheel_cut(&mut rng, r, alignment, options.cuts).map(|parts| parts.to_vec())
         } else {
             None
         };
         let Some(parts) = pinwheel.or_else(|| {
-            guillotine_cut(&mut rng, r, alignment, options.style).map(|parts| parts.to_vec())
+            guillotine_cut(&mut rng, r, alignment, (options.style, options.cuts))
+                .map(|parts| parts.to_vec())
         }) else {
             continue; // a piece that cannot be cut stays as it is
         };
@@ -369,56 +438,132 @@ pub fn random(options: &RandomOptions, seed: u64) -> Problem {
 
 /// `tightness * TIGHTNESS_SCALE`, rounded to an integer (a negative or non-finite tightness
 /// counts as 1; huge values saturate).
+/// The order in which [`onchip`] offers buffers to the scratchpad (most beneficial first). Every
+/// order multiplies its measure by a seeded factor in [0.75, 1.25), so that seeds differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Benefit {
+    /// Size x lifetime: the bytes x steps kept off external memory.
+    #[default]
+    Area,
+    /// Size alone: the largest tensors first.
+    Size,
+    /// Size per step of lifetime: large, short-lived tensors first.
+    Density,
+    /// No measure: the seeded factor alone, a random order.
+    Random,
+}
+
+impl Benefit {
+    /// The measure of `buffer`, scaled by 2^20 so that integer division keeps precision.
+    fn measure(self, buffer: &Buffer) -> u128 {
+        match self {
+            Benefit::Area => buffer.area(),
+            Benefit::Size => buffer.size as u128,
+            Benefit::Density => ((buffer.size as u128) << 20) / buffer.lifetime().max(1) as u128,
+            Benefit::Random => 1,
+        }
+    }
+}
+
+/// How [`onchip`] tiles buffers larger than half the capacity (same lifetime, as a compiler
+/// tiling a large tensor would).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Tiling {
+    /// Tiles of a quarter of the capacity (the last one smaller).
+    #[default]
+    Quarters,
+    /// This many tiles of equal size (within one byte), or more if a tile would still exceed
+    /// half the capacity.
+    Count(u64),
+    /// No tiling: buffers larger than the capacity are dropped, the others offered whole.
+    Off,
+}
+
 /// Options of [`onchip`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct OnchipOptions {
     /// Capacity as a share of the source problem's LOAD (e.g. 0.15 to 0.5), in per mille.
     pub per_mille: u64,
-    /// Split buffers larger than half the capacity into tiles of at most a quarter of it
-    /// (same lifetime), as a compiler tiling a large tensor would.
-    pub tile: bool,
+    /// How buffers larger than half the capacity are tiled.
+    pub tiling: Tiling,
+    /// The order in which buffers are offered.
+    pub benefit: Benefit,
+    /// Every buffer's alignment (a power of two); sizes are rounded up to a multiple of it.
+    pub alignment: u64,
 }
 
 impl Default for OnchipOptions {
     fn default() -> Self {
         OnchipOptions {
             per_mille: 300,
-            tile: true,
+            tiling: Tiling::Quarters,
+            benefit: Benefit::Area,
+            alignment: 1,
         }
     }
 }
 
+/// The tiles of `buffer` for `capacity`: the buffer itself when it needs none, nothing when it
+/// cannot fit at all.
+fn tiles(buffer: &Buffer, capacity: u64, tiling: Tiling) -> Vec<Buffer> {
+    let count = match tiling {
+        _ if buffer.size <= capacity / 2 || capacity < 4 => 1,
+        Tiling::Off => 1,
+        Tiling::Quarters => buffer.size.div_ceil((capacity / 4).max(1)),
+        Tiling::Count(count) => count
+            .max(buffer.size.div_ceil(capacity / 2))
+            .min(buffer.size),
+    };
+    if count == 1 {
+        return if buffer.size <= capacity {
+            vec![buffer.clone()]
+        } else {
+            Vec::new()
+        };
+    }
+    let size = |k: u64| match tiling {
+        // Whole quarters, the last tile what is left.
+        Tiling::Quarters => {
+            let quarter = (capacity / 4).max(1);
+            quarter.min(buffer.size - quarter * k)
+        }
+        // Equal shares, the first `size % count` one byte larger.
+        _ => buffer.size / count + u64::from(k < buffer.size % count),
+    };
+    (0..count)
+        .map(|k| Buffer {
+            id: format!("{}#{k}", buffer.id),
+            size: size(k),
+            ..buffer.clone()
+        })
+        .collect()
+}
+
 /// An on-chip scratchpad problem drawn from a whole-model problem: capacity = `per_mille` x LOAD
-/// / 1000; the buffers are considered in a benefit order (size x lifetime, each scaled by a
-/// seeded factor in [0.75, 1.25) so that seeds differ) and one is kept on chip only if the live
-/// total stays within the capacity at every step. Kept buffers fill the capacity at many steps at
-/// once: the hard case for memory planning. Deterministic from the seed.
+/// / 1000; the buffers (tiled and aligned as the options say) are considered in a benefit order
+/// (see [`Benefit`]; each measure scaled by a seeded factor in [0.75, 1.25) so that seeds differ)
+/// and one is kept on chip only if the live total stays within the capacity at every step. Kept
+/// buffers fill the capacity at many steps at once: the hard case for memory planning.
+/// Deterministic from the seed; the default options give what this generator always gave.
 pub fn onchip(source: &Problem, options: &OnchipOptions, seed: u64) -> Problem {
     let load = analysis::load(source);
     let capacity = ((load as u128 * options.per_mille.max(1) as u128).div_ceil(1000) as u64).max(1);
+    let alignment = options.alignment.max(1);
     let mut rng = StdRng::seed_from_u64(seed);
-    // Tile the large buffers first.
-    let mut pieces: Vec<Buffer> = Vec::new();
-    for b in source.buffers.iter().filter(|b| b.offset.is_none()) {
-        if options.tile && b.size > capacity / 2 && capacity >= 4 {
-            let tile = (capacity / 4).max(1);
-            let count = b.size.div_ceil(tile);
-            for k in 0..count {
-                let size = if k + 1 == count {
-                    b.size - tile * k
-                } else {
-                    tile
-                };
-                pieces.push(Buffer {
-                    id: format!("{}#{k}", b.id),
-                    size,
-                    ..b.clone()
-                });
-            }
-        } else if b.size <= capacity {
-            pieces.push(b.clone());
-        }
-    }
+    let pieces: Vec<Buffer> = source
+        .buffers
+        .iter()
+        .filter(|b| b.offset.is_none())
+        .flat_map(|b| tiles(b, capacity, options.tiling))
+        .filter_map(|b| {
+            let size = crate::problem::align_up(b.size, alignment)?;
+            (size <= capacity).then_some(Buffer {
+                size,
+                alignment: b.alignment.max(alignment),
+                ..b
+            })
+        })
+        .collect();
     let candidates = Problem::new(pieces, None);
     let timeline = analysis::Timeline::new(&candidates);
     // Benefit order with seeded factors (integers only: per mille).
@@ -428,7 +573,7 @@ pub fn onchip(source: &Problem, options: &OnchipOptions, seed: u64) -> Problem {
         .enumerate()
         .map(|(i, b)| {
             let factor = 750 + pick(&mut rng, 500) as u128;
-            (b.area() * factor, i)
+            (options.benefit.measure(b) * factor, i)
         })
         .collect();
     order.sort_by_key(|&(benefit, i)| (Reverse(benefit), i));
@@ -480,7 +625,7 @@ mod tests {
         for per_mille in [150, 300, 500] {
             let options = OnchipOptions {
                 per_mille,
-                tile: true,
+                ..Default::default()
             };
             for seed in 0..5 {
                 let p = onchip(&source, &options, seed);
@@ -545,6 +690,7 @@ mod tests {
             style,
             remove: 0,
             alignment: 1,
+            cuts: Default::default(),
         }
     }
 
@@ -558,9 +704,17 @@ mod tests {
 
     #[test]
     fn perfect_is_a_tight_valid_packing() {
+        let cuts = [
+            CutPositions::Uniform,
+            CutPositions::Central,
+            CutPositions::Edge,
+        ];
         for style in STYLES {
-            for seed in 0..200 {
-                let o = options(style, seed);
+            for seed in 0..300 {
+                let o = PerfectOptions {
+                    cuts: cuts[seed as usize % 3],
+                    ..options(style, seed)
+                };
                 let (problem, solution) = perfect(&o, seed);
                 let report = validate(&problem, &solution, None);
                 assert!(report.is_valid(), "{style:?} seed {seed}: {report}");
@@ -582,6 +736,152 @@ mod tests {
         }
     }
 
+    /// The spread of a packing's buffer areas: their coefficient of variation.
+    fn area_spread(cuts: CutPositions, seed: u64) -> f64 {
+        let o = PerfectOptions {
+            capacity: 1 << 20,
+            horizon: 1024,
+            buffers: 200,
+            style: CutStyle::Guillotine,
+            cuts,
+            ..Default::default()
+        };
+        let areas: Vec<f64> = perfect(&o, seed)
+            .0
+            .buffers
+            .iter()
+            .map(|b| b.area() as f64)
+            .collect();
+        let mean = areas.iter().sum::<f64>() / areas.len() as f64;
+        let variance = areas.iter().map(|a| (a - mean).powi(2)).sum::<f64>() / areas.len() as f64;
+        variance.sqrt() / mean
+    }
+
+    #[test]
+    fn edge_cuts_spread_sizes_and_central_cuts_even_them() {
+        let mean = |cuts| (0..20).map(|seed| area_spread(cuts, seed)).sum::<f64>() / 20.0;
+        let (central, uniform, edge) = (
+            mean(CutPositions::Central),
+            mean(CutPositions::Uniform),
+            mean(CutPositions::Edge),
+        );
+        assert!(
+            central < uniform && uniform < edge,
+            "{central} {uniform} {edge}"
+        );
+        assert!(edge > 1.5 * central, "{central} {edge}");
+    }
+
+    #[test]
+    fn uniform_cuts_keep_the_generators_streams() {
+        // CutPositions::Uniform must draw exactly as the generator did before it had a choice.
+        let o = PerfectOptions {
+            capacity: 1 << 20,
+            horizon: 1024,
+            buffers: 150,
+            style: CutStyle::Mixed,
+            ..Default::default()
+        };
+        let (a, _) = perfect(&o, 7);
+        let (b, _) = perfect(
+            &PerfectOptions {
+                cuts: CutPositions::Central,
+                ..o.clone()
+            },
+            7,
+        );
+        assert_ne!(a, b);
+        assert_eq!(a, perfect(&o, 7).0);
+    }
+
+    /// A whole-model-like source problem for the on-chip tests.
+    fn onchip_source() -> Problem {
+        random(
+            &RandomOptions {
+                buffers: 300,
+                horizon: 200,
+                max_lifetime: 40,
+                min_size: 1,
+                max_size: 5000,
+                tightness: 1.0,
+            },
+            5,
+        )
+    }
+
+    #[test]
+    fn onchip_alignment_rounds_sizes_and_sets_alignment() {
+        let source = onchip_source();
+        let options = OnchipOptions {
+            alignment: 64,
+            ..Default::default()
+        };
+        let p = onchip(&source, &options, 3);
+        assert!(!p.is_empty());
+        assert!(p
+            .buffers
+            .iter()
+            .all(|b| b.size % 64 == 0 && b.alignment == 64));
+        assert!(analysis::load(&p) <= p.capacity.unwrap());
+    }
+
+    #[test]
+    fn onchip_tile_counts_split_large_buffers_evenly() {
+        let mut source = onchip_source();
+        source.buffers.push(Buffer::new("huge", 0, 200, 1_000_000));
+        for count in [2, 3, 4] {
+            let options = OnchipOptions {
+                per_mille: 500,
+                tiling: Tiling::Count(count),
+                ..Default::default()
+            };
+            let capacity = onchip(&source, &options, 1).capacity.unwrap();
+            // Tiles of the huge buffer, whether kept or not: their number and sizes.
+            let tiles = tiles(&source.buffers[300], capacity, Tiling::Count(count));
+            let expected = count.max(1_000_000u64.div_ceil(capacity / 2));
+            assert_eq!(tiles.len() as u64, expected);
+            assert_eq!(tiles.iter().map(|b| b.size).sum::<u64>(), 1_000_000);
+            let (low, high) = (
+                tiles.iter().map(|b| b.size).min().unwrap(),
+                tiles.iter().map(|b| b.size).max().unwrap(),
+            );
+            assert!(high - low <= 1 && high <= capacity / 2 + 1, "{low} {high}");
+        }
+        // A buffer that needs no tiling stays whole; one above the capacity is dropped untiled.
+        let small = Buffer::new("s", 0, 1, 10);
+        assert_eq!(tiles(&small, 100, Tiling::Count(3)), vec![small.clone()]);
+        assert!(tiles(&Buffer::new("l", 0, 1, 101), 100, Tiling::Off).is_empty());
+        assert_eq!(
+            tiles(&Buffer::new("m", 0, 1, 7), 8, Tiling::Count(4)).len(),
+            4
+        );
+    }
+
+    #[test]
+    fn onchip_benefit_orders_keep_different_buffers() {
+        let source = onchip_source();
+        let kept = |benefit| {
+            let options = OnchipOptions {
+                benefit,
+                ..Default::default()
+            };
+            let p = onchip(&source, &options, 2);
+            assert!(analysis::load(&p) <= p.capacity.unwrap());
+            p.buffers.into_iter().map(|b| b.id).collect::<Vec<_>>()
+        };
+        let all = [
+            kept(Benefit::Area),
+            kept(Benefit::Size),
+            kept(Benefit::Density),
+            kept(Benefit::Random),
+        ];
+        for i in 0..4 {
+            for j in i + 1..4 {
+                assert_ne!(all[i], all[j], "orders {i} and {j} kept the same buffers");
+            }
+        }
+    }
+
     #[test]
     fn perfect_respects_alignment() {
         for style in STYLES {
@@ -593,6 +893,7 @@ mod tests {
                     style,
                     remove: 0,
                     alignment: 8,
+                    cuts: Default::default(),
                 };
                 let (problem, solution) = perfect(&o, seed);
                 assert!(validate(&problem, &solution, None).is_valid());
@@ -663,6 +964,7 @@ mod tests {
                 style,
                 remove: 0,
                 alignment: 1024,
+                cuts: Default::default(),
             };
             let (problem, solution) = perfect(&o, seed);
             assert!(
@@ -768,6 +1070,7 @@ mod tests {
                     style,
                     remove: 0,
                     alignment: 0,
+                    cuts: Default::default(),
                 };
                 let (problem, solution) = perfect(&o, 7);
                 assert!(validate(&problem, &solution, None).is_valid());

@@ -369,6 +369,62 @@ fn gen_is_deterministic_from_the_seed() {
 }
 
 #[test]
+fn gen_options_for_the_effort_corpus_reach_the_generators() {
+    // Cut positions change the packing, keep LOAD = capacity.
+    let perfect = |cuts: &str| {
+        let run = gen(&["perfect", "--buffers", "80", "--seed", "3", "--cuts", cuts]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(run.stderr.contains("load 1048576"), "{}", run.stderr);
+        run.stdout
+    };
+    assert_ne!(perfect("uniform"), perfect("edge"));
+    assert_eq!(
+        perfect("uniform"),
+        gen(&["perfect", "--buffers", "80", "--seed", "3"]).stdout
+    );
+    // On-chip: alignment on every kept buffer, tiles named NAME#K, benefit orders differ.
+    let scratch = Scratch::new();
+    let source = scratch.file(
+        "model.csv",
+        "id,lower,upper,size\nbig,0,10,9000\na,0,4,1000\nb,3,8,1500\nc,5,10,700\nd,1,6,300\n",
+    );
+    let source = source.to_str().unwrap();
+    let onchip = |extra: &[&str]| {
+        let mut args = vec![
+            "onchip",
+            "--from",
+            source,
+            "--fraction",
+            "0.5",
+            "--seed",
+            "1",
+        ];
+        args.extend_from_slice(extra);
+        let run = gen(&args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        parse_csv_problem(&run.stdout, "gen.csv", None).expect("valid CSV")
+    };
+    let aligned = onchip(&["--alignment", "64", "--tiles", "3"]);
+    assert!(aligned
+        .buffers
+        .iter()
+        .all(|b| b.alignment == 64 && b.size % 64 == 0));
+    assert!(aligned.buffers.iter().any(|b| b.id.starts_with("big#")));
+    let kept = |benefit: &str| {
+        let problem = onchip(&["--benefit", benefit]);
+        problem
+            .buffers
+            .into_iter()
+            .map(|b| b.id)
+            .collect::<Vec<_>>()
+    };
+    assert_ne!(kept("size"), kept("density"));
+    // --tiles and --no-tile do not go together.
+    let run = gen(&["onchip", "--from", source, "--tiles", "3", "--no-tile"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+}
+
+#[test]
 fn gen_perfect_packings_have_load_equal_to_their_capacity() {
     for (seed, capacity, style) in [
         ("1", "4096", "mixed"),

@@ -775,6 +775,7 @@ fn non_guillotine(seed: u64) -> Problem {
         style: CutStyle::NonGuillotine,
         remove: 7,
         alignment: 1024,
+        cuts: Default::default(),
     };
     let (mut problem, _) = perfect(&options, seed);
     problem.capacity = Some(1 << 20);

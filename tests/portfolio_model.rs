@@ -347,6 +347,7 @@ fn node_limit_is_exact_for_portfolios_threads_or_not() {
             style: CutStyle::NonGuillotine,
             remove: 7,
             alignment: 1024,
+            cuts: Default::default(),
         },
         400,
     );

@@ -116,6 +116,7 @@ fn perfect_problems() -> Vec<(String, Problem)> {
                     style,
                     remove: 0,
                     alignment,
+                    cuts: Default::default(),
                 };
                 let (problem, _) = generate::perfect(&options, seed);
                 let label = format!("{style:?}, {buffers} buffers, alignment {alignment}");
@@ -234,6 +235,7 @@ fn perfect_then_gadget(scale: u64, long: u64, seed: u64) -> Problem {
         style: CutStyle::Mixed,
         remove: 0,
         alignment: 1,
+        cuts: Default::default(),
     };
     let (mut problem, _) = generate::perfect(&options, seed);
     for (i, b) in common::fragmentation_gadget()
@@ -479,6 +481,7 @@ fn medium_problems() -> Vec<(String, Problem, u64)> {
             style: CutStyle::Mixed,
             remove: 2,
             alignment: 1 << (seed % 3),
+            cuts: Default::default(),
         };
         let (problem, _) = generate::perfect(&options, seed);
         let capacity = load(&problem);
@@ -909,6 +912,7 @@ fn floor_tiling_cuts_the_search_on_perfect_packings() {
                 style: CutStyle::NonGuillotine,
                 remove: 0,
                 alignment: 1024,
+                cuts: Default::default(),
             },
             seed,
         );

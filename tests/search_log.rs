@@ -25,6 +25,7 @@ fn problem(seed: u64) -> telamalloc::Problem {
             style: CutStyle::Mixed,
             remove: 0,
             alignment: 1,
+            cuts: Default::default(),
         },
         seed,
     )

@@ -3,7 +3,9 @@
 use super::{write_file, CliError, EXIT_SOLVED};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
-use telamalloc::generate::{self, CutStyle, OnchipOptions, PerfectOptions, RandomOptions};
+use telamalloc::generate::{
+    self, Benefit, CutPositions, CutStyle, OnchipOptions, PerfectOptions, RandomOptions, Tiling,
+};
 use telamalloc::io::{check_problem, write_csv_problem, BufferPlaces};
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -30,6 +32,28 @@ enum Style {
     TimeSlab,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum Cuts {
+    /// Every cut position equally likely.
+    Uniform,
+    /// Cuts near the middle of a piece: buffers of similar sizes.
+    Central,
+    /// Cuts near an edge: a few large buffers and many small ones.
+    Edge,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum BenefitOrder {
+    /// Size x lifetime.
+    Area,
+    /// Size.
+    Size,
+    /// Size per step of lifetime.
+    Density,
+    /// A random order.
+    Random,
+}
+
 #[derive(Args)]
 pub struct GenArgs {
     /// What to generate.
@@ -53,7 +77,10 @@ pub struct GenArgs {
     /// Rectangles to remove after cutting (perfect).
     #[arg(long, default_value_t = 0)]
     remove: usize,
-    /// Alignment of every buffer, a power of two (perfect).
+    /// Where cuts fall inside a piece (perfect).
+    #[arg(long, value_enum, default_value = "uniform")]
+    cuts: Cuts,
+    /// Alignment of every buffer, a power of two (perfect, onchip: sizes rounded up to it).
     #[arg(long, default_value_t = 1, value_parser = power_of_two)]
     alignment: u64,
     /// Smallest size (overlap, random).
@@ -75,8 +102,17 @@ pub struct GenArgs {
     #[arg(long, default_value_t = 0.3)]
     fraction: f64,
     /// Do not tile buffers larger than half the capacity (onchip).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "tiles")]
     no_tile: bool,
+    /// Tile each buffer larger than half the capacity into this many equal tiles, or more if a
+    /// tile would still exceed half the capacity (onchip; default: tiles of a quarter of the
+    /// capacity).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(2..=64))]
+    tiles: Option<u64>,
+    /// The order in which buffers are offered to the scratchpad, each measure scaled by a seeded
+    /// factor in [0.75, 1.25) (onchip).
+    #[arg(long, value_enum, default_value = "area")]
+    benefit: BenefitOrder,
     /// Output CSV file (default: standard output). The capacity is written into the file name
     /// by the caller's choice of name (NAME.CAPACITY.csv); it is also printed on standard error.
     #[arg(long, short)]
@@ -124,6 +160,11 @@ pub fn run(args: GenArgs) -> Result<i32, CliError> {
                 },
                 remove: args.remove,
                 alignment: args.alignment,
+                cuts: match args.cuts {
+                    Cuts::Uniform => CutPositions::Uniform,
+                    Cuts::Central => CutPositions::Central,
+                    Cuts::Edge => CutPositions::Edge,
+                },
             };
             generate::perfect(&options, args.seed).0
         }
@@ -153,7 +194,18 @@ pub fn run(args: GenArgs) -> Result<i32, CliError> {
             }
             let options = OnchipOptions {
                 per_mille: (args.fraction * 1000.0).round().max(1.0) as u64,
-                tile: !args.no_tile,
+                tiling: match (args.no_tile, args.tiles) {
+                    (true, _) => Tiling::Off,
+                    (false, Some(count)) => Tiling::Count(count),
+                    (false, None) => Tiling::Quarters,
+                },
+                benefit: match args.benefit {
+                    BenefitOrder::Area => Benefit::Area,
+                    BenefitOrder::Size => Benefit::Size,
+                    BenefitOrder::Density => Benefit::Density,
+                    BenefitOrder::Random => Benefit::Random,
+                },
+                alignment: args.alignment,
             };
             generate::onchip(&source, &options, args.seed)
         }

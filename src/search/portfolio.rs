@@ -422,6 +422,7 @@ mod tests {
             style: CutStyle::NonGuillotine,
             remove: 7,
             alignment: 1024,
+            cuts: Default::default(),
         };
         let (problem, _) = perfect(&options, 400);
         Instance::new(&problem, 1 << 20)

@@ -257,6 +257,7 @@ pub fn perfect_problem(buffers: usize, seed: u64) -> Problem {
             style: CutStyle::Mixed,
             remove: 0,
             alignment: 1,
+            cuts: Default::default(),
         },
         seed,
     )

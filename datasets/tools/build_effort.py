@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Builds the effort-selected corpus (issue 10): problems on which search matters.
+
+Candidates come from the generators (`telamalloc gen`), in families:
+  perfect-STYLE-CUTS: `gen perfect --style STYLE --cuts CUTS --buffers N --remove K --seed S
+      --alignment 1024 --horizon 1024` at capacity 1048576, STYLE in guillotine, non-guillotine,
+      mixed, thin, time-slab; CUTS in uniform, central, edge; N in 100, 150, ..., 500;
+      K = N x P / 100 (rounded down) with P = 0 0 1 2 3 4 % for S mod 6 = 0 ... 5;
+  onchip: `gen onchip --from datasets/models/MODEL.csv --fraction F --benefit B --tiles T
+      --alignment A --seed S`, F in 0.15 0.2 0.25 0.3 0.4 0.5, B in area size density random,
+      T in quarters (the default tiling) 2 3 4, A in 1 64; split by source model as
+      splits/models.csv says.
+A candidate is kept when the default solver (`telamalloc solve`: heuristic-first, then the
+round robin) does not decide it within 10 x buffers search nodes: a node limit, not a time limit,
+so the selection is the same on every machine. (The issue also names 50 ms; that one is not
+reproducible, and the node rule is the stricter on this machine: 10 x buffers nodes take about
+5 ms at 300 buffers.)
+
+Seeds are disjoint between the splits and from every other corpus: perfect 10000+ (train),
+20000+ (validation), 30000+ (test); onchip 40000+ (train), 50000+ (validation), 60000+ (test).
+The test split's manifest hash is recorded in datasets/README.md when it is frozen, before any
+training; it is evaluated on once, at the end.
+
+The problem files are not committed (see .gitignore); the manifests and lists are.
+Usage (from the repository root):
+  datasets/tools/build_effort.py [--check] [--jobs J] [--splits train,validation,test]
+  --check: rebuild into a temporary folder and compare with the committed manifests.
+"""
+
+import argparse
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+BIN = "target/release/telamalloc"
+CAPACITY = 1048576
+STYLES = ["guillotine", "non-guillotine", "mixed", "thin", "time-slab"]
+CUTS = ["uniform", "central", "edge"]
+SIZES = list(range(100, 501, 50))
+PERCENTS = [0, 0, 1, 2, 3, 4]
+FRACTIONS = ["0.15", "0.2", "0.25", "0.3", "0.4", "0.5"]
+BENEFITS = ["area", "size", "density", "random"]
+TILINGS = ["quarters", "2", "3", "4"]
+ALIGNMENTS = ["1", "64"]
+# Per split: (first perfect seed, perfect seeds per (style, cuts, size)),
+#            (first onchip seed, onchip seeds per (model, fraction, benefit, tiling, alignment)).
+SEEDS = {
+    "train": ((10000, 40), (40000, 2)),
+    "validation": ((20000, 6), (50000, 2)),
+    "test": ((30000, 6), (60000, 2)),
+}
+MODEL_SPLIT = {"train": "train", "validation": "validation", "test": "test"}
+HEADER = "file,family,buffers,capacity,load,source,fraction,style,cuts,remove,benefit,tiling,alignment,seed,selection_nodes,sha256"
+
+
+def run(args):
+    return subprocess.run(args, capture_output=True, text=True)
+
+
+def report_value(report, key):
+    for line in report.splitlines():
+        words = line.split()
+        if words and words[0] == key:
+            return int(words[1]), int(words[3]) if key == "buffers" else None
+    raise RuntimeError(f"no '{key}' in: {report}")
+
+
+def candidates(split):
+    (perfect_first, perfect_count), (onchip_first, onchip_count) = SEEDS[split]
+    for style in STYLES:
+        for cuts in CUTS:
+            for buffers in SIZES:
+                for k in range(perfect_count):
+                    seed = perfect_first + k
+                    remove = buffers * PERCENTS[seed % 6] // 100
+                    yield {
+                        "kind": "perfect", "style": style, "cuts": cuts, "buffers": buffers,
+                        "remove": remove, "seed": seed,
+                    }
+    models = []
+    with open("datasets/splits/models.csv") as f:
+        for line in f:
+            if line.startswith("#") or line.startswith("model,"):
+                continue
+            model, model_split = line.strip().split(",")
+            if model_split == MODEL_SPLIT[split]:
+                models.append(model)
+    index = 0
+    for model in models:
+        for fraction in FRACTIONS:
+            for benefit in BENEFITS:
+                for tiling in TILINGS:
+                    for alignment in ALIGNMENTS:
+                        for k in range(onchip_count):
+                            yield {
+                                "kind": "onchip", "model": model, "fraction": fraction,
+                                "benefit": benefit, "tiling": tiling, "alignment": alignment,
+                                "seed": onchip_first + index * onchip_count + k,
+                            }
+                        index += 1
+
+
+def build(candidate, folder):
+    """Generates one candidate, selects it; returns its manifest row, or None when dropped."""
+    c = candidate
+    if c["kind"] == "perfect":
+        name = f"perfect.{c['style']}.{c['cuts']}.n{c['buffers']}.r{c['remove']}.s{c['seed']}"
+        path = os.path.join(folder, name + f".{CAPACITY}.csv")
+        out = run([BIN, "gen", "perfect", "--style", c["style"], "--cuts", c["cuts"],
+                   "--buffers", str(c["buffers"]), "--seed", str(c["seed"]), "--remove",
+                   str(c["remove"]), "--alignment", "1024", "--horizon", "1024",
+                   "--capacity", str(CAPACITY), "-o", path])
+        capacity = CAPACITY
+    else:
+        tiling = [] if c["tiling"] == "quarters" else ["--tiles", c["tiling"]]
+        tmp = os.path.join(folder, f"tmp.{c['seed']}.csv")
+        out = run([BIN, "gen", "onchip", "--from", f"datasets/models/{c['model']}.csv",
+                   "--fraction", c["fraction"], "--benefit", c["benefit"], "--alignment",
+                   c["alignment"], "--seed", str(c["seed"])] + tiling + ["-o", tmp])
+        capacity, _ = report_value(out.stderr, "capacity")
+        name = (f"{c['model']}.f{c['fraction']}.{c['benefit']}.t{c['tiling']}.a{c['alignment']}"
+                f".s{c['seed']}")
+        path = os.path.join(folder, name + f".{capacity}.csv")
+        os.replace(tmp, path)
+    if out.returncode != 0:
+        raise RuntimeError(f"gen failed for {c}: {out.stderr}")
+    buffers, load = report_value(out.stderr, "buffers")
+    budget = 10 * buffers
+    solved = run([BIN, "solve", path, "--nodes", str(budget), "-o", os.devnull])
+    if solved.returncode == 0 or "infeasible" in solved.stderr:
+        os.remove(path)
+        return None
+    if "limit" not in solved.stderr:
+        raise RuntimeError(f"unexpected answer on {path}: {solved.stderr}")
+    with open(path, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    if c["kind"] == "perfect":
+        family = f"perfect-{c['style']}-{c['cuts']}"
+        fields = [family, buffers, capacity, load, "generator", "", c["style"], c["cuts"],
+                  c["remove"], "", "", 1024, c["seed"]]
+    else:
+        fields = ["onchip", buffers, capacity, load, c["model"], c["fraction"], "", "", "",
+                  c["benefit"], c["tiling"], c["alignment"], c["seed"]]
+    return [path] + fields + [budget, digest]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--splits", default="train,validation,test")
+    args = parser.parse_args()
+    subprocess.run(["cargo", "build", "--release", "--quiet"], check=True)
+    out = tempfile.mkdtemp() if args.check else "datasets/splits"
+    status = 0
+    for split in args.splits.split(","):
+        name = f"effort-{split}"
+        folder = os.path.join(out, name)
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+        with ThreadPoolExecutor(args.jobs) as pool:
+            rows = [r for r in pool.map(lambda c: build(c, folder), candidates(split)) if r]
+        lines = [HEADER]
+        files = []
+        for row in rows:
+            file = f"datasets/splits/{name}/{os.path.basename(row[0])}"
+            files.append(file)
+            lines.append(",".join(str(x) for x in [file] + row[1:]))
+        manifest = "\n".join(lines) + "\n"
+        committed = f"datasets/splits/{name}-manifest.csv"
+        if args.check:
+            with open(committed) as f:
+                same = f.read() == manifest
+            print(f"{name}: {'rebuilt bit for bit' if same else 'DIFFERS from ' + committed}"
+                  f" ({len(files)} problems)")
+            status |= 0 if same else 1
+        else:
+            with open(committed, "w") as f:
+                f.write(manifest)
+            with open(f"datasets/splits/{name}.txt", "w") as f:
+                f.write("".join(file + "\n" for file in files))
+            print(f"{name}: {len(files)} problems")
+    if args.check:
+        shutil.rmtree(out)
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    main()
