@@ -458,12 +458,13 @@ fn the_binary_imports_both_formats() {
     assert!(stderr.contains("garbage.onnx"), "{stderr}");
 }
 
-/// Sizes that each fit but together overflow 64 bits (here: every tensor rounded up to 2^63)
-/// are an import error naming the problem, not a file no allocator can read.
+/// Sizes that each fit but together overflow 64 bits (here: a batch of 2^53 makes the three
+/// activations of 4 x 8 x 8 floats 2^63 bytes each) are an import error naming the problem,
+/// not a file no allocator can read.
 #[test]
 fn sizes_that_overflow_together_are_an_import_error() {
     let options = ImportOptions {
-        alignment: 1 << 63,
+        input_shapes: vec![("x".to_string(), vec![1 << 53, 3, 8, 8])],
         ..ImportOptions::default()
     };
     let err = import_bytes(&tiny_onnx(), ModelFormat::Onnx, "big.onnx", &options)
@@ -530,9 +531,10 @@ fn real_models_import_to_the_committed_csvs() {
     }
 }
 
-/// `import`'s numbers on the command line: an alignment that makes the sizes overflow 64 bits
-/// together (2^63), one that is no power of two or past 64 bits, and a batch of 0 are usage or
-/// import errors (exit 2, nothing written), never an exit 0 with a file no allocator reads.
+/// `import`'s numbers on the command line: an alignment past 2^32 (at 2^63 the sizes would
+/// overflow 64 bits together), one that is no power of two or past 64 bits, and a batch of 0
+/// are usage or import errors (exit 2, nothing written), never an exit 0 with a file no
+/// allocator reads.
 #[test]
 fn the_binary_rejects_import_numbers_that_do_not_fit() {
     let scratch = Scratch::new();
@@ -540,7 +542,7 @@ fn the_binary_rejects_import_numbers_that_do_not_fit() {
     std::fs::write(&onnx, tiny_onnx()).unwrap();
     let out = scratch.path("problem.csv");
     for (flags, why) in [
-        (["--alignment", "9223372036854775808"], "overflows 64 bits"),
+        (["--alignment", "9223372036854775808"], "larger than 2^32"),
         (["--alignment", "3"], "not a power of two"),
         (["--alignment", "18446744073709551616"], "--alignment"),
         (["--batch", "0"], "batch"),

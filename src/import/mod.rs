@@ -31,6 +31,16 @@
 //! Dynamic dimensions (`-1` in TFLite, `dim_param` or a missing value in ONNX) take
 //! [`ImportOptions::batch`], unless [`ImportOptions::input_shapes`] gives a graph input's shape.
 //!
+//! # Limits
+//!
+//! Every read is bounds-checked, and an import's work is paid for in work units (see
+//! [`work_limit`]): at most [`WORK_PER_BYTE`] per byte of the file plus [`WORK_BASE`], with
+//! memory following the units, so that no file makes an import take time or memory out of
+//! proportion to its size ([`import_bytes_counted`] says how much was spent). Sizes are checked
+//! arithmetic: a tensor past 2^64 bytes, or sizes whose sum overflows 64 bits, is an error, and
+//! [`ImportOptions::alignment`] is at most [`MAX_ALIGNMENT`]. Every failure is an
+//! [`InputError`] naming the file.
+//!
 //! # Example
 //!
 //! ```no_run
@@ -44,11 +54,15 @@
 //! # Ok::<(), telamalloc::InputError>(())
 //! ```
 
+mod budget;
 pub mod onnx;
 pub mod tflite;
 
+pub use budget::{work_limit, WORK_BASE, WORK_PER_BYTE};
+
 use crate::error::InputError;
 use crate::problem::{align_up, Buffer, Problem};
+use budget::Budget;
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
@@ -138,6 +152,10 @@ pub struct Imported {
     pub warnings: Vec<String>,
 }
 
+/// The largest `--alignment` accepted: 2^32 bytes (4 GiB). Larger ones round every size up to
+/// a multiple of more than a scratchpad holds, and at 2^63 two buffers' sizes overflow 64 bits.
+pub const MAX_ALIGNMENT: u64 = 1 << 32;
+
 /// Reads a model file and imports it; the format comes from the extension, else from the
 /// content. Every failure is an [`InputError`] naming the file.
 pub fn import_model(path: &Path, options: &ImportOptions) -> Result<Imported, InputError> {
@@ -164,10 +182,30 @@ pub fn import_bytes(
     file: &str,
     options: &ImportOptions,
 ) -> Result<Imported, InputError> {
+    import_bytes_counted(bytes, format, file, options).map(|(imported, _)| imported)
+}
+
+/// [`import_bytes`], and the work units the import spent: at most [`work_limit`] of the
+/// file's size (an import that would spend more is an error).
+pub fn import_bytes_counted(
+    bytes: &[u8],
+    format: ModelFormat,
+    file: &str,
+    options: &ImportOptions,
+) -> Result<(Imported, u64), InputError> {
     if !options.alignment.is_power_of_two() {
         return Err(fail(
             file,
             format!("alignment {} is not a power of two", options.alignment),
+        ));
+    }
+    if options.alignment > MAX_ALIGNMENT {
+        return Err(fail(
+            file,
+            format!(
+                "alignment {} is larger than 2^32 = {MAX_ALIGNMENT}, the most import accepts",
+                options.alignment
+            ),
         ));
     }
     if options.batch == 0 {
@@ -183,9 +221,10 @@ pub fn import_bytes(
             format!("input shape for '{name}' has a zero dimension"),
         ));
     }
+    let mut budget = Budget::new(file, bytes.len());
     let graph = match format {
-        ModelFormat::Tflite => tflite::read_graph(bytes, file, options)?,
-        ModelFormat::Onnx => onnx::read_graph(bytes, file, options)?,
+        ModelFormat::Tflite => tflite::read_graph(bytes, file, options, &mut budget)?,
+        ModelFormat::Onnx => onnx::read_graph(bytes, file, options, &mut budget)?,
     };
     for (name, _) in &options.input_shapes {
         if !graph.input_shapes.iter().any(|(input, _)| input == name) {
@@ -199,7 +238,7 @@ pub fn import_bytes(
             ));
         }
     }
-    plan(graph, format, file, options)
+    Ok((plan(graph, format, file, options)?, budget.used()))
 }
 
 /// An error about the whole file (no line or field).
@@ -233,6 +272,29 @@ pub(crate) struct Tensor {
     pub bytes: Option<u64>,
     /// A weight or other constant: never a buffer.
     pub constant: bool,
+    /// Its element type has a fixed size but its byte count overflows 64 bits: an error if it
+    /// is an activation.
+    pub too_large: bool,
+}
+
+impl Tensor {
+    /// A tensor of `dims` elements of `bits` bits each (`None`: a type of no fixed size).
+    pub(crate) fn sized(
+        name: String,
+        dims: Option<&[u64]>,
+        bits: Option<u64>,
+        constant: bool,
+    ) -> Tensor {
+        let bytes = dims
+            .zip(bits)
+            .and_then(|(dims, bits)| tensor_bytes(dims, bits));
+        Tensor {
+            name,
+            bytes,
+            constant,
+            too_large: dims.is_some() && bits.is_some() && bytes.is_none(),
+        }
+    }
 }
 
 /// One operator of a [`Graph`]: the tensors it reads and writes. An operator whose outputs are
@@ -245,10 +307,11 @@ pub(crate) struct Operator {
     pub outputs: Vec<usize>,
 }
 
-/// The number of bytes of `elements` values of `bits` bits each (rounded up), `None` on overflow.
+/// The number of bytes of a tensor of `dims` whose elements take `bits` bits each (rounded up to
+/// whole bytes), `None` when it does not fit 64 bits.
 pub(crate) fn tensor_bytes(dims: &[u64], bits: u64) -> Option<u64> {
     let elements = dims.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d))?;
-    Some(elements.checked_mul(bits)?.div_ceil(8))
+    u64::try_from((u128::from(elements) * u128::from(bits)).div_ceil(8)).ok()
 }
 
 /// Formats a shape as `1x3x224x224` (`scalar` for rank 0).
@@ -343,23 +406,26 @@ fn plan(
         ));
     }
     let count = graph.tensors.len();
+    let (is_input, is_output) = (flags(&graph.inputs, count), flags(&graph.outputs, count));
+    // The first operator producing each tensor, to name it when a reader comes first.
+    let mut first_producer: Vec<Option<usize>> = vec![None; count];
+    for (step, op) in schedule.iter().enumerate() {
+        for &t in &op.outputs {
+            first_producer[t].get_or_insert(step);
+        }
+    }
     let mut producer: Vec<Option<usize>> = vec![None; count];
     let mut last_use: Vec<Option<usize>> = vec![None; count];
     for (step, op) in schedule.iter().enumerate() {
         for &t in &op.inputs {
-            if !graph.tensors[t].constant && producer[t].is_none() && !graph.inputs.contains(&t) {
+            if !graph.tensors[t].constant && producer[t].is_none() && !is_input[t] {
                 // Read before (or without) being produced: the order is not topological.
-                if let Some(later) = schedule
-                    .iter()
-                    .skip(step)
-                    .position(|o| o.outputs.contains(&t))
-                {
+                if let Some(later) = first_producer[t] {
                     return Err(fail(
                         file,
                         format!(
-                            "operator {step} reads tensor '{}' before operator {} produces it",
+                            "operator {step} reads tensor '{}' before operator {later} produces it",
                             graph.tensors[t].name,
-                            step + later
                         ),
                     ));
                 }
@@ -379,15 +445,23 @@ fn plan(
             producer[t] = Some(step);
         }
     }
-    let is_input: HashSet<usize> = graph.inputs.iter().copied().collect();
-    let is_output: HashSet<usize> = graph.outputs.iter().copied().collect();
 
     let mut chosen: Vec<(usize, u64, u64, u64)> = Vec::new();
     let (mut unknown, mut empty) = (0usize, 0usize);
     for (t, tensor) in graph.tensors.iter().enumerate() {
-        let live = !tensor.constant && (producer[t].is_some() || is_input.contains(&t));
+        let live = !tensor.constant && (producer[t].is_some() || is_input[t]);
         if !live {
             continue;
+        }
+        if tensor.too_large {
+            return Err(fail(
+                file,
+                format!(
+                    "tensor '{}' is larger than 2^64 bytes: its shape's element count times its \
+                     element size overflows 64 bits",
+                    tensor.name
+                ),
+            ));
         }
         let bytes = match tensor.bytes {
             None => {
@@ -402,12 +476,12 @@ fn plan(
         };
         let size = align_up(bytes, options.alignment)
             .ok_or_else(|| fail(file, format!("tensor '{}' is too large", tensor.name)))?;
-        let lower = if is_input.contains(&t) {
+        let lower = if is_input[t] {
             0
         } else {
             producer[t].unwrap_or(0)
         };
-        let upper = if is_output.contains(&t) {
+        let upper = if is_output[t] {
             operators
         } else {
             last_use[t].map_or(lower, |l| l.max(lower)) + 1
@@ -457,6 +531,15 @@ fn plan(
     })
 }
 
+/// Which of `count` tensors `indices` lists: a table, so that a lookup is one step.
+fn flags(indices: &[usize], count: usize) -> Vec<bool> {
+    let mut flags = vec![false; count];
+    for &t in indices {
+        flags[t] = true;
+    }
+    flags
+}
+
 /// Counts names (e.g. operator types) for a warning: `Foo (3), Bar (1)`, most frequent first.
 pub(crate) fn summarize_names(names: &[String]) -> String {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
@@ -480,6 +563,7 @@ mod tests {
             name: name.to_string(),
             bytes: Some(bytes),
             constant,
+            too_large: false,
         }
     }
 
@@ -554,6 +638,9 @@ mod tests {
         assert!(parse_shape("ax2").is_err());
         assert_eq!(tensor_bytes(&[3, 5], 4), Some(8));
         assert_eq!(tensor_bytes(&[u64::MAX, 2], 8), None);
+        // 2^61 floats are 2^63 bytes: the bit count overflows 64 bits, the byte count does not.
+        assert_eq!(tensor_bytes(&[1 << 61], 32), Some(1 << 63));
+        assert_eq!(tensor_bytes(&[1 << 62], 32), None);
     }
 
     #[test]

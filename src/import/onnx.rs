@@ -35,7 +35,8 @@ mod dtype;
 mod infer;
 mod proto;
 
-use super::{fail, summarize_names, tensor_bytes, Graph, ImportOptions, Operator, Tensor};
+use super::budget::{text_units, Budget};
+use super::{fail, summarize_names, Graph, ImportOptions, Operator, Tensor};
 use crate::error::InputError;
 use infer::{infer, Info};
 use proto::{as_bytes, as_string, as_varint, parse_graph, Fields, GraphProto, Node, ValueInfo};
@@ -43,11 +44,13 @@ use std::collections::{BinaryHeap, HashMap};
 
 pub use dtype::element_bits;
 
-/// Reads an ONNX model into a [`Graph`], inferring shapes where the file has none.
+/// Reads an ONNX model into a [`Graph`], inferring shapes where the file has none, paying
+/// `budget` for what shape inference reads and computes.
 pub(crate) fn read_graph(
     bytes: &[u8],
     file: &str,
     options: &ImportOptions,
+    budget: &mut Budget<'_>,
 ) -> Result<Graph, InputError> {
     let corrupt = |detail: String| fail(file, format!("not a valid ONNX model: {detail}"));
     if bytes.is_empty() {
@@ -86,8 +89,14 @@ pub(crate) fn read_graph(
     }
     let graph_bytes = graph_bytes.ok_or_else(|| corrupt("ModelProto has no graph".to_string()))?;
     let opset = opset.unwrap_or(1);
-    let proto = parse_graph(graph_bytes, 0).map_err(|e| corrupt(format!("GraphProto: {e}")))?;
-    build(proto, opset, file, options)
+    let proto = parse_graph(graph_bytes, 0, budget).map_err(|e| {
+        if budget.exhausted() {
+            fail(file, e)
+        } else {
+            corrupt(format!("GraphProto: {e}"))
+        }
+    })?;
+    build(proto, opset, file, options, budget)
 }
 
 /// Sorts nodes topologically, keeping the file order where it is already valid.
@@ -180,13 +189,9 @@ impl Tensors {
         self.infos
             .iter()
             .zip(self.names)
-            .map(|(info, name)| Tensor {
-                name,
-                bytes: match (&info.shape, info.elem.and_then(element_bits)) {
-                    (Some(shape), Some(bits)) => tensor_bytes(shape, bits),
-                    _ => None,
-                },
-                constant: info.constant,
+            .map(|(info, name)| {
+                let bits = info.elem.and_then(element_bits);
+                Tensor::sized(name, info.shape.as_deref(), bits, info.constant)
             })
             .collect()
     }
@@ -258,12 +263,13 @@ fn build(
     opset: i64,
     file: &str,
     options: &ImportOptions,
+    budget: &mut Budget<'_>,
 ) -> Result<Graph, InputError> {
     let mut tensors = Tensors::default();
     let mut warnings = Vec::new();
-    add_initializers(&proto, &mut tensors);
+    add_initializers(&proto, &mut tensors, budget)?;
     let (graph_inputs, input_shapes) =
-        add_graph_inputs(&proto, options, &mut tensors, &mut warnings);
+        add_graph_inputs(&proto, options, &mut tensors, &mut warnings, budget)?;
     let declared = Declared {
         value_info: proto
             .value_info
@@ -287,6 +293,7 @@ fn build(
             file,
             &mut tensors,
             &mut fallbacks,
+            budget,
         )?;
         operators.push(operator);
     }
@@ -304,8 +311,16 @@ fn build(
 }
 
 /// Initializers: constants with their shapes (and small values).
-fn add_initializers(proto: &GraphProto<'_>, tensors: &mut Tensors) {
+fn add_initializers(
+    proto: &GraphProto<'_>,
+    tensors: &mut Tensors,
+    budget: &mut Budget<'_>,
+) -> Result<(), InputError> {
     for init in &proto.initializers {
+        let units = text_units(init.name.len())
+            + init.dims.len() as u64
+            + init.values.as_ref().map_or(0, |v| v.len() as u64);
+        budget.charge(units, "the initializers")?;
         let t = tensors.add(&init.name);
         tensors.infos[t] = Info {
             elem: Some(init.data_type),
@@ -315,10 +330,15 @@ fn add_initializers(proto: &GraphProto<'_>, tensors: &mut Tensors) {
         };
     }
     for name in &proto.sparse_initializers {
+        budget.charge(text_units(name.len()), "the initializers")?;
         let t = tensors.add(name);
         tensors.infos[t].constant = true;
     }
+    Ok(())
 }
+
+/// The graph inputs' names and shapes.
+type InputShapes = Vec<(String, Vec<u64>)>;
 
 /// Graph inputs that are not initializers, with their shapes as given in the options or by the
 /// model (dynamic dimensions set to the batch value): their indices and known shapes.
@@ -327,12 +347,14 @@ fn add_graph_inputs(
     options: &ImportOptions,
     tensors: &mut Tensors,
     warnings: &mut Vec<String>,
-) -> (Vec<usize>, Vec<(String, Vec<u64>)>) {
+    budget: &mut Budget<'_>,
+) -> Result<(Vec<usize>, InputShapes), InputError> {
     let mut graph_inputs = Vec::new();
     let mut input_shapes = Vec::new();
     let mut dynamic_inputs = 0usize;
     for input in &proto.inputs {
         let t = tensors.add(&input.name);
+        budget.charge(text_units(input.name.len()), "the graph inputs")?;
         if tensors.infos[t].constant {
             continue; // an initializer listed as an input (IR version < 4 style): a weight
         }
@@ -349,6 +371,8 @@ fn add_graph_inputs(
             (None, None) => None,
         };
         if let Some(dims) = &dims {
+            // The shape is kept twice (the input's and the tensor's), each of its dimensions.
+            budget.charge(2 * dims.len() as u64, "the graph inputs")?;
             input_shapes.push((input.name.clone(), dims.clone()));
         }
         tensors.infos[t].elem = input.elem;
@@ -361,11 +385,14 @@ fn add_graph_inputs(
             options.batch
         ));
     }
-    (graph_inputs, input_shapes)
+    Ok((graph_inputs, input_shapes))
 }
 
 /// Node `k`'s operator: reads its inputs, infers its outputs' shapes (or takes the declared
-/// ones) and records them in `tensors`.
+/// ones) and records them in `tensors`. Paid for before inference: what it reads, and for each
+/// output past the first as much again (an output's shape is at most as long as what the node
+/// reads); after it, every output's shape and values.
+#[allow(clippy::too_many_arguments)]
 fn add_node(
     node: &Node<'_>,
     k: usize,
@@ -374,11 +401,15 @@ fn add_node(
     file: &str,
     tensors: &mut Tensors,
     fallbacks: &mut Fallbacks,
+    budget: &mut Budget<'_>,
 ) -> Result<Operator, InputError> {
     if !node.outer_reads.is_empty() || node.attributes.iter().any(|a| !a.graphs.is_empty()) {
         fallbacks.control_flow += 1;
     }
-    let (inputs, ins) = node_inputs(node, k, file, tensors)?;
+    let (inputs, ins) = node_inputs(node, k, file, tensors, budget)?;
+    let read: u64 = ins.iter().map(Info::units).sum::<u64>() + attribute_units(node);
+    let extra_outputs = node.outputs.len().saturating_sub(1) as u64;
+    budget.charge(extra_outputs.saturating_mul(read), "shape inference")?;
     let constant = node.op_type == "Constant"
         || (!inputs.is_empty()
             && !nondeterministic(&node.op_type)
@@ -413,12 +444,14 @@ fn add_node(
         } else {
             None
         };
-        tensors.infos[t] = Info {
+        let info = Info {
             elem: guess.elem.or(declared_info.and_then(|d| d.elem)),
             shape,
             values,
             constant,
         };
+        budget.charge(info.units() + text_units(name.len()), "shape inference")?;
+        tensors.infos[t] = info;
     }
     if any_unknown && !constant {
         fallbacks.uninferred.push(node.op_type.clone());
@@ -433,10 +466,13 @@ fn node_inputs(
     k: usize,
     file: &str,
     tensors: &Tensors,
+    budget: &mut Budget<'_>,
 ) -> Result<(Vec<usize>, Vec<Info>), InputError> {
     let mut inputs = Vec::new();
     let mut ins = Vec::with_capacity(node.inputs.len());
+    budget.charge(1 + node.outer_reads.len() as u64, "the nodes' inputs")?;
     for name in &node.inputs {
+        budget.charge(text_units(name.len()), "the nodes' inputs")?;
         if name.is_empty() {
             ins.push(Info::default());
             continue;
@@ -451,6 +487,9 @@ fn node_inputs(
             ));
         };
         inputs.push(t);
+        // Each read copies what is known of the tensor: a node reading one big tensor
+        // thousands of times pays for every copy.
+        budget.charge(tensors.infos[t].units(), "the nodes' inputs")?;
         ins.push(tensors.infos[t].clone());
     }
     for name in &node.outer_reads {
@@ -459,6 +498,19 @@ fn node_inputs(
         }
     }
     Ok((inputs, ins))
+}
+
+/// The work units of a node's attributes: its lists and tensors' dimensions and values.
+fn attribute_units(node: &Node<'_>) -> u64 {
+    node.attributes
+        .iter()
+        .map(|a| {
+            let tensor = a.t.as_ref().map_or(0, |t| {
+                t.dims.len() + t.values.as_ref().map_or(0, |v| v.len())
+            });
+            1 + (a.ints.len() + a.floats.len() + tensor) as u64
+        })
+        .sum()
 }
 
 /// An output's shape: the inferred one, else the declared one (dynamic dimensions set to

@@ -18,7 +18,8 @@
 //! shape is a scalar; a dimension that is -1 in `shape_signature` (or not positive in `shape`)
 //! is dynamic and takes the batch value.
 
-use super::{fail, tensor_bytes, Graph, ImportOptions, Operator, Tensor};
+use super::budget::{text_units, Budget};
+use super::{fail, Graph, ImportOptions, Operator, Tensor};
 use crate::error::InputError;
 
 /// Bits per element of a TFLite `TensorType`, `None` for types without a fixed size
@@ -278,26 +279,32 @@ impl<'a> FlatBuffer<'a> {
     }
 }
 
-/// Reads the main subgraph of a TFLite model into a [`Graph`].
+/// Reads the main subgraph of a TFLite model into a [`Graph`], paying `budget` for every
+/// table, index, dimension and name read (a FlatBuffer may point many times at one table).
 pub(crate) fn read_graph(
     bytes: &[u8],
     file: &str,
     options: &ImportOptions,
+    budget: &mut Budget<'_>,
 ) -> Result<Graph, InputError> {
     check_identifier(bytes, file)?;
     let fb = FlatBuffer { bytes, file };
     let model_position = fb.indirect(0, "root table")?;
     let model = fb.table(model_position, "Model")?;
-    let has_data = buffers_with_data(&fb, model)?;
+    let has_data = buffers_with_data(&fb, model, budget)?;
     let mut warnings = Vec::new();
-    let main = main_subgraph(&fb, model, &mut warnings)?;
+    let main = main_subgraph(&fb, model, &mut warnings, budget)?;
 
-    let tensor_tables = fb.vector_tables(main, 0, "subgraphs[0].tensors")?;
+    let tensor_tables = tables(&fb, main, 0, "subgraphs[0].tensors", budget)?;
     let count = tensor_tables.len();
-    let inputs = read_indices(&fb, main, 1, "subgraphs[0].inputs", count)?;
-    let outputs = read_indices(&fb, main, 2, "subgraphs[0].outputs", count)?;
-    let (operators, produced) = read_operators(&fb, main, count)?;
-    let mut constant = stored_constants(&fb, &tensor_tables, &has_data, &produced, &inputs)?;
+    let inputs = read_indices(&fb, main, 1, "subgraphs[0].inputs", count, budget)?;
+    let outputs = read_indices(&fb, main, 2, "subgraphs[0].outputs", count, budget)?;
+    let mut is_input = vec![false; count];
+    for &t in &inputs {
+        is_input[t] = true;
+    }
+    let (operators, produced) = read_operators(&fb, main, count, budget)?;
+    let mut constant = stored_constants(&fb, &tensor_tables, &has_data, &produced, &is_input)?;
     fold_constants(&operators, &mut constant, &mut warnings);
     let (tensors, input_shapes) = read_tensors(
         &fb,
@@ -306,6 +313,7 @@ pub(crate) fn read_graph(
         &constant,
         options,
         &mut warnings,
+        budget,
     )?;
     Ok(Graph {
         tensors,
@@ -337,9 +345,41 @@ pub(crate) fn check_identifier(bytes: &[u8], file: &str) -> Result<(), InputErro
     Ok(())
 }
 
+/// The tables a vector-of-tables field points at, paid for before they are read.
+fn tables(
+    fb: &FlatBuffer<'_>,
+    table: Table,
+    id: usize,
+    what: &str,
+    budget: &mut Budget<'_>,
+) -> Result<Vec<Table>, InputError> {
+    if let Some((_, len)) = fb.vector(table, id, 4, what)? {
+        budget.charge(len as u64, what)?;
+    }
+    fb.vector_tables(table, id, what)
+}
+
+/// An `int32` vector field (empty when absent), paid for before it is read.
+fn ints(
+    fb: &FlatBuffer<'_>,
+    table: Table,
+    id: usize,
+    what: &str,
+    budget: &mut Budget<'_>,
+) -> Result<Option<Vec<i32>>, InputError> {
+    if let Some((_, len)) = fb.vector(table, id, 4, what)? {
+        budget.charge(1 + len as u64, what)?;
+    }
+    fb.vector_i32(table, id, what)
+}
+
 /// Which of the model's buffers hold data (inline or outside the FlatBuffer).
-fn buffers_with_data(fb: &FlatBuffer<'_>, model: Table) -> Result<Vec<bool>, InputError> {
-    let buffer_tables = fb.vector_tables(model, 4, "Model.buffers")?;
+fn buffers_with_data(
+    fb: &FlatBuffer<'_>,
+    model: Table,
+    budget: &mut Budget<'_>,
+) -> Result<Vec<bool>, InputError> {
+    let buffer_tables = tables(fb, model, 4, "Model.buffers", budget)?;
     let mut has_data = Vec::with_capacity(buffer_tables.len());
     for (k, &buffer) in buffer_tables.iter().enumerate() {
         let what = format!("Model.buffers[{k}]");
@@ -355,8 +395,9 @@ fn main_subgraph(
     fb: &FlatBuffer<'_>,
     model: Table,
     warnings: &mut Vec<String>,
+    budget: &mut Budget<'_>,
 ) -> Result<Table, InputError> {
-    let subgraphs = fb.vector_tables(model, 2, "Model.subgraphs")?;
+    let subgraphs = tables(fb, model, 2, "Model.subgraphs", budget)?;
     let Some(&main) = subgraphs.first() else {
         return Err(fail(fb.file, "the TFLite model has no subgraph"));
     };
@@ -378,8 +419,9 @@ fn read_indices(
     id: usize,
     what: &str,
     count: usize,
+    budget: &mut Budget<'_>,
 ) -> Result<Vec<usize>, InputError> {
-    let raw = fb.vector_i32(table, id, what)?.unwrap_or_default();
+    let raw = ints(fb, table, id, what, budget)?.unwrap_or_default();
     let mut indices = Vec::with_capacity(raw.len());
     for index in raw {
         match index {
@@ -396,15 +438,16 @@ fn read_operators(
     fb: &FlatBuffer<'_>,
     main: Table,
     count: usize,
+    budget: &mut Budget<'_>,
 ) -> Result<(Vec<Operator>, Vec<bool>), InputError> {
-    let operator_tables = fb.vector_tables(main, 3, "subgraphs[0].operators")?;
+    let operator_tables = tables(fb, main, 3, "subgraphs[0].operators", budget)?;
     let mut operators = Vec::with_capacity(operator_tables.len());
     let mut produced = vec![false; count];
     for (k, &op) in operator_tables.iter().enumerate() {
         let what = format!("subgraphs[0].operators[{k}]");
         let operator = Operator {
-            inputs: read_indices(fb, op, 1, &format!("{what}.inputs"), count)?,
-            outputs: read_indices(fb, op, 2, &format!("{what}.outputs"), count)?,
+            inputs: read_indices(fb, op, 1, &format!("{what}.inputs"), count, budget)?,
+            outputs: read_indices(fb, op, 2, &format!("{what}.outputs"), count, budget)?,
         };
         for &t in &operator.outputs {
             produced[t] = true;
@@ -420,7 +463,7 @@ fn stored_constants(
     tensor_tables: &[Table],
     has_data: &[bool],
     produced: &[bool],
-    inputs: &[usize],
+    is_input: &[bool],
 ) -> Result<Vec<bool>, InputError> {
     let mut constant = vec![false; tensor_tables.len()];
     for (t, &table) in tensor_tables.iter().enumerate() {
@@ -429,7 +472,7 @@ fn stored_constants(
         if buffer != 0 && buffer >= has_data.len() {
             return Err(fail(fb.file, format!("not a valid TFLite model: tensor {t} uses buffer {buffer}, but the model has {} buffers", has_data.len())));
         }
-        constant[t] = (buffer != 0 && has_data[buffer]) || (!produced[t] && !inputs.contains(&t));
+        constant[t] = (buffer != 0 && has_data[buffer]) || (!produced[t] && !is_input[t]);
     }
     Ok(constant)
 }
@@ -467,39 +510,43 @@ fn read_tensors(
     constant: &[bool],
     options: &ImportOptions,
     warnings: &mut Vec<String>,
+    budget: &mut Budget<'_>,
 ) -> Result<(Vec<Tensor>, InputShapes), InputError> {
     let mut tensors = Vec::with_capacity(tensor_tables.len());
-    let mut input_shapes = Vec::new();
+    // The shape of each graph input, by tensor index.
+    let mut input_dims: Vec<Option<(String, Vec<u64>)>> = vec![None; tensor_tables.len()];
+    for &t in inputs {
+        input_dims[t] = Some(Default::default());
+    }
     let (mut dynamic, mut untyped) = (0usize, 0usize);
     for (t, &table) in tensor_tables.iter().enumerate() {
         let what = format!("subgraphs[0].tensors[{t}]");
-        let name = fb
-            .string(table, 3, &format!("{what}.name"))?
-            .unwrap_or_default();
-        let is_input = inputs.contains(&t);
+        let name_what = format!("{what}.name");
+        if let Some((_, len)) = fb.vector(table, 3, 1, &name_what)? {
+            budget.charge(text_units(len), &name_what)?;
+        }
+        let name = fb.string(table, 3, &name_what)?.unwrap_or_default();
+        let is_input = input_dims[t].is_some();
         let constant = constant[t];
         let tensor_type = fb.scalar_u8(table, 1, 0, &format!("{what}.type"))?;
         let override_shape = options
             .input_shapes
             .iter()
             .find(|(n, _)| is_input && *n == name);
-        let (dims, is_dynamic) = tensor_dims(fb, table, &what, override_shape, options.batch)?;
+        let (dims, is_dynamic) =
+            tensor_dims(fb, table, &what, override_shape, options.batch, budget)?;
         let live = !constant;
         if live && is_dynamic {
             dynamic += 1;
         }
-        let bytes = element_bits(tensor_type).and_then(|bits| tensor_bytes(&dims, bits));
-        if live && element_bits(tensor_type).is_none() {
+        let bits = element_bits(tensor_type);
+        if live && bits.is_none() {
             untyped += 1;
         }
         if is_input && !constant {
-            input_shapes.push((t, name.clone(), dims));
+            input_dims[t] = Some((name.clone(), dims.clone()));
         }
-        tensors.push(Tensor {
-            name,
-            bytes,
-            constant,
-        });
+        tensors.push(Tensor::sized(name, Some(&dims), bits, constant));
     }
     if dynamic > 0 {
         warnings.push(format!(
@@ -512,11 +559,13 @@ fn read_tensors(
             "{untyped} activation tensor(s) have an element type without a fixed size (string, resource, variant)"
         ));
     }
-    // Graph input shapes in the subgraph's input order.
+    // Graph input shapes in the subgraph's input order (each once, and not the constants).
     let input_shapes = inputs
         .iter()
-        .filter_map(|&t| input_shapes.iter().find(|(i, ..)| *i == t))
-        .map(|(_, name, dims)| (name.clone(), dims.clone()))
+        .filter_map(|&t| {
+            let input = input_dims[t].take();
+            input.filter(|_| !constant[t])
+        })
         .collect();
     Ok((tensors, input_shapes))
 }
@@ -530,11 +579,13 @@ fn tensor_dims(
     what: &str,
     override_shape: Option<&(String, Vec<u64>)>,
     batch: u64,
+    budget: &mut Budget<'_>,
 ) -> Result<(Vec<u64>, bool), InputError> {
-    let shape = fb
-        .vector_i32(table, 0, &format!("{what}.shape"))?
-        .unwrap_or_default();
-    let signature = fb.vector_i32(table, 7, &format!("{what}.shape_signature"))?;
+    let shape = ints(fb, table, 0, &format!("{what}.shape"), budget)?.unwrap_or_default();
+    let signature = ints(fb, table, 7, &format!("{what}.shape_signature"), budget)?;
+    if let Some((_, dims)) = override_shape {
+        budget.charge(dims.len() as u64, what)?;
+    }
     let mut is_dynamic = false;
     let dims: Vec<u64> = match override_shape {
         Some((_, dims)) => dims.clone(),

@@ -1,5 +1,6 @@
 //! The protobuf wire format, and the ONNX messages (`ModelProto` parts) the importer reads.
 
+use super::super::budget::Budget;
 use super::dtype::{element_bits, is_integer};
 use std::collections::HashSet;
 
@@ -173,6 +174,14 @@ pub(super) enum Values {
 }
 
 impl Values {
+    /// The number of values.
+    pub(super) fn len(&self) -> usize {
+        match self {
+            Values::Ints(v) => v.len(),
+            Values::Floats(v) => v.len(),
+        }
+    }
+
     pub(super) fn ints(&self) -> Option<Vec<i64>> {
         match self {
             Values::Ints(v) => Some(v.clone()),
@@ -392,7 +401,11 @@ impl Node<'_> {
     }
 }
 
-fn parse_node(bytes: &[u8], depth: usize) -> Result<Node<'_>, String> {
+fn parse_node<'a>(
+    bytes: &'a [u8],
+    depth: usize,
+    budget: &mut Budget<'_>,
+) -> Result<Node<'a>, String> {
     let mut node = Node::default();
     let mut fields = Fields::new(bytes);
     while let Some((number, wire)) = fields.next_field()? {
@@ -416,7 +429,13 @@ fn parse_node(bytes: &[u8], depth: usize) -> Result<Node<'_>, String> {
                     "control-flow bodies nested deeper than {DEPTH_LIMIT}"
                 ));
             }
-            reads.extend(outer_reads(body, depth + 1)?);
+            let body_reads = outer_reads(body, depth + 1, budget)?;
+            // Names read deep inside are copied up once per level: pay for each copy.
+            budget.charge_text(
+                body_reads.len() as u64,
+                "the names control-flow bodies read",
+            )?;
+            reads.extend(body_reads);
         }
     }
     reads.sort();
@@ -492,14 +511,20 @@ pub(super) struct GraphProto<'a> {
     pub(super) value_info: Vec<ValueInfo>,
 }
 
-pub(super) fn parse_graph(bytes: &[u8], depth: usize) -> Result<GraphProto<'_>, String> {
+pub(super) fn parse_graph<'a>(
+    bytes: &'a [u8],
+    depth: usize,
+    budget: &mut Budget<'_>,
+) -> Result<GraphProto<'a>, String> {
     let mut graph = GraphProto::default();
     let mut fields = Fields::new(bytes);
     while let Some((number, wire)) = fields.next_field()? {
         match number {
-            1 => graph
-                .nodes
-                .push(parse_node(as_bytes(wire, "GraphProto.node")?, depth)?),
+            1 => graph.nodes.push(parse_node(
+                as_bytes(wire, "GraphProto.node")?,
+                depth,
+                budget,
+            )?),
             5 => graph
                 .initializers
                 .push(parse_tensor(as_bytes(wire, "GraphProto.initializer")?)?),
@@ -529,8 +554,8 @@ pub(super) fn parse_graph(bytes: &[u8], depth: usize) -> Result<GraphProto<'_>, 
 }
 
 /// The names a control-flow body reads from its enclosing scopes.
-fn outer_reads(bytes: &[u8], depth: usize) -> Result<Vec<String>, String> {
-    let body = parse_graph(bytes, depth)?;
+fn outer_reads(bytes: &[u8], depth: usize, budget: &mut Budget<'_>) -> Result<Vec<String>, String> {
+    let body = parse_graph(bytes, depth, budget)?;
     let mut defined: HashSet<&str> = HashSet::new();
     defined.extend(body.inputs.iter().map(|i| i.name.as_str()));
     defined.extend(body.initializers.iter().map(|i| i.name.as_str()));

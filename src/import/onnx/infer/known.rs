@@ -17,6 +17,14 @@ pub(crate) struct Info {
     pub(crate) constant: bool,
 }
 
+impl Info {
+    /// Its size in work units: one, and one per dimension and per known value.
+    pub(crate) fn units(&self) -> u64 {
+        1 + self.shape.as_ref().map_or(0, Vec::len) as u64
+            + self.values.as_ref().map_or(0, Values::len) as u64
+    }
+}
+
 /// What inference found for one output.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Out {
@@ -104,6 +112,16 @@ pub(super) fn axis(value: i64, rank: usize) -> Option<usize> {
     let rank = rank as i64;
     let a = if value < 0 { value + rank } else { value };
     (0..rank).contains(&a).then_some(a as usize)
+}
+
+/// Which of `rank` axes are listed in `axes` (each below `rank`): a lookup table, so that
+/// checking every axis costs one step, not a scan of the list.
+pub(super) fn axis_mask(axes: &[usize], rank: usize) -> Vec<bool> {
+    let mut mask = vec![false; rank];
+    for &a in axes {
+        mask[a] = true;
+    }
+    mask
 }
 
 /// Numpy-style broadcasting of several shapes.

@@ -1,6 +1,6 @@
 //! Operators that rearrange dimensions: reshaping, transposing, squeezing, padding, resizing, tiling.
 
-use super::known::{axis, broadcast, product, Inputs, Out};
+use super::known::{axis, axis_mask, broadcast, product, Inputs, Out};
 
 /// `Flatten`: two dimensions, before and after `axis`.
 pub(super) fn flatten(inputs: &Inputs<'_, '_>) -> Option<Vec<Out>> {
@@ -97,9 +97,10 @@ pub(super) fn squeeze(inputs: &Inputs<'_, '_>) -> Option<Vec<Out>> {
                 .iter()
                 .map(|&a| axis(a, x.len()))
                 .collect::<Option<_>>()?;
+            let squeezed = axis_mask(&axes, x.len());
             x.iter()
                 .enumerate()
-                .filter(|(k, _)| !axes.contains(k))
+                .filter(|&(k, _)| !squeezed[k])
                 .map(|(_, &d)| d)
                 .collect()
         }
@@ -121,10 +122,11 @@ pub(super) fn unsqueeze(inputs: &Inputs<'_, '_>) -> Option<Vec<Out>> {
     };
     let rank = x.len() + axes.len();
     let axes: Vec<usize> = axes.iter().map(|&a| axis(a, rank)).collect::<Option<_>>()?;
+    let inserted = axis_mask(&axes, rank);
     let mut source = x.iter();
     let out = (0..rank)
         .map(|k| {
-            if axes.contains(&k) {
+            if inserted[k] {
                 Some(1)
             } else {
                 source.next().copied()

@@ -19,7 +19,7 @@ pub(super) fn concat(inputs: &Inputs<'_, '_>) -> Option<Vec<Out>> {
         if s.len() != first.len() {
             return None;
         }
-        out[a] += s[a];
+        out[a] = out[a].checked_add(s[a])?;
     }
     let values = (first.len() == 1 && out[0] <= VALUE_LIMIT)
         .then(|| {
@@ -41,7 +41,7 @@ pub(super) fn split(inputs: &Inputs<'_, '_>) -> Option<Vec<Out>> {
     let x = inputs.shape(0)?;
     let a = axis(node.int("axis", 0), x.len())?;
     let parts = node.outputs.len();
-    let sizes: Vec<u64> = match (opset < 13, node.ints("split"), inputs.present(1)) {
+    let mut sizes: Vec<u64> = match (opset < 13, node.ints("split"), inputs.present(1)) {
         (true, Some(s), _) if !s.is_empty() => s.iter().map(|&d| d as u64).collect(),
         (false, _, true) => inputs.ints(1)?.iter().map(|&d| d as u64).collect(),
         _ => {
@@ -52,6 +52,8 @@ pub(super) fn split(inputs: &Inputs<'_, '_>) -> Option<Vec<Out>> {
                 .collect()
         }
     };
+    // Only the node's outputs are used: a longer `split` list makes no more shapes.
+    sizes.truncate(parts);
     Some(
         sizes
             .iter()

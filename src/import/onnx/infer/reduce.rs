@@ -1,7 +1,7 @@
 //! Reductions along axes: the `Reduce*` operators, `ArgMax`/`ArgMin` and `TopK`.
 
 use super::super::dtype::INT64;
-use super::known::{axis, Inputs, Out};
+use super::known::{axis, axis_mask, Inputs, Out};
 
 /// `ReduceMean`, `ReduceSum`, ...: the reduced axes dropped (kept as 1 with `keepdims`); the axes
 /// come from the attribute or (newer opsets) the second input.
@@ -24,11 +24,12 @@ pub(super) fn reduce(inputs: &Inputs<'_, '_>) -> Option<Vec<Out>> {
             .map(|&a| axis(a, x.len()))
             .collect::<Option<_>>()?
     };
+    let reduced = axis_mask(&axes, x.len());
     let shape = x
         .iter()
         .enumerate()
         .filter_map(|(k, &d)| {
-            if axes.contains(&k) {
+            if reduced[k] {
                 keep.then_some(1)
             } else {
                 Some(d)
