@@ -1,10 +1,15 @@
 //! Side-by-side runs of several algorithms over a set of problems (`telamalloc bench`).
 
+use crate::analysis::Timeline;
 use crate::error::InputError;
 use crate::io::{file_name, read_problem};
-use crate::solver::{Goal, Solver};
+use crate::outcome::Deadline;
+use crate::problem::Problem;
+use crate::search::instance::Instance;
+use crate::solver::{Algorithm, Goal, Solver};
 use serde::Serialize;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 /// One algorithm's result on one problem.
 #[derive(Clone, Debug, Serialize)]
@@ -211,4 +216,118 @@ pub fn matrix_markdown(rows: &[BenchRow], cell: Cell) -> String {
         out.push('\n');
     }
     out
+}
+
+/// What one algorithm costs on one problem at scale (`telamalloc bench --footprint`): a
+/// baseline's whole allocation, or the search's setup (its instance: sections, members,
+/// neighbour lists), each alone, without reading, checking or validating.
+#[derive(Clone, Debug, Serialize)]
+pub struct FootprintRow {
+    /// The problem's file name.
+    pub problem: String,
+    /// How many buffers it has.
+    pub buffers: usize,
+    /// The algorithm's name (`search` measures the search's setup only).
+    pub algorithm: String,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// The peak of the layout, for a baseline that finished within the time limit.
+    pub peak: Option<u64>,
+    /// How far the process's peak resident memory rose above its resident memory before the
+    /// run, in MiB (Linux: `VmHWM` after resetting it through `/proc/self/clear_refs`, minus
+    /// `VmRSS` before; `None` elsewhere). Memory the process freed earlier (reading the
+    /// problem) and the allocator reuses does not count, so run one algorithm per process.
+    pub memory_mib: Option<f64>,
+    /// The process's peak resident memory during the run, problem included, in MiB.
+    pub process_mib: Option<f64>,
+}
+
+/// Measures `algorithm` on `problem` alone ([`FootprintRow`]): a baseline within `timeout`
+/// (hill climbing returns its best layout when it passes), or for [`Algorithm::Search`] the
+/// search's setup at the problem's capacity (its LOAD if it has none). `None` for CP-SAT.
+pub fn footprint(
+    problem: &Problem,
+    name: &str,
+    algorithm: Algorithm,
+    seed: u64,
+    timeout: Option<Duration>,
+) -> Option<FootprintRow> {
+    let rss_before = memory::reset_peak();
+    let start = Instant::now();
+    let peak = match algorithm {
+        Algorithm::Baseline(baseline) => baseline
+            .allocate_within(problem, seed, &Deadline::after(start, timeout, None))
+            .map(|layout| layout.peak(problem)),
+        Algorithm::Search => {
+            let capacity = problem
+                .capacity
+                .unwrap_or_else(|| Timeline::new(problem).load());
+            std::hint::black_box(Instance::new(problem, capacity));
+            None
+        }
+        Algorithm::CpSat => return None,
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    let process_peak = memory::peak();
+    let memory_mib = rss_before
+        .zip(process_peak)
+        .map(|(before, peak)| peak.saturating_sub(before) as f64 / 1024.0);
+    Some(FootprintRow {
+        problem: String::new(),
+        buffers: problem.buffers.len(),
+        algorithm: name.to_string(),
+        seconds,
+        peak,
+        memory_mib,
+        process_mib: process_peak.map(|kib| kib as f64 / 1024.0),
+    })
+}
+
+/// The header matching [`footprint_line`].
+pub fn footprint_header() -> String {
+    format!(
+        "{:<18} {:>9} {:<22} {:>10} {:>12} {:>13} {:>10}",
+        "problem", "buffers", "algorithm", "time (s)", "memory (MiB)", "process (MiB)", "peak"
+    )
+}
+
+/// One row of the footprint table.
+pub fn footprint_line(row: &FootprintRow) -> String {
+    let or_dash = |x: Option<String>| x.unwrap_or_else(|| "-".into());
+    format!(
+        "{:<18} {:>9} {:<22} {:>10.3} {:>12} {:>13} {:>10}",
+        row.problem,
+        row.buffers,
+        row.algorithm,
+        row.seconds,
+        or_dash(row.memory_mib.map(|m| format!("{m:.1}"))),
+        or_dash(row.process_mib.map(|m| format!("{m:.1}"))),
+        or_dash(row.peak.map(|p| p.to_string())),
+    )
+}
+
+/// The process's resident memory, from `/proc/self/status` (Linux only).
+mod memory {
+    /// Resets the peak resident memory (`VmHWM`) to the current (`VmRSS`), and returns that, in
+    /// KiB; `None` where `/proc` is not there.
+    pub fn reset_peak() -> Option<u64> {
+        std::fs::write("/proc/self/clear_refs", "5").ok()?;
+        status_kib("VmRSS:")
+    }
+
+    /// The peak resident memory since the last reset, in KiB.
+    pub fn peak() -> Option<u64> {
+        status_kib("VmHWM:")
+    }
+
+    fn status_kib(field: &str) -> Option<u64> {
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        let line = status.lines().find(|l| l.starts_with(field))?;
+        line[field.len()..]
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .ok()
+    }
 }

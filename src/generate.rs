@@ -414,6 +414,28 @@ const TIGHTNESS_SCALE: u128 = 1_000_000;
 /// `[min_size, max_size]`; the capacity is `Some(ceil(tightness * LOAD))` (saturating at
 /// `u64::MAX`). Buffers are named `"0"`, `"1"`, … and have alignment 1.
 pub fn random(options: &RandomOptions, seed: u64) -> Problem {
+    random_lifetimes(options, None, seed)
+}
+
+/// Some long-lived buffers among the short ones of [`random`] (`gen random --long-per-mille N
+/// --long-lifetime L`), as in a real model, where most tensors live a few operators and a few
+/// (skip connections, inputs kept for later) live long.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LongLived {
+    /// How many buffers in a thousand are long-lived (at most 1000).
+    pub per_mille: u64,
+    /// Their lifetimes are drawn from `[1, max_lifetime]` (clamped to at least 1) instead.
+    pub max_lifetime: u64,
+}
+
+/// [`random`] where each buffer is long-lived with probability `long.per_mille / 1000`: one
+/// more draw per buffer decides, before its lifetime is drawn, so the problem is deterministic
+/// from the seed (and differs from [`random`]'s with the same seed).
+pub fn random_with_long(options: &RandomOptions, long: &LongLived, seed: u64) -> Problem {
+    random_lifetimes(options, Some(long), seed)
+}
+
+fn random_lifetimes(options: &RandomOptions, long: Option<&LongLived>, seed: u64) -> Problem {
     let mut rng = StdRng::seed_from_u64(seed);
     let horizon = options.horizon.max(1);
     let max_lifetime = options.max_lifetime.max(1);
@@ -422,6 +444,12 @@ pub fn random(options: &RandomOptions, seed: u64) -> Problem {
     let buffers: Vec<Buffer> = (0..options.buffers)
         .map(|i| {
             let lower = rng.random_range(0..horizon);
+            let max_lifetime = match long {
+                Some(long) if rng.random_range(0..1000) < long.per_mille => {
+                    long.max_lifetime.max(1)
+                }
+                _ => max_lifetime,
+            };
             let lifetime = rng.random_range(1..=max_lifetime);
             let upper = lower.saturating_add(lifetime).min(horizon);
             let size = rng.random_range(min_size..=max_size);

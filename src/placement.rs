@@ -17,7 +17,7 @@ pub enum Fit {
     BestWithHeapTop,
 }
 
-/// A placed buffer as the index stores it: its address range and its index.
+/// A placed buffer in the long buffers' tree: its address range and its index.
 #[derive(Clone, Copy, Debug)]
 struct Placed {
     offset: u64,
@@ -25,86 +25,365 @@ struct Placed {
     buffer: u32,
 }
 
-/// The placed buffers indexed by time, so that those overlapping a lifetime are found in
-/// `O(log n + k)` without duplicates: a buffer overlapping `[lower, upper)` is either live at
-/// `lower` (a stabbing query over a segment tree that stores each buffer at the `O(log n)` nodes
-/// its lifetime covers, each at most once on a root-to-leaf path) or starts strictly inside it
-/// (a list of placed buffers per start point).
+/// A short buffer's slot: its address range once placed, and the rank its lifetime ends at
+/// (`hi = 0` while unplaced, which overlaps nothing).
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    offset: u64,
+    end: u64,
+    hi: u32,
+}
+
+impl Slot {
+    const EMPTY: Slot = Slot {
+        offset: 0,
+        end: 0,
+        hi: 0,
+    };
+}
+
+/// The placed buffers indexed by time, so that those overlapping a buffer's lifetime are found
+/// without scanning all placed buffers. Every lifetime is known when the index is made, so its
+/// storage is laid out once, flat (no vector per node or time point), and a query reads a few
+/// contiguous runs. Times are ranks among the problem's distinct time points.
+///
+/// Buffers live at most `reach` ranks (chosen from the lifetimes, see [`TimeIndex::new`]) are
+/// *short*: one array of them by start rank, so those overlapping `[lo, hi)` are among the run
+/// starting in `[lo - reach + 1, hi)`, scanned in order. The others are *long*: a segment tree
+/// over their own time points finds those live at a buffer's `lower` (each long buffer is stored
+/// at the `O(log n)` nodes its lifetime covers, exactly one on each covered leaf's path to the
+/// root), and an array by start those starting strictly inside its lifetime.
 #[derive(Clone, Debug)]
 struct TimeIndex {
-    points: Vec<u64>,
-    covering: Vec<Vec<Placed>>,
-    starting: Vec<Vec<Placed>>,
+    /// Where each buffer is (one record, read once per query).
+    of: Vec<Span>,
+    /// The longest short lifetime, in ranks.
+    reach: u32,
+    /// The short buffers' slots by start rank; those starting at rank `r` from `short_from[r]`.
+    short: Vec<Slot>,
+    /// The buffer in each short slot (for queries that need the buffers, not only ranges).
+    short_buffer: Vec<u32>,
+    short_from: Vec<usize>,
+    /// The long tree: `leaves` a power of two, node 1 the root, leaf `i` node `leaves + i`; node
+    /// `v`'s placed buffers are `covering[nodes[v].0..nodes[v].0 + nodes[v].1]`.
     leaves: usize,
+    nodes: Vec<(usize, u32)>,
+    covering: Vec<Placed>,
+    /// The long buffers by start point, `buffer == u32::MAX` until placed; those starting at
+    /// the long tree's point `i` from `long_from[i]`.
+    starting: Vec<Placed>,
+    long_from: Vec<usize>,
 }
 
 impl TimeIndex {
     fn new(problem: &Problem) -> TimeIndex {
-        let mut points: Vec<u64> = problem
-            .buffers
+        let buffers = &problem.buffers;
+        let spans = ranks(buffers.iter().map(|b| (b.lower, b.upper)), buffers.len());
+        let points = spans
             .iter()
-            .flat_map(|b| [b.lower, b.upper])
+            .map(|&(lo, hi)| lo.max(hi) as usize + 1)
+            .max()
+            .unwrap_or(1);
+        let reach = short_reach(&spans, points);
+        let reach = spans
+            .iter()
+            .map(|&(lo, hi)| hi.saturating_sub(lo))
+            .filter(|&length| length <= reach)
+            .max()
+            .unwrap_or(0);
+        let is_long: Vec<bool> = spans
+            .iter()
+            .map(|&(lo, hi)| hi.saturating_sub(lo) > reach)
             .collect();
-        points.sort_unstable();
-        points.dedup();
-        let leaves = points.len().saturating_sub(1).max(1);
+        // Short: slots by start rank.
+        let mut counts = vec![0u32; points + 1];
+        for (&(lo, _), _) in spans.iter().zip(&is_long).filter(|(_, &long)| !long) {
+            counts[lo as usize] += 1;
+        }
+        let short_from = running_sums(&counts);
+        // Long: their own time points; each buffer's position among them.
+        let long_times: Vec<u64> = {
+            let mut t: Vec<u64> = buffers
+                .iter()
+                .zip(&is_long)
+                .filter(|(_, &long)| long)
+                .flat_map(|(b, _)| [b.lower, b.upper])
+                .collect();
+            t.sort_unstable();
+            t.dedup();
+            t
+        };
+        let long_span: Vec<(u32, u32)> = buffers
+            .iter()
+            .map(|b| {
+                let after_lower = long_times.partition_point(|&t| t <= b.lower);
+                let from_upper = long_times.partition_point(|&t| t < b.upper);
+                (after_lower as u32, from_upper as u32)
+            })
+            .collect();
+        // A leaf per long time: the last one, after every long lifetime, stays empty.
+        let leaves = long_times.len().max(1).next_power_of_two();
+        let mut node_len = vec![0u32; 2 * leaves];
+        let mut long_counts = vec![0u32; long_times.len() + 1];
+        for (&(after_lower, from_upper), _) in long_span.iter().zip(&is_long).filter(|p| *p.1) {
+            for_each_cover(leaves, after_lower - 1, from_upper, |node| {
+                node_len[node] += 1
+            });
+            long_counts[after_lower as usize - 1] += 1;
+        }
+        let node_start = running_sums(&node_len);
+        let long_from = running_sums(&long_counts);
+        // Each buffer's slot: short by start rank, long by start point.
+        let (mut next_short, mut next_long) = (short_from.clone(), long_from.clone());
+        let slot_of: Vec<u32> = (0..buffers.len())
+            .map(|b| {
+                let next = if is_long[b] {
+                    &mut next_long[long_span[b].0 as usize - 1]
+                } else {
+                    &mut next_short[spans[b].0 as usize]
+                };
+                *next += 1;
+                (*next - 1) as u32
+            })
+            .collect();
+        let mut short_buffer = vec![0u32; *short_from.last().unwrap_or(&0)];
+        for b in (0..buffers.len()).filter(|&b| !is_long[b]) {
+            short_buffer[slot_of[b] as usize] = b as u32;
+        }
+        let covering = vec![Placed::EMPTY; *node_start.last().unwrap_or(&0)];
         TimeIndex {
-            covering: vec![Vec::new(); 4 * leaves],
-            starting: vec![Vec::new(); points.len().max(1)],
-            points,
+            of: (0..buffers.len())
+                .map(|b| Span {
+                    lo: spans[b].0,
+                    hi: spans[b].1,
+                    slot: slot_of[b],
+                    after_lower: long_span[b].0,
+                    from_upper: long_span[b].1,
+                    long: is_long[b],
+                })
+                .collect(),
+            short: vec![Slot::EMPTY; *short_from.last().unwrap_or(&0)],
+            short_buffer,
+            short_from,
+            starting: vec![Placed::EMPTY; *long_from.last().unwrap_or(&0)],
+            long_from,
+            nodes: node_start.iter().map(|&start| (start, 0)).collect(),
+            covering,
             leaves,
+            reach,
         }
     }
 
-    fn interval(&self, lower: u64, upper: u64) -> (usize, usize) {
-        let lo = self.points.partition_point(|&p| p < lower);
-        let hi = self.points.partition_point(|&p| p < upper);
-        (lo, hi)
+    /// Empties the index, keeping its layout.
+    fn clear(&mut self) {
+        self.nodes.iter_mut().for_each(|node| node.1 = 0);
+        self.short.iter_mut().for_each(|s| *s = Slot::EMPTY);
+        self.starting.iter_mut().for_each(|p| *p = Placed::EMPTY);
     }
 
-    fn insert(&mut self, placed: Placed, lower: u64, upper: u64) {
-        let (lo, hi) = self.interval(lower, upper);
-        self.starting[lo].push(placed);
-        self.insert_at(1, 0, self.leaves, lo, hi, placed);
-    }
-
-    fn insert_at(&mut self, node: usize, l: usize, r: usize, lo: usize, hi: usize, b: Placed) {
-        if hi <= l || r <= lo {
+    fn insert(&mut self, buffer: usize, offset: u64, end: u64) {
+        let span = self.of[buffer];
+        let slot = span.slot as usize;
+        if !span.long {
+            let hi = span.hi;
+            self.short[slot] = Slot { offset, end, hi };
             return;
         }
-        if lo <= l && r <= hi {
-            self.covering[node].push(b);
-            return;
-        }
-        let mid = (l + r) / 2;
-        self.insert_at(2 * node, l, mid, lo, hi, b);
-        self.insert_at(2 * node + 1, mid, r, lo, hi, b);
+        let placed = Placed {
+            offset,
+            end,
+            buffer: buffer as u32,
+        };
+        self.starting[slot] = placed;
+        let (after_lower, from_upper) = (span.after_lower, span.from_upper);
+        let (nodes, covering) = (&mut self.nodes, &mut self.covering);
+        for_each_cover(self.leaves, after_lower - 1, from_upper, |node| {
+            let (start, len) = &mut nodes[node];
+            covering[*start + *len as usize] = placed;
+            *len += 1;
+        });
     }
 
-    /// Calls `visit` once for every stored buffer overlapping `[lower, upper)`.
-    fn query(&self, lower: u64, upper: u64, visit: &mut impl FnMut(&Placed)) {
-        let (lo, hi) = self.interval(lower, upper);
-        // Live at the first elementary interval `lo`.
-        let (mut node, mut l, mut r) = (1, 0, self.leaves);
-        loop {
-            self.covering[node].iter().for_each(&mut *visit);
-            if r - l == 1 {
-                break;
-            }
-            let mid = (l + r) / 2;
-            if lo < mid {
-                node *= 2;
-                r = mid;
+    /// Writes to the front of `out` the address range of every stored buffer but `buffer`
+    /// itself that overlaps the lifetime of `buffer`, each once, and returns how many; `out`
+    /// only grows, and what lies past that count is left over from earlier queries.
+    fn query(&self, buffer: usize, out: &mut Vec<(u64, u64)>) -> usize {
+        let span = self.of[buffer];
+        let (lo, hi) = (span.lo, span.hi);
+        // Short: those starting in [lo - reach + 1, hi) that end after lo. Written without a
+        // branch (each slot is written, and kept by moving on), which a mix of placed and
+        // unplaced slots would mispredict.
+        let own = match span.long {
+            true => usize::MAX,
+            false => span.slot as usize,
+        };
+        let first = self.short_from[(lo + 1).saturating_sub(self.reach) as usize];
+        let last = self.short_from[hi as usize].max(first);
+        let window = &self.short[first..last];
+        if out.len() < window.len() {
+            out.resize(window.len(), (0, 0));
+        }
+        let mut kept = 0;
+        for (i, s) in window.iter().enumerate() {
+            out[kept] = (s.offset, s.end);
+            kept += usize::from(s.hi > lo && first + i != own);
+        }
+        self.for_each_long(buffer, |p| {
+            if kept == out.len() {
+                out.push((p.offset, p.end));
             } else {
-                node = 2 * node + 1;
-                l = mid;
+                out[kept] = (p.offset, p.end);
+            }
+            kept += 1;
+        });
+        kept
+    }
+
+    /// Appends to `out` the index of every stored buffer but `buffer` itself that overlaps the
+    /// lifetime of `buffer`, each once (the buffers [`TimeIndex::query`] gives the ranges of).
+    fn query_ids(&self, buffer: usize, out: &mut Vec<u32>) {
+        let span = self.of[buffer];
+        let own = match span.long {
+            true => usize::MAX,
+            false => span.slot as usize,
+        };
+        let first = self.short_from[(span.lo + 1).saturating_sub(self.reach) as usize];
+        let last = self.short_from[span.hi as usize].max(first);
+        for (slot, s) in self.short[first..last].iter().enumerate() {
+            if s.hi > span.lo && first + slot != own {
+                out.push(self.short_buffer[first + slot]);
             }
         }
-        // Starting strictly after `lower` and before `upper`.
-        for list in &self.starting[(lo + 1).min(hi)..hi] {
-            list.iter().for_each(&mut *visit);
+        self.for_each_long(buffer, |p| out.push(p.buffer));
+    }
+
+    /// Calls `visit` for every stored long buffer but `buffer` itself that overlaps the lifetime
+    /// of `buffer`, once each: those live at its `lower` (the tree), then those starting
+    /// strictly inside it.
+    fn for_each_long(&self, buffer: usize, mut visit: impl FnMut(&Placed)) {
+        let span = self.of[buffer];
+        let (after_lower, from_upper) = (span.after_lower, span.from_upper);
+        let mut keep = |p: &Placed| {
+            if p.buffer != EMPTY && p.buffer as usize != buffer {
+                visit(p);
+            }
+        };
+        if after_lower > 0 {
+            let mut node = self.leaves + after_lower as usize - 1;
+            while node > 0 {
+                let (start, len) = self.nodes[node];
+                self.covering[start..start + len as usize]
+                    .iter()
+                    .for_each(&mut keep);
+                node /= 2;
+            }
+        }
+        if after_lower < from_upper {
+            let (from, to) = (after_lower as usize, from_upper as usize);
+            self.starting[self.long_from[from]..self.long_from[to]]
+                .iter()
+                .for_each(&mut keep);
         }
     }
+}
+
+/// Where a buffer is in the [`TimeIndex`].
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    /// Its lifetime as ranks `[lo, hi)` among the problem's distinct times.
+    lo: u32,
+    hi: u32,
+    /// Its slot: in the short array, or among the long ones by start.
+    slot: u32,
+    /// Among the long buffers' times: the first after its `lower`, the first at or after its
+    /// `upper`.
+    after_lower: u32,
+    from_upper: u32,
+    /// Whether it is long (in the tree).
+    long: bool,
+}
+
+/// The `buffer` of a long start slot not placed yet.
+const EMPTY: u32 = u32::MAX;
+
+impl Placed {
+    const EMPTY: Placed = Placed {
+        offset: 0,
+        end: 0,
+        buffer: EMPTY,
+    };
+}
+
+/// Each `(lower, upper)` as ranks among the distinct times of all of them.
+fn ranks(lifetimes: impl Iterator<Item = (u64, u64)> + Clone, n: usize) -> Vec<(u32, u32)> {
+    let mut times: Vec<u64> = Vec::with_capacity(2 * n);
+    times.extend(lifetimes.clone().flat_map(|(lower, upper)| [lower, upper]));
+    times.sort_unstable();
+    times.dedup();
+    let rank = |t: u64| times.partition_point(|&p| p < t) as u32;
+    lifetimes
+        .map(|(lower, upper)| (rank(lower), rank(upper)))
+        .collect()
+}
+
+/// The longest lifetime (in ranks) kept in the short array: the power of two (or 0) that
+/// minimises the estimated cost of a query, the short slots scanned in vain (about
+/// `short buffers x reach / points`, read in order) plus a level of the long tree for every
+/// doubling of the long buffers, counted as 64 slots (a cache miss each, on a large tree: the
+/// first weight tried, 8, put all of a 1M-buffer problem with 1% long lifetimes in the tree,
+/// at 1.7 times the time).
+fn short_reach(spans: &[(u32, u32)], points: usize) -> u32 {
+    // by_class[c]: lifetimes of 2^(c-1) < length <= 2^c ranks (class 0: length <= 1).
+    let mut by_class = [0usize; 34];
+    for &(lo, hi) in spans {
+        let length = hi.saturating_sub(lo);
+        by_class[(u32::BITS - length.saturating_sub(1).leading_zeros()) as usize] += 1;
+    }
+    let n = spans.len();
+    let cost = |short: usize, reach: f64| {
+        short as f64 * reach / points.max(1) as f64 + 64.0 * ((n - short) as f64 + 1.0).log2()
+    };
+    let (mut best, mut best_cost) = (0u32, cost(0, 0.0));
+    let mut short = 0;
+    for (class, count) in by_class.iter().enumerate().take(33) {
+        short += count;
+        let reach = 1u64 << class;
+        let c = cost(short, reach as f64);
+        if c < best_cost {
+            (best, best_cost) = (reach.min(u32::MAX as u64) as u32, c);
+        }
+    }
+    best
+}
+
+/// Calls `visit` with each node of the canonical cover of leaves `[lo, hi)` in a bottom-up tree
+/// of `leaves` leaves: disjoint nodes, together exactly those leaves.
+fn for_each_cover(leaves: usize, lo: u32, hi: u32, mut visit: impl FnMut(usize)) {
+    let (mut l, mut r) = (lo as usize + leaves, (hi as usize).min(leaves) + leaves);
+    while l < r {
+        if l % 2 == 1 {
+            visit(l);
+            l += 1;
+        }
+        if r % 2 == 1 {
+            r -= 1;
+            visit(r);
+        }
+        l /= 2;
+        r /= 2;
+    }
+}
+
+/// `[0, c0, c0 + c1, ...]`: where each count's run starts, and the total last.
+fn running_sums(counts: &[u32]) -> Vec<usize> {
+    let mut sums = Vec::with_capacity(counts.len() + 1);
+    let mut total = 0usize;
+    sums.push(0);
+    for &count in counts {
+        total += count as usize;
+        sums.push(total);
+    }
+    sums
 }
 
 /// Placed buffers and the queries that allocators build on.
@@ -124,6 +403,8 @@ pub struct Placer<'p> {
     offsets: Vec<Option<u64>>,
     peak: u64,
     scratch: Vec<(u64, u64)>,
+    /// The neighbours' indices, for problems with gaps.
+    ids: Vec<u32>,
     /// Whether some buffer has gaps (then a neighbour's range is what its pieces forbid).
     gapped: bool,
 }
@@ -137,22 +418,33 @@ impl<'p> Placer<'p> {
             offsets: vec![None; problem.buffers.len()],
             peak: 0,
             scratch: Vec::new(),
+            ids: Vec::new(),
             gapped: problem.has_gaps(),
         }
     }
 
-    /// Records `buffer` at `offset`. Each buffer is placed at most once.
+    /// Records `buffer` at `offset`. Each buffer is placed at most once (a second placement
+    /// panics: the index keeps one slot per buffer).
     pub fn place(&mut self, buffer: usize, offset: u64) {
-        debug_assert!(self.offsets[buffer].is_none(), "buffer placed twice");
+        assert!(self.offsets[buffer].is_none(), "buffer placed twice");
         let b = &self.problem.buffers[buffer];
         self.offsets[buffer] = Some(offset);
         self.peak = self.peak.max(offset.saturating_add(b.size));
-        let placed = Placed {
-            offset,
-            end: offset.saturating_add(b.size),
-            buffer: buffer as u32,
-        };
-        self.index.insert(placed, b.lower, b.upper);
+        self.index
+            .insert(buffer, offset, offset.saturating_add(b.size));
+    }
+
+    /// Removes every placement, keeping the index's layout (cheaper than a new [`Placer`] when
+    /// the same problem is placed again, as hill climbing does).
+    pub fn clear(&mut self) {
+        self.index.clear();
+        self.offsets.iter_mut().for_each(|o| *o = None);
+        self.peak = 0;
+    }
+
+    /// The problem being placed.
+    pub fn problem(&self) -> &'p Problem {
+        self.problem
     }
 
     /// The offset of `buffer`, if placed.
@@ -181,32 +473,52 @@ impl<'p> Placer<'p> {
     /// [`shadow`](crate::problem::Piece::shadow)), none if they never meet: `buffer` may then
     /// sit in a neighbour's gap.
     pub fn neighbours(&mut self, buffer: usize) -> &[(u64, u64)] {
-        let problem = self.problem;
-        let b = &problem.buffers[buffer];
-        let scratch = &mut self.scratch;
-        let gapped = self.gapped;
-        scratch.clear();
-        self.index.query(b.lower, b.upper, &mut |p: &Placed| {
-            if p.buffer as usize == buffer {
-                return;
-            }
-            let other = &problem.buffers[p.buffer as usize];
-            if !gapped || (other.gaps.is_empty() && b.gaps.is_empty()) {
-                scratch.push((p.offset, p.end));
-                return;
-            }
-            for_each_overlap(other, b, |theirs, ours| {
-                scratch.push(theirs.shadow(p.offset, &ours, b.size));
-            });
-        });
-        scratch.sort_unstable_by_key(|&(offset, _)| offset);
-        scratch
+        let found = if self.gapped {
+            self.gapped_neighbours(buffer)
+        } else {
+            self.index.query(buffer, &mut self.scratch)
+        };
+        let neighbours = &mut self.scratch[..found];
+        neighbours.sort_unstable_by_key(|&(offset, _)| offset);
+        neighbours
     }
 
-    /// The highest end among the placed buffers that overlap `buffer` in time (0 if none):
-    /// with gaps, the lowest offset at which `buffer` lies wholly above them.
+    /// [`Placer::neighbours`] for a problem with gaps, unsorted, at the front of the scratch:
+    /// the shadows of the piece pairs live at a common time; returns how many.
+    fn gapped_neighbours(&mut self, buffer: usize) -> usize {
+        let problem = self.problem;
+        let b = &problem.buffers[buffer];
+        let mut ids = std::mem::take(&mut self.ids);
+        ids.clear();
+        self.index.query_ids(buffer, &mut ids);
+        self.scratch.clear();
+        for &j in &ids {
+            let other = &problem.buffers[j as usize];
+            let offset = self.offsets[j as usize].expect("the index holds placed buffers");
+            if other.gaps.is_empty() && b.gaps.is_empty() {
+                self.scratch
+                    .push((offset, offset.saturating_add(other.size)));
+                continue;
+            }
+            let scratch = &mut self.scratch;
+            for_each_overlap(other, b, |theirs, ours| {
+                scratch.push(theirs.shadow(offset, &ours, b.size));
+            });
+        }
+        self.ids = ids;
+        self.scratch.len()
+    }
+
+    /// The highest end among the placed buffers that overlap `buffer` in time (0 if none); no
+    /// sort, unlike [`Placer::neighbours`]. With gaps, the lowest offset at which `buffer` lies
+    /// wholly above them.
     pub fn highest_neighbour_end(&mut self, buffer: usize) -> u64 {
-        self.neighbours(buffer)
+        let found = if self.gapped {
+            self.gapped_neighbours(buffer)
+        } else {
+            self.index.query(buffer, &mut self.scratch)
+        };
+        self.scratch[..found]
             .iter()
             .map(|&(_, end)| end)
             .max()
@@ -221,6 +533,10 @@ impl<'p> Placer<'p> {
             return fixed;
         }
         let (size, alignment) = (b.size, b.alignment);
+        if fit == Fit::Stack {
+            // Above every neighbour: only the highest end matters.
+            return align_up(self.highest_neighbour_end(buffer), alignment).unwrap_or(u64::MAX);
+        }
         let heap_top = self.peak;
         let ranges = self.neighbours(buffer);
         let mut top = 0u64; // the highest end seen so far while scanning upward
@@ -237,7 +553,7 @@ impl<'p> Placer<'p> {
                                 best = Some((length, candidate));
                             }
                         }
-                        Fit::Stack => {}
+                        Fit::Stack => unreachable!("answered above"),
                     }
                 }
             }
@@ -262,4 +578,71 @@ impl<'p> Placer<'p> {
 fn fits(low: u64, high: u64, size: u64, alignment: u64) -> Option<u64> {
     let offset = align_up(low, alignment)?;
     (offset.checked_add(size)? <= high).then_some(offset)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::problem::Buffer;
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
+
+    /// Mostly short lifetimes, some long, some buffers placed: the index's neighbours are those
+    /// a scan over every placed buffer finds, and the highest end agrees.
+    #[test]
+    fn neighbours_match_a_scan_of_every_placed_buffer() {
+        let mut rng = StdRng::seed_from_u64(7);
+        for round in 0..20 {
+            let n = 50 + 20 * round;
+            let buffers: Vec<Buffer> = (0..n)
+                .map(|i| {
+                    let lower = rng.random_range(0..200u64);
+                    let length = match rng.random_range(0..10) {
+                        0 => rng.random_range(1..200u64),
+                        _ => rng.random_range(1..8u64),
+                    };
+                    let size = rng.random_range(1..100u64);
+                    Buffer::new(format!("b{i}"), lower, lower + length, size)
+                })
+                .collect();
+            let problem = Problem::new(buffers, None);
+            let mut placer = Placer::new(&problem);
+            for i in 0..n {
+                if rng.random_range(0..3) > 0 {
+                    let offset = rng.random_range(0..1000u64);
+                    placer.place(i, offset);
+                }
+            }
+            for i in 0..n {
+                let b = &problem.buffers[i];
+                let mut expected: Vec<(u64, u64)> = (0..n)
+                    .filter(|&j| j != i)
+                    .filter_map(|j| {
+                        let o = &problem.buffers[j];
+                        let overlaps = o.lower < b.upper && b.lower < o.upper;
+                        let offset = placer.offset(j).filter(|_| overlaps)?;
+                        Some((offset, offset + o.size))
+                    })
+                    .collect();
+                expected.sort_unstable();
+                let highest = expected.iter().map(|&(_, end)| end).max().unwrap_or(0);
+                let mut found = placer.neighbours(i).to_vec();
+                found.sort_unstable();
+                assert_eq!(found, expected, "round {round}, buffer {i}");
+                assert_eq!(placer.highest_neighbour_end(i), highest);
+                // The indices the gapped path reads give the same ranges.
+                let mut ids = Vec::new();
+                placer.index.query_ids(i, &mut ids);
+                let mut by_ids: Vec<(u64, u64)> = ids
+                    .iter()
+                    .map(|&j| {
+                        let offset = placer.offset(j as usize).expect("placed");
+                        (offset, offset + problem.buffers[j as usize].size)
+                    })
+                    .collect();
+                by_ids.sort_unstable();
+                assert_eq!(by_ids, expected, "round {round}, buffer {i}, by index");
+            }
+        }
+    }
 }

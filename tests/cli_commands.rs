@@ -88,6 +88,49 @@ fn size_descending_first_fit_peak(problem: &Problem) -> u64 {
 }
 
 #[test]
+fn bench_footprint_measures_each_baseline_and_the_search_setup() {
+    let problem = repo("datasets/challenging/K.1048576.csv");
+    let run = telamalloc([
+        OsStr::new("bench"),
+        OsStr::new("--footprint"),
+        OsStr::new("--algo"),
+        OsStr::new("tflite,search"),
+        problem.as_os_str(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let rows: Vec<Vec<&str>> = run
+        .stdout
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), 2, "{}", run.stdout);
+    // The same layout as `solve --algo tflite`: its peak (1.276 x the capacity on K).
+    let tflite = &rows[0];
+    assert_eq!(
+        &tflite[..3],
+        ["K.1048576.csv", &example_count(&problem), "tflite"]
+    );
+    assert!(tflite[3].parse::<f64>().is_ok(), "{tflite:?}");
+    assert_eq!(rows[1][2], "search");
+    assert_eq!(rows[1].last(), Some(&"-"), "the setup has no layout");
+    let cpsat = telamalloc([
+        OsStr::new("bench"),
+        OsStr::new("--footprint"),
+        OsStr::new("--algo"),
+        OsStr::new("cpsat"),
+        problem.as_os_str(),
+    ]);
+    assert_eq!(cpsat.code, 2, "{}", cpsat.stdout);
+}
+
+/// How many buffers the problem file has (its data lines).
+fn example_count(path: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(path).expect("readable");
+    (text.lines().filter(|l| !l.trim().is_empty()).count() - 1).to_string()
+}
+
+#[test]
 fn bench_prints_a_row_per_problem_and_algorithm_and_the_same_in_json() {
     let scratch = Scratch::new();
     let json = scratch.path("bench.json");

@@ -1,8 +1,8 @@
 //! TVM USMP's hill climbing: random swaps of a greedy order, accepting some worse orders.
 
-use super::place_within;
+use super::place_again;
 use crate::outcome::Deadline;
-use crate::placement::Fit;
+use crate::placement::{Fit, Placer};
 use crate::problem::{Problem, Solution};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -20,7 +20,8 @@ pub fn improve(
     seed: u64,
     deadline: &Deadline<'_>,
 ) -> Option<Solution> {
-    let mut best = place_within(problem, &order, Fit::First, deadline)?;
+    let mut placer = Placer::new(problem);
+    let mut best = place_again(&mut placer, &order, Fit::First, deadline)?;
     let mut best_peak = best.peak(problem);
     if order.len() < 2 {
         return Some(best);
@@ -34,7 +35,7 @@ pub fn improve(
             continue;
         }
         order.swap(i, j);
-        let Some(candidate) = place_within(problem, &order, Fit::First, deadline) else {
+        let Some(candidate) = place_again(&mut placer, &order, Fit::First, deadline) else {
             break;
         };
         let peak = candidate.peak(problem);

@@ -87,29 +87,23 @@ impl Baseline {
             return None;
         }
         let n = problem.buffers.len();
-        let by = |key: &dyn Fn(usize) -> (Reverse<u128>, Reverse<u128>, u64)| {
-            let mut order: Vec<usize> = (0..n).collect();
-            order.sort_by_key(|&i| key(i));
-            order
-        };
         let b = &problem.buffers;
-        let size = |i: usize| b[i].size as u128;
-        let life = |i: usize| b[i].lifetime() as u128;
+        let size = |i: usize| b[i].size;
+        let life = |i: usize| b[i].lifetime();
         match self {
             Baseline::Tflite => {
                 let (first, last) = time_span(problem);
                 let whole_run = |i: usize| b[i].lower == first && b[i].upper == last;
-                let mut order: Vec<usize> = (0..n).collect();
-                order.sort_by_key(|&i| (!whole_run(i), Reverse(b[i].size), b[i].lower));
+                let order = order_by(n, |i| (!whole_run(i), Reverse(b[i].size), b[i].lower));
                 place_within(problem, &order, Fit::Best, deadline)
             }
             Baseline::TfliteMicro => {
-                let order = by(&|i| (Reverse(size(i)), Reverse(0), 0));
+                let order = order_by(n, |i| Reverse(size(i)));
                 place_within(problem, &order, Fit::First, deadline)
             }
             Baseline::Xla => {
-                let by_size = by(&|i| (Reverse(size(i)), Reverse(life(i)), 0));
-                let by_life = by(&|i| (Reverse(life(i)), Reverse(size(i)), 0));
+                let by_size = order_by(n, |i| (Reverse(size(i)), Reverse(life(i))));
+                let by_life = order_by(n, |i| (Reverse(life(i)), Reverse(size(i))));
                 let a = place_within(problem, &by_size, Fit::BestWithHeapTop, deadline)?;
                 let c = place_within(problem, &by_life, Fit::BestWithHeapTop, deadline)?;
                 Some(if c.peak(problem) < a.peak(problem) {
@@ -119,30 +113,37 @@ impl Baseline {
                 })
             }
             Baseline::TvmGreedySize => {
-                let order = by(&|i| (Reverse(size(i)), Reverse(life(i)), 0));
+                let order = order_by(n, |i| (Reverse(size(i)), Reverse(life(i))));
                 place_within(problem, &order, Fit::Stack, deadline)
             }
             Baseline::TvmGreedyConflicts => {
                 let conflicts = conflict_counts(problem);
-                let order = by(&|i| (Reverse(conflicts[i] as u128), Reverse(size(i)), 0));
+                let order = order_by(n, |i| (Reverse(conflicts[i]), Reverse(size(i))));
                 place_within(problem, &order, Fit::Stack, deadline)
             }
             Baseline::TvmHillClimb => {
-                let order = by(&|i| (Reverse(size(i)), Reverse(life(i)), 0));
+                let order = order_by(n, |i| (Reverse(size(i)), Reverse(life(i))));
                 hill_climb::improve(problem, order, seed, deadline)
             }
             Baseline::StartOrder => {
-                let mut order: Vec<usize> = (0..n).collect();
-                order.sort_by_key(|&i| (b[i].lower, Reverse(b[i].size)));
+                let order = order_by(n, |i| (b[i].lower, Reverse(b[i].size)));
                 place_within(problem, &order, Fit::First, deadline)
             }
             Baseline::Contention => {
                 let contention = contention(problem);
-                let order = by(&|i| (Reverse(contention[i] as u128), Reverse(size(i)), 0));
+                let order = order_by(n, |i| (Reverse(contention[i]), Reverse(size(i))));
                 place_within(problem, &order, Fit::First, deadline)
             }
         }
     }
+}
+
+/// The buffers `0..n` by `key`, ties in index order (a stable sort by `key`): the keys are made
+/// once and sorted with the index, not looked up in the problem at every comparison.
+fn order_by<K: Ord>(n: usize, key: impl Fn(usize) -> K) -> Vec<usize> {
+    let mut keyed: Vec<(K, usize)> = (0..n).map(|i| (key(i), i)).collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, i)| i).collect()
 }
 
 /// The layout of smallest peak among the fast baselines (all but hill climbing, whose hundreds
@@ -178,8 +179,19 @@ pub fn place_within(
     fit: Fit,
     deadline: &Deadline<'_>,
 ) -> Option<Solution> {
-    let mut placer = Placer::new(problem);
-    for (i, b) in problem.buffers.iter().enumerate() {
+    place_again(&mut Placer::new(problem), order, fit, deadline)
+}
+
+/// [`place_within`] on `placer` (emptied first), so that placing the same problem again (hill
+/// climbing) keeps the placer's index.
+fn place_again(
+    placer: &mut Placer<'_>,
+    order: &[usize],
+    fit: Fit,
+    deadline: &Deadline<'_>,
+) -> Option<Solution> {
+    placer.clear();
+    for (i, b) in placer.problem().buffers.iter().enumerate() {
         if let Some(offset) = b.offset {
             placer.place(i, offset);
         }

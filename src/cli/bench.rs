@@ -18,6 +18,11 @@ pub struct BenchArgs {
     /// turn, and print the comparison as Markdown tables.
     #[arg(long)]
     ablation: bool,
+    /// Measure instead what each algorithm costs alone, at scale: a baseline's allocation, or
+    /// for `search` its setup only; time and peak memory (Linux), without reading, checking or
+    /// validating. `--timeout` stops a baseline (hill climbing keeps its best so far).
+    #[arg(long, conflicts_with_all = ["ablation", "markdown", "capacity", "minimize"])]
+    footprint: bool,
     /// Print Markdown tables (a matrix and totals) after the rows.
     #[arg(long)]
     markdown: bool,
@@ -45,6 +50,9 @@ pub fn run(args: BenchArgs) -> Result<i32, CliError> {
         return Err(CliError::Usage("no problem files found".into()));
     }
     let limits = args.limit.limits()?;
+    if args.footprint {
+        return footprint(&files, &args.algo, args.seed, limits.timeout, &args.json);
+    }
     let mut solvers = Vec::new();
     for name in &args.algo {
         let solver = args.search.solver(super::search_args::algorithm(name)?)?;
@@ -76,6 +84,37 @@ pub fn run(args: BenchArgs) -> Result<i32, CliError> {
         println!("{}", bench::summary_markdown(&rows));
     }
     if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&rows).expect("plain data");
+        write_file(path, &text)?;
+    }
+    Ok(EXIT_SOLVED)
+}
+
+/// `bench --footprint`: a row per problem and algorithm, each measured alone.
+fn footprint(
+    files: &[PathBuf],
+    algorithms: &[String],
+    seed: u64,
+    timeout: Option<std::time::Duration>,
+    json: &Option<PathBuf>,
+) -> Result<i32, CliError> {
+    let mut rows = Vec::new();
+    println!("{}", bench::footprint_header());
+    for file in files {
+        let problem = telamalloc::io::read_problem(file, None)?;
+        for name in algorithms {
+            let algorithm = super::search_args::algorithm(name)?;
+            let Some(mut row) = bench::footprint(&problem, name, algorithm, seed, timeout) else {
+                return Err(CliError::Usage(format!(
+                    "--footprint measures the baselines and the search's setup, not {name}"
+                )));
+            };
+            row.problem = telamalloc::io::file_name(file);
+            println!("{}", bench::footprint_line(&row));
+            rows.push(row);
+        }
+    }
+    if let Some(path) = json {
         let text = serde_json::to_string_pretty(&rows).expect("plain data");
         write_file(path, &text)?;
     }

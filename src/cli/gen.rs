@@ -92,6 +92,13 @@ pub struct GenArgs {
     /// Longest lifetime (random).
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     max_lifetime: u64,
+    /// Long-lived buffers per thousand (random; 0: none, the plain mix): each buffer is long
+    /// with this probability, its lifetime up to --long-lifetime.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1000))]
+    long_per_mille: u64,
+    /// Longest lifetime of a long-lived buffer (random, with --long-per-mille).
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    long_lifetime: u64,
     /// Capacity / LOAD (random).
     #[arg(long, default_value_t = 1.2)]
     tightness: f64,
@@ -178,7 +185,16 @@ pub fn run(args: GenArgs) -> Result<i32, CliError> {
                 max_size: args.max_size,
                 tightness: args.tightness,
             };
-            generate::random(&options, args.seed)
+            match args.long_per_mille {
+                0 => generate::random(&options, args.seed),
+                per_mille => {
+                    let long = generate::LongLived {
+                        per_mille,
+                        max_lifetime: args.long_lifetime,
+                    };
+                    generate::random_with_long(&options, &long, args.seed)
+                }
+            }
         }
         Kind::Onchip => {
             let from = args
