@@ -131,6 +131,26 @@ enum Cover {
 /// The most refuted parts remembered per run (a bound on the cache's memory).
 const PART_CACHE_LIMIT: usize = 200_000;
 
+/// The lowest decision depth among the placed buffers of `buffers` (`u32::MAX` if none).
+fn earliest_placed(state: &State, buffers: &[u32]) -> u32 {
+    let mut earliest = u32::MAX;
+    for &u in buffers {
+        if state.is_placed(u as usize) {
+            earliest = earliest.min(state.levels[u as usize]);
+        }
+    }
+    earliest
+}
+
+/// [`earliest_placed`] over the neighbours of `b` when the instance stores no neighbour lists
+/// (kept out of line: the search's hot code reads the lists).
+#[inline(never)]
+fn earliest_placed_neighbour(instance: &Instance, state: &State, b: usize) -> u32 {
+    // `live` holds `b` itself, which is unplaced: `earliest_placed` passes it by.
+    let (live, starting) = instance.neighbour_slices(b);
+    earliest_placed(state, live).min(earliest_placed(state, starting))
+}
+
 impl<'a> Searcher<'a> {
     /// A run over `state` (left as it was found when the run returns), watched by `observer`.
     pub fn new(
@@ -298,12 +318,10 @@ impl<'a> Searcher<'a> {
 
     /// Records a conflict for an unplaced buffer that no longer fits under the capacity.
     fn conflict_for_buffer(&mut self, b: usize) {
-        let mut earliest = u32::MAX;
-        for &u in &self.instance.neighbours[b] {
-            if self.state.is_placed(u as usize) {
-                earliest = earliest.min(self.state.levels[u as usize]);
-            }
-        }
+        let earliest = match self.instance.neighbours.get(b) {
+            Some(list) => earliest_placed(self.state, list),
+            None => earliest_placed_neighbour(self.instance, self.state, b),
+        };
         self.majors.last_conflict_depth = if earliest == u32::MAX { 0 } else { earliest };
         self.policy.on_conflict(&[b as u32]);
     }

@@ -118,7 +118,7 @@ pub(crate) fn problem_features(instance: &Instance) -> [f32; 13] {
     }
     let covered = covered.max(1.0);
     let largest_total = instance.totals.iter().copied().max().unwrap_or(0) as f64;
-    let overlaps: usize = free.iter().map(|&b| instance.neighbours[b].len()).sum();
+    let overlaps: usize = free.iter().map(|&b| instance.degree(b)).sum();
     let large = sizes.iter().filter(|&&s| s > capacity / 8.0).count() as f64;
     [
         ((1.0 + free.len() as f64).ln() / 10.0) as f32,

@@ -461,6 +461,80 @@ mod tests {
         (verdict, stats, oracle.budgets.into_inner().unwrap(), unit)
     }
 
+    /// The verdict and counters of the default portfolio on `instance` within `nodes`.
+    fn counted(instance: &Instance, nodes: u64) -> (Option<Vec<u64>>, bool, [u64; 4]) {
+        let settings = RunSettings {
+            stop: Deadline::none(),
+            node_limit: Some(nodes),
+            observer: None,
+            lead: 1,
+            external: None,
+        };
+        let policies = Portfolio::round_robin(instance.free.len(), true).policies;
+        let mut stats = SearchStats::default();
+        let verdict = run(
+            instance,
+            &SearchOptions::default(),
+            policies,
+            settings,
+            &mut stats,
+        );
+        let counts = [
+            stats.nodes,
+            stats.minor_backtracks,
+            stats.major_backtracks,
+            stats.cache_hits,
+        ];
+        match verdict {
+            Verdict::Found(offsets) => (Some(offsets), false, counts),
+            Verdict::Infeasible(_) => (None, true, counts),
+            Verdict::Limit => (None, false, counts),
+        }
+    }
+
+    #[test]
+    fn the_search_decides_alike_with_and_without_stored_neighbour_lists() {
+        // Without the lists the search reads the neighbours from the sections, in another
+        // order: every decision, conflict and count must stay the same.
+        let mut searched = 0;
+        for seed in 0..16u64 {
+            // Perfect packings at LOAD (hard), and random problems (mostly easy).
+            let problem = if seed % 2 == 0 {
+                let options = PerfectOptions {
+                    capacity: 1 << 16,
+                    horizon: 200,
+                    buffers: 40 + seed as usize * 5,
+                    style: CutStyle::NonGuillotine,
+                    remove: 3,
+                    alignment: 64,
+                    cuts: Default::default(),
+                };
+                perfect(&options, seed).0
+            } else {
+                let options = crate::generate::RandomOptions {
+                    buffers: 40 + seed as usize * 5,
+                    horizon: 60,
+                    max_lifetime: 5 + seed * 3,
+                    tightness: 1.0,
+                    ..Default::default()
+                };
+                crate::generate::random(&options, seed)
+            };
+            let capacity = problem.capacity.expect("the generators set it");
+            let with_lists = Instance::new(&problem, capacity);
+            assert!(!with_lists.neighbours.is_empty());
+            let mut without = Instance::new(&problem, capacity);
+            without.drop_neighbour_lists();
+            let expected = counted(&with_lists, 3000);
+            searched += expected.2[0];
+            assert_eq!(counted(&without, 3000), expected, "seed {seed}");
+        }
+        assert!(
+            searched > 5_000,
+            "the problems need search: {searched} nodes"
+        );
+    }
+
     #[test]
     fn the_external_member_decides_in_its_round_with_any_thread_count() {
         // Round r gives each policy 2^(r+1) units of nodes, the oracle twice that.

@@ -50,6 +50,9 @@ pub struct State {
     raised: Vec<u32>,
     /// The epoch at which each section last entered `raised`.
     raised_stamp: Vec<u32>,
+    /// The neighbours whose lowest offset the last placement raised, with the offset before,
+    /// reused by [`State::place`].
+    lifted: Vec<(u32, u64)>,
     /// The unplaced (lowest offset, size) pairs of a section, reused by the overload check.
     overload_scratch: Vec<(u64, u64)>,
 }
@@ -90,7 +93,7 @@ impl State {
                     .collect::<Vec<_>>(),
             ),
             spanning: instance.spanning.clone(),
-            unplaced_neighbours: instance.neighbours.iter().map(|l| l.len() as u32).collect(),
+            unplaced_neighbours: (0..n).map(|b| instance.degree(b) as u32).collect(),
             solution,
             trail: Vec::new(),
             affected: Vec::new(),
@@ -99,6 +102,7 @@ impl State {
             track_raised: false,
             raised: Vec::new(),
             raised_stamp: vec![0; instance.members.len()],
+            lifted: Vec::new(),
             overload_scratch: Vec::new(),
         };
         for s in 0..instance.members.len() {
@@ -150,45 +154,18 @@ impl State {
                 self.affected.push(s as u32);
             }
         }
-        // With gaps, each neighbour keeps its own distance above the buffer.
-        let separations = instance.separations.get(buffer).map(Vec::as_slice);
-        for (k, &u) in instance.neighbours[buffer].iter().enumerate() {
-            let u = u as usize;
-            if self.offsets[u] != UNPLACED {
-                continue;
-            }
-            self.unplaced_neighbours[u] -= 1;
-            let end = separations.map_or(end, |d| offset + d[k]);
-            if self.base[u] >= end {
-                continue;
-            }
-            self.trail.push(Change::MinOffset {
-                buffer: u as u32,
-                base: self.base[u],
-                min: self.min_offsets[u],
-            });
-            self.base[u] = end;
-            let min = instance.lowest_fit(u, end);
-            let old = self.min_offsets[u];
-            if unplaced_floor && min != old {
-                // Floors are kept exact (the lowest offset of the section's unplaced buffers),
-                // so a section's floor can only rise if `u` sat exactly on it.
-                for s in instance.sections[u].clone() {
-                    if self.stamp[s] != self.epoch && self.floors[s] >= old {
-                        self.stamp[s] = self.epoch;
-                        self.affected.push(s as u32);
-                    }
+        // Raise the unplaced neighbours' lowest offsets (with gaps, each keeps its own distance
+        // above the buffer).
+        if let Some(list) = instance.neighbours.get(buffer) {
+            let separations = instance.separations.get(buffer).map(Vec::as_slice);
+            for (k, &u) in list.iter().enumerate() {
+                let end = separations.map_or(end, |d| offset + d[k]);
+                if let Some(old) = self.lift(instance, u as usize, end) {
+                    self.note_raised(instance, u as usize, old, unplaced_floor);
                 }
             }
-            if self.track_raised && min != old {
-                for s in instance.sections[u].clone() {
-                    if self.raised_stamp[s] != self.epoch {
-                        self.raised_stamp[s] = self.epoch;
-                        self.raised.push(s as u32);
-                    }
-                }
-            }
-            self.min_offsets[u] = min;
+        } else {
+            self.lift_slices(instance, buffer, end, unplaced_floor);
         }
         for s in range.clone() {
             self.totals[s] -= instance.width(buffer, s);
@@ -220,6 +197,80 @@ impl State {
         }
     }
 
+    /// After a placement, raises the lowest offset of neighbour `u` (if unplaced) to `end`;
+    /// returns the offset before if it rose.
+    #[inline(always)]
+    fn lift(&mut self, instance: &Instance, u: usize, end: u64) -> Option<u64> {
+        if self.offsets[u] != UNPLACED {
+            return None;
+        }
+        self.unplaced_neighbours[u] -= 1;
+        if self.base[u] >= end {
+            return None;
+        }
+        self.trail.push(Change::MinOffset {
+            buffer: u as u32,
+            base: self.base[u],
+            min: self.min_offsets[u],
+        });
+        self.base[u] = end;
+        let min = instance.lowest_fit(u, end);
+        let old = self.min_offsets[u];
+        self.min_offsets[u] = min;
+        (min != old).then_some(old)
+    }
+
+    /// [`State::place`]'s propagation to the neighbours of `buffer` (placed, ending at `end`)
+    /// when the instance stores no neighbour lists: over the two slices of
+    /// [`Instance::neighbour_slices`], whose order is not by index, so the raised buffers are
+    /// noted afterwards in index order, as the lists would give them (the section checks report
+    /// the first failing section: the order decides which conflict is reported).
+    #[inline(never)]
+    fn lift_slices(&mut self, instance: &Instance, buffer: usize, end: u64, unplaced_floor: bool) {
+        let collect = unplaced_floor || self.track_raised;
+        let mut lifted = std::mem::take(&mut self.lifted);
+        lifted.clear();
+        let (live, starting) = instance.neighbour_slices(buffer);
+        // `live` holds `buffer` itself, which is placed: `lift` passes it by.
+        for &u in live.iter().chain(starting) {
+            if let Some(old) = self.lift(instance, u as usize, end) {
+                if collect {
+                    lifted.push((u, old));
+                }
+            }
+        }
+        lifted.sort_unstable_by_key(|&(u, _)| u);
+        for &(u, old) in &lifted {
+            self.note_raised(instance, u as usize, old, unplaced_floor);
+        }
+        self.lifted = lifted;
+    }
+
+    /// Notes the sections of unplaced buffer `u`, whose lowest offset a placement raised from
+    /// `old`, that the section checks after the placement must see: with `unplaced_floor`, those
+    /// whose floor `u` may have held up (`affected`); with `track_raised`, all (`raised`).
+    #[inline(always)]
+    fn note_raised(&mut self, instance: &Instance, u: usize, old: u64, unplaced_floor: bool) {
+        if unplaced_floor {
+            // Floors are kept exact (the lowest offset of the section's unplaced buffers), so a
+            // section's floor can only rise if `u` sat exactly on it.
+            for s in instance.sections[u].clone() {
+                if self.stamp[s] != self.epoch && self.floors[s] >= old {
+                    self.stamp[s] = self.epoch;
+                    self.affected.push(s as u32);
+                }
+            }
+        }
+        if self.track_raised {
+            for s in instance.sections[u].clone() {
+                if self.raised_stamp[s] != self.epoch {
+                    self.raised_stamp[s] = self.epoch;
+                    self.raised.push(s as u32);
+                }
+            }
+        }
+    }
+
     /// Undoes the placement of `buffer`, restoring the trail to `mark`.
     pub fn undo(&mut self, instance: &Instance, buffer: usize, mark: usize) {
         while self.trail.len() > mark {
@@ -239,12 +290,26 @@ impl State {
             self.spanning[k] += 1;
         }
         self.add_to_tree(instance, buffer, 1);
-        for &u in &instance.neighbours[buffer] {
+        match instance.neighbours.get(buffer) {
+            Some(list) => self.count_unplaced(list),
+            None => {
+                // `live` holds `buffer` itself, still placed here: `count_unplaced` passes it by.
+                let (live, starting) = instance.neighbour_slices(buffer);
+                self.count_unplaced(live);
+                self.count_unplaced(starting);
+            }
+        }
+        self.offsets[buffer] = UNPLACED;
+    }
+
+    /// Counts a placement's undo in the unplaced neighbours of the unplaced buffers of `list`.
+    #[inline]
+    fn count_unplaced(&mut self, list: &[u32]) {
+        for &u in list {
             if self.offsets[u as usize] == UNPLACED {
                 self.unplaced_neighbours[u as usize] += 1;
             }
         }
-        self.offsets[buffer] = UNPLACED;
     }
 
     /// Adds `sign` times what `buffer` occupies to the unplaced totals' range-max tree.
@@ -535,7 +600,10 @@ mod tests {
         fn undo_restores_every_field_of_the_state(seed in 0u64..1_000_000, steps in 1usize..60) {
             let problem = problem(seed);
             let capacity = 1000;
-            let instance = Instance::new(&problem, capacity);
+            let mut instance = Instance::new(&problem, capacity);
+            if seed % 2 == 0 {
+                instance.drop_neighbour_lists(); // Neighbours from the sections (without gaps).
+            }
             let mut state = State::new(&instance);
             let mut rng = StdRng::seed_from_u64(seed ^ 0x5eed);
             // Open placements: the buffer, the trail mark and the state before it.
