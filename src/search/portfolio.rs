@@ -98,6 +98,48 @@ fn run_one(
     (end, stats, observer)
 }
 
+/// Search depths up to which a run stays on the caller's thread: the search recurses once per
+/// placement, and at [`STACK_PER_LEVEL`] bytes a level this many levels fit in the 2 MiB of a
+/// small thread (rayon's workers, most callers of the C and Python bindings).
+const INLINE_DEPTH: usize = 1024;
+
+/// Stack bytes a run reserves per search level: about twice what one level uses (measured: a
+/// release build overflowed the 8 MiB main stack near 20,000 levels, about 420 bytes each).
+const STACK_PER_LEVEL: usize = 1024;
+
+/// The stack a search `depth` levels deep needs, with room for the rest of the thread.
+fn stack_bytes(depth: usize) -> usize {
+    (2 << 20) + depth.saturating_mul(STACK_PER_LEVEL)
+}
+
+/// Runs `run` (a search that may recurse `depth` levels) on this thread when that is shallow,
+/// else on a thread of its own whose stack holds every level, so that a deep search cannot
+/// overflow its caller's stack (an abort, not an error, in Rust). The thread reserves address
+/// space; only the pages the search reaches are used.
+fn on_stack_for<T: Send>(depth: usize, run: impl FnOnce() -> T + Send) -> T {
+    if depth <= INLINE_DEPTH {
+        return run();
+    }
+    let bytes = stack_bytes(depth);
+    // Shared with the thread, so that the run is still here if the thread cannot be made.
+    let run = std::sync::Mutex::new(Some(run));
+    let take = || run.lock().unwrap_or_else(|e| e.into_inner()).take();
+    let answer = std::thread::scope(|scope| {
+        let thread = std::thread::Builder::new()
+            .name("telamalloc-search".into())
+            .stack_size(bytes)
+            .spawn_scoped(scope, || take().map(|run| run()));
+        match thread {
+            Ok(thread) => thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => None,
+        }
+    });
+    // No thread (out of threads or address space): run here, as shallow problems do.
+    answer.unwrap_or_else(|| take().expect("the run did not start")())
+}
+
 /// The runs of a round in order: the policies', with the external member's before them when it
 /// [runs first](ExternalMember::runs_first), else after them.
 fn in_run_order<T>(mut policies: Vec<T>, external: Option<(T, bool)>) -> Vec<T> {
@@ -153,8 +195,22 @@ fn round_budgets(wanted: &[u64], node_limit: Option<u64>, spent: u64) -> Option<
     Some(budgets)
 }
 
-/// Runs the portfolio until a verdict.
+/// Runs the portfolio until a verdict, on a stack deep enough for its search (see
+/// [`on_stack_for`]).
 pub fn run(
+    instance: &Instance,
+    options: &SearchOptions,
+    policies: Vec<Box<dyn NodePolicy>>,
+    settings: RunSettings<'_>,
+    stats: &mut SearchStats,
+) -> Verdict {
+    on_stack_for(instance.free.len(), || {
+        run_here(instance, options, policies, settings, stats)
+    })
+}
+
+/// [`run`] on the current thread (and its pool's threads).
+fn run_here(
     instance: &Instance,
     options: &SearchOptions,
     policies: Vec<Box<dyn NodePolicy>>,
@@ -178,6 +234,7 @@ pub fn run(
     let pool = (options.threads > 1).then(|| {
         rayon::ThreadPoolBuilder::new()
             .num_threads(options.threads)
+            .stack_size(stack_bytes(instance.free.len()))
             .build()
             .expect("thread pool")
     });
