@@ -639,17 +639,7 @@ fn tightness_ratio(tightness: f64) -> u128 {
 mod tests {
     #[test]
     fn onchip_keeps_load_within_the_capacity_and_is_deterministic() {
-        let source = random(
-            &RandomOptions {
-                buffers: 300,
-                horizon: 200,
-                max_lifetime: 40,
-                min_size: 1,
-                max_size: 5000,
-                tightness: 1.0,
-            },
-            5,
-        );
+        let source = onchip_source();
         for per_mille in [150, 300, 500] {
             let options = OnchipOptions {
                 per_mille,

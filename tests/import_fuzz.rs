@@ -12,6 +12,7 @@
 
 mod common;
 
+use common::protobuf::{bytes_field, int_field, varint};
 use common::tflite::{tiny_tflite, Field, FlatBuffer};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -156,36 +157,7 @@ fn check_import(bytes: &[u8], format: ModelFormat, options: &ImportOptions) -> O
 }
 
 // ---------------------------------------------------------------------------------------------
-
-// ---------------------------------------------------------------------------------------------
-// A minimal protobuf writer.
-
-fn varint(mut value: u64, out: &mut Vec<u8>) {
-    loop {
-        let byte = (value & 0x7f) as u8;
-        value >>= 7;
-        if value == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
-}
-
-fn int_field(number: u64, value: i64) -> Vec<u8> {
-    let mut out = Vec::new();
-    varint(number << 3, &mut out);
-    varint(value as u64, &mut out);
-    out
-}
-
-fn bytes_field(number: u64, payload: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    varint((number << 3) | 2, &mut out);
-    varint(payload.len() as u64, &mut out);
-    out.extend_from_slice(payload);
-    out
-}
+// ONNX messages, on the protobuf writer of tests/common.
 
 /// `ValueInfoProto` of a tensor of element type `elem` with fixed dimensions.
 fn value_info(name: &str, elem: i64, dims: &[i64]) -> Vec<u8> {

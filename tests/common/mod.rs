@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod protobuf;
 pub mod tflite;
 
 use proptest::prelude::*;
