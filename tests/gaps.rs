@@ -419,6 +419,23 @@ fn an_interleaved_packing_is_not_declared_infeasible() {
     let problem = interleaved();
     let result = solve(&problem, 10, no_heuristics());
     assert_eq!(result.status, Status::LimitReached);
+    // The limit was not a time or node limit: the answer says why it is not a proof.
+    assert!(
+        result
+            .warnings
+            .iter()
+            .any(|w| w.contains("interleaved layout")),
+        "{:?}",
+        result.warnings
+    );
+    // A real limit says nothing of the kind.
+    let limited = Solver::new()
+        .options(no_heuristics())
+        .nodes(1)
+        .solve(&problem, Goal::Fit(10))
+        .unwrap();
+    assert_eq!(limited.status, Status::LimitReached);
+    assert!(limited.warnings.is_empty(), "{:?}", limited.warnings);
     let result = solve(&problem, 10, SearchOptions::default());
     assert_eq!(result.status, Status::Solved);
     let first_fit = Algorithm::from_name("tflite-micro").unwrap();

@@ -72,6 +72,10 @@ pub(crate) struct SearchResult {
     pub(crate) outcome: Outcome,
     /// Counters.
     pub(crate) stats: SearchStats,
+    /// Whether the search tried every layout of its model and found none while the problem has
+    /// layouts outside it (gap windows that can interleave): the outcome is then a limit, not a
+    /// proof, and the caller says why.
+    pub(crate) exhausted_model: bool,
 }
 
 /// How to run one search, besides the problem and its portfolio.
@@ -130,6 +134,7 @@ pub(crate) fn fit(
         options
     };
     let mut stats = SearchStats::default();
+    let mut exhausted_model = false;
     let stop = Deadline::after(start, limits.timeout, cancel);
     let infeasible = trivially_infeasible(problem, capacity, load);
     let dived = match infeasible {
@@ -197,7 +202,10 @@ pub(crate) fn fit(
                         Outcome::Infeasible(why)
                     }
                     // Windows that can interleave: the exhausted search proves nothing.
-                    portfolio::Verdict::Infeasible(_) => Outcome::LimitReached,
+                    portfolio::Verdict::Infeasible(_) => {
+                        exhausted_model = true;
+                        Outcome::LimitReached
+                    }
                     portfolio::Verdict::Limit => Outcome::LimitReached,
                 }
             }
@@ -207,7 +215,11 @@ pub(crate) fn fit(
     if let Some(o) = observer.as_mut() {
         o.on_finish(&outcome.status(), &stats);
     }
-    SearchResult { outcome, stats }
+    SearchResult {
+        outcome,
+        stats,
+        exhausted_model,
+    }
 }
 
 /// The most nodes the hint dive may take per buffer (at least [`HINT_DIVE_NODES`] in all).

@@ -193,6 +193,11 @@ impl fmt::Debug for Solver {
     }
 }
 
+/// Why a search that ran out of layouts to try reports a limit rather than infeasibility.
+const EXHAUSTED_MODEL: &str = "the search tried every layout in which, of two buffers live at \
+    a common time, one lies wholly above the other, and none fits; gap windows may still allow \
+    an interleaved layout, so this is not a proof that none exists";
+
 impl Solver {
     /// The hybrid search with its default options and portfolio, no limits.
     pub fn new() -> Solver {
@@ -493,6 +498,9 @@ impl Solver {
             allocation.cpsat = member.finish().map_err(SolveError::CpSat)?;
         }
         allocation.status = result.outcome.status();
+        if result.exhausted_model {
+            allocation.warnings.push(EXHAUSTED_MODEL.to_string());
+        }
         allocation.search = Some(result.stats);
         Ok(match result.outcome {
             search::Outcome::Found(solution) => Some(solution),
