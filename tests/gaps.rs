@@ -341,13 +341,6 @@ fn solve(problem: &Problem, capacity: u64, options: SearchOptions) -> telamalloc
         .expect("a valid problem")
 }
 
-fn no_heuristics() -> SearchOptions {
-    SearchOptions {
-        heuristic_first: false,
-        ..SearchOptions::default()
-    }
-}
-
 #[test]
 fn a_buffer_fits_in_a_gap_and_only_there() {
     // MiniMalloc's BuffersWithGaps: capacity 2 only if `b` sits in `a`'s gap.
@@ -358,7 +351,7 @@ fn a_buffer_fits_in_a_gap_and_only_there() {
         ],
         None,
     );
-    for options in [SearchOptions::default(), no_heuristics()] {
+    for options in [SearchOptions::default(), common::without_heuristics()] {
         let result = solve(&problem, 2, options);
         assert_eq!(result.status, Status::Solved);
         assert_eq!(result.solution.unwrap().offsets, vec![0, 0]);
@@ -369,7 +362,7 @@ fn a_buffer_fits_in_a_gap_and_only_there() {
         None,
     );
     assert!(matches!(
-        solve(&solid, 3, no_heuristics()).status,
+        solve(&solid, 3, common::without_heuristics()).status,
         Status::Infeasible(_)
     ));
     // A gap that does not cover `b`'s lifetime does not help.
@@ -381,7 +374,7 @@ fn a_buffer_fits_in_a_gap_and_only_there() {
         None,
     );
     assert_eq!(
-        solve(&short, 3, no_heuristics()).status,
+        solve(&short, 3, common::without_heuristics()).status,
         Status::Infeasible(Infeasibility::LoadExceedsCapacity { load: 4 })
     );
 }
@@ -405,7 +398,7 @@ fn the_search_packs_minimalloc_tetris_and_stairs() {
          5,0,144,30,72-108@0:20 108-144@0:10\n",
     );
     for (problem, capacity) in [(tetris, 3), (stairs, 144)] {
-        for options in [SearchOptions::default(), no_heuristics()] {
+        for options in [SearchOptions::default(), common::without_heuristics()] {
             let result = solve(&problem, capacity, options);
             assert_eq!(result.status, Status::Solved, "capacity {capacity}");
         }
@@ -417,7 +410,7 @@ fn an_interleaved_packing_is_not_declared_infeasible() {
     // Feasible at 10 only with `u` between `b`'s windows: the search's model (one above the
     // other) misses it, so it must not claim a proof; the placement core finds it.
     let problem = interleaved();
-    let result = solve(&problem, 10, no_heuristics());
+    let result = solve(&problem, 10, common::without_heuristics());
     assert_eq!(result.status, Status::LimitReached);
     // The limit was not a time or node limit: the answer says why it is not a proof.
     assert!(
@@ -430,7 +423,7 @@ fn an_interleaved_packing_is_not_declared_infeasible() {
     );
     // A real limit says nothing of the kind.
     let limited = Solver::new()
-        .options(no_heuristics())
+        .options(common::without_heuristics())
         .nodes(1)
         .solve(&problem, Goal::Fit(10))
         .unwrap();
@@ -453,17 +446,17 @@ fn hints_are_tried_first() {
         vec![Buffer::new("a", 0, 4, 4), Buffer::new("b", 2, 6, 4)],
         None,
     );
-    let plain = solve(&problem, 8, no_heuristics());
+    let plain = solve(&problem, 8, common::without_heuristics());
     assert_eq!(plain.solution.unwrap().offsets, vec![0, 4]);
     problem.buffers[0].hint = Some(4);
     problem.buffers[1].hint = Some(0);
-    for options in [SearchOptions::default(), no_heuristics()] {
+    for options in [SearchOptions::default(), common::without_heuristics()] {
         let hinted = solve(&problem, 8, options);
         assert_eq!(hinted.solution.unwrap().offsets, vec![4, 0]);
     }
     // Colliding hints are a warm start that fails: the search solves without them.
     problem.buffers[1].hint = Some(4);
-    let result = solve(&problem, 8, no_heuristics());
+    let result = solve(&problem, 8, common::without_heuristics());
     assert_eq!(result.status, Status::Solved);
 }
 

@@ -196,13 +196,6 @@ fn assert_no_failures(found: Vec<String>) {
     }
 }
 
-fn without_heuristics() -> SearchOptions {
-    SearchOptions {
-        heuristic_first: false,
-        ..SearchOptions::default()
-    }
-}
-
 #[test]
 fn brute_force_matches_exhaustive_enumeration() {
     // The first-fit argument checked against trying every aligned offset of every buffer.
@@ -297,7 +290,7 @@ fn search_without_heuristics_agrees_with_brute_force() {
     assert_no_failures(failures(
         "heuristic_first off",
         cases(),
-        &without_heuristics(),
+        &common::without_heuristics(),
         None,
     ));
 }

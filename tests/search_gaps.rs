@@ -90,29 +90,22 @@ fn agree(options: &SearchOptions, windows: bool, cases: u64) {
     );
 }
 
-fn without_heuristics() -> SearchOptions {
-    SearchOptions {
-        heuristic_first: false,
-        ..SearchOptions::default()
-    }
-}
-
 #[test]
 fn gaps_without_windows_agree_with_brute_force() {
     agree(&SearchOptions::default(), false, 600);
-    agree(&without_heuristics(), false, 600);
+    agree(&common::without_heuristics(), false, 600);
 }
 
 #[test]
 fn gaps_with_windows_never_give_a_wrong_answer() {
     agree(&SearchOptions::default(), true, 600);
-    agree(&without_heuristics(), true, 600);
+    agree(&common::without_heuristics(), true, 600);
 }
 
 #[test]
 fn every_switch_flipped_stays_correct_with_gaps() {
     for name in telamalloc::search::options::switch_names() {
-        let mut options = without_heuristics();
+        let mut options = common::without_heuristics();
         let on = !options.get(name).expect("a switch");
         assert!(options.set(name, on));
         agree(&options, false, 150);

@@ -60,13 +60,6 @@ fn nodes(n: u64) -> Limits {
     }
 }
 
-fn without_heuristics() -> SearchOptions {
-    SearchOptions {
-        heuristic_first: false,
-        ..SearchOptions::default()
-    }
-}
-
 /// Asserts that `outcome` is a valid solution of `problem` under `capacity`; returns it.
 #[track_caller]
 fn expect_solved(problem: &Problem, capacity: u64, outcome: Outcome, what: &str) -> Solution {
@@ -129,7 +122,7 @@ fn perfect_problems() -> Vec<(String, Problem)> {
 
 #[test]
 fn perfect_packings_are_found_at_load() {
-    let options = without_heuristics();
+    let options = common::without_heuristics();
     for (label, problem) in perfect_problems() {
         let capacity = problem
             .capacity
@@ -146,7 +139,7 @@ fn perfect_packings_are_found_at_load() {
 
 #[test]
 fn perfect_packings_are_found_by_every_single_policy() {
-    let options = without_heuristics();
+    let options = common::without_heuristics();
     for (label, problem) in perfect_problems().into_iter().step_by(3) {
         let capacity = problem.capacity.expect("capacity");
         for policy in ["fixed", "WAT", "TAW", "TWA", "Z"] {
@@ -166,7 +159,7 @@ fn perfect_packings_with_each_switch_off_are_never_refuted() {
     // Without some techniques the search may run out of nodes (section inference off does on a
     // few of these), but it must never call a perfect packing infeasible.
     for name in telamalloc::search::options::switch_names() {
-        let mut options = without_heuristics();
+        let mut options = common::without_heuristics();
         options.set(name, !options.get(name).expect("a switch"));
         let mut solved = 0;
         let problems = perfect_problems();
@@ -209,7 +202,13 @@ fn an_extra_buffer_over_a_perfect_packing_is_infeasible() {
         let capacity = problem.capacity.expect("capacity");
         let horizon = problem.horizon();
         problem.buffers.push(Buffer::new("extra", 0, horizon, 1));
-        let result = run_search(&problem, capacity, &without_heuristics(), None, nodes(1000));
+        let result = run_search(
+            &problem,
+            capacity,
+            &common::without_heuristics(),
+            None,
+            nodes(1000),
+        );
         assert_eq!(
             result.outcome,
             Outcome::Infeasible(Infeasibility::LoadExceedsCapacity { load: capacity + 1 }),
@@ -265,14 +264,14 @@ fn a_perfect_packing_beside_a_scaled_gadget_is_infeasible_at_load() {
         let label = format!("scale {scale}, long {long}");
         assert_eq!(load(&problem), capacity, "{label}");
         expect_infeasible(&problem, capacity, &SearchOptions::default(), &label);
-        expect_infeasible(&problem, capacity, &without_heuristics(), &label);
+        expect_infeasible(&problem, capacity, &common::without_heuristics(), &label);
         // One byte more is enough for the gadget (its optimum is 5 at scale 1): check that
         // the construction is not infeasible for some other reason.
         if scale == 1 {
             let result = run_search(
                 &problem,
                 capacity + 1,
-                &without_heuristics(),
+                &common::without_heuristics(),
                 None,
                 nodes(1_000_000),
             );
@@ -295,7 +294,7 @@ fn gadget_under_twins(twins: u64) -> Problem {
 /// Nodes to refute `problem` at its capacity with the given switches set.
 #[track_caller]
 fn refutation_nodes(problem: &Problem, switches: &[(&str, bool)]) -> u64 {
-    let mut options = without_heuristics();
+    let mut options = common::without_heuristics();
     options.restarts = false;
     for &(name, on) in switches {
         assert!(options.set(name, on), "a switch");
@@ -412,7 +411,7 @@ fn pure_fragmentation_needs_one_byte_more_than_load() {
     let problem = pure_fragmentation();
     assert_eq!(load(&problem), 4);
     assert_eq!(brute_force_optimum(&problem).peak, 5);
-    for options in [SearchOptions::default(), without_heuristics()] {
+    for options in [SearchOptions::default(), common::without_heuristics()] {
         let result = run_search(&problem, 5, &options, None, nodes(100_000));
         expect_solved(&problem, 5, result.outcome, "pure fragmentation at 5");
     }
@@ -427,9 +426,9 @@ fn subtle_infeasible_problems_are_refuted() {
             "{label}: the brute force packs it"
         );
         expect_infeasible(&problem, capacity, &SearchOptions::default(), label);
-        expect_infeasible(&problem, capacity, &without_heuristics(), label);
+        expect_infeasible(&problem, capacity, &common::without_heuristics(), label);
         for name in telamalloc::search::options::switch_names() {
-            let mut options = without_heuristics();
+            let mut options = common::without_heuristics();
             options.set(name, !options.get(name).expect("a switch"));
             expect_infeasible(&problem, capacity, &options, &format!("{label}, {name}"));
         }
@@ -448,7 +447,7 @@ fn all_overlapping_worst_case_is_solved() {
         let result = run_search(
             &problem,
             capacity,
-            &without_heuristics(),
+            &common::without_heuristics(),
             None,
             nodes(10_000_000),
         );
@@ -462,7 +461,7 @@ fn all_overlapping_worst_case_is_solved() {
         let result = run_search(
             &problem,
             capacity - 1,
-            &without_heuristics(),
+            &common::without_heuristics(),
             None,
             nodes(1000),
         );
@@ -509,7 +508,7 @@ fn medium_problems() -> Vec<(String, Problem, u64)> {
 
 #[test]
 fn the_search_is_deterministic() {
-    let options = without_heuristics();
+    let options = common::without_heuristics();
     let mut solved = 0;
     for (label, problem, capacity) in medium_problems() {
         let first = run_search(&problem, capacity, &options, None, nodes(200_000));
@@ -534,7 +533,7 @@ fn the_answer_does_not_depend_on_the_thread_count() {
     for (label, problem, capacity) in medium_problems() {
         let one = SearchOptions {
             threads: 1,
-            ..without_heuristics()
+            ..common::without_heuristics()
         };
         let sequential = run_search(&problem, capacity, &one, None, nodes(200_000));
         for threads in [2, 4] {
@@ -641,7 +640,7 @@ fn any_two_switches_off_give_only_valid_answers() {
 fn minimise_reaches_load_on_perfect_packings() {
     for (label, problem) in perfect_problems().into_iter().step_by(2) {
         let capacity = problem.capacity.expect("capacity");
-        for options in [SearchOptions::default(), without_heuristics()] {
+        for options in [SearchOptions::default(), common::without_heuristics()] {
             let result =
                 minimize(&problem, &options, None, nodes(2_000_000)).expect("a valid problem");
             assert_eq!(result.peak, capacity, "{label}");
@@ -658,7 +657,7 @@ fn minimise_finds_the_brute_force_optimum_on_tiny_problems() {
     for seed in 0..300 {
         let problem = tiny_problem(7_000_000 + seed, TinyShape::default());
         let optimum = brute_force_optimum(&problem).peak;
-        for options in [SearchOptions::default(), without_heuristics()] {
+        for options in [SearchOptions::default(), common::without_heuristics()] {
             let result =
                 minimize(&problem, &options, None, nodes(1_000_000)).expect("a valid problem");
             let what = format!("seed {seed}, optimum {optimum}\n{}", csv(&problem));
@@ -679,7 +678,7 @@ fn minimise_with_a_single_policy_finds_the_optimum() {
         for policy in ["fixed", "WAT", "TAW", "TWA", "Z"] {
             let result = minimize(
                 &problem,
-                &without_heuristics(),
+                &common::without_heuristics(),
                 Some(policy),
                 nodes(1_000_000),
             )
@@ -702,12 +701,19 @@ fn shared_benchmark_input_12_is_solved_at_12() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("datasets/examples/tiny.12.csv");
     let problem = telamalloc::io::read_problem(&path, None).expect("input.12.csv reads");
     assert_eq!(problem.capacity, Some(12), "capacity from the file name");
-    for options in [SearchOptions::default(), without_heuristics()] {
+    for options in [SearchOptions::default(), common::without_heuristics()] {
         let result = run_search(&problem, 12, &options, None, nodes(100_000));
         expect_solved(&problem, 12, result.outcome, "input.12.csv");
     }
     assert!(matches!(
-        run_search(&problem, 11, &without_heuristics(), None, nodes(100_000)).outcome,
+        run_search(
+            &problem,
+            11,
+            &common::without_heuristics(),
+            None,
+            nodes(100_000)
+        )
+        .outcome,
         Outcome::Infeasible(_)
     ));
 }
@@ -716,7 +722,7 @@ fn shared_benchmark_input_12_is_solved_at_12() {
 fn refutations_agree_across_configurations() {
     // Problems too large for the brute force: no configuration may refute a capacity at which
     // another one finds a (validated) solution.
-    let base = without_heuristics();
+    let base = common::without_heuristics();
     let mut configurations: Vec<(String, SearchOptions, Option<&str>)> =
         vec![("default".into(), base.clone(), None)];
     for name in telamalloc::search::options::switch_names() {
@@ -775,7 +781,7 @@ fn refutations_agree_across_configurations() {
 
 #[test]
 fn edge_cases_are_answered() {
-    let options = without_heuristics();
+    let options = common::without_heuristics();
     let solve = |problem: &Problem, capacity: u64| {
         run_search(problem, capacity, &options, None, nodes(100_000)).outcome
     };
@@ -833,7 +839,13 @@ fn big_alignments(count: usize, alignment: u64) -> Problem {
 #[test]
 fn no_aligned_offset_left_at_capacity_u64_max_is_rejected() {
     let problem = big_alignments(3, 1 << 63);
-    let result = run_search(&problem, u64::MAX, &without_heuristics(), None, nodes(1000));
+    let result = run_search(
+        &problem,
+        u64::MAX,
+        &common::without_heuristics(),
+        None,
+        nodes(1000),
+    );
     assert!(
         matches!(result.outcome, Outcome::InvalidProblem(_)),
         "{:?}",
@@ -877,7 +889,7 @@ fn an_empty_portfolio_runs_the_default_one() {
         let solve = |solver: Solver| {
             common::verdict_of(
                 solver
-                    .options(without_heuristics())
+                    .options(common::without_heuristics())
                     .nodes(1000)
                     .solve(&problem, Goal::Fit(2)),
             )
@@ -917,7 +929,7 @@ fn floor_tiling_cuts_the_search_on_perfect_packings() {
             seed,
         );
         for (tiling, total) in [(true, &mut with), (false, &mut without)] {
-            let mut options = without_heuristics();
+            let mut options = common::without_heuristics();
             options.restarts = false;
             options.floor_tiling = tiling;
             let result = run_search(&problem, 1 << 20, &options, None, nodes(5_000_000));

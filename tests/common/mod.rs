@@ -11,6 +11,14 @@ use proptest::prelude::*;
 use telamalloc::placement::{Fit, Placer};
 use telamalloc::{Buffer, Problem, Solution};
 
+/// The default search options without the fast baselines tried first, so the search itself runs.
+pub fn without_heuristics() -> telamalloc::search::SearchOptions {
+    telamalloc::search::SearchOptions {
+        heuristic_first: false,
+        ..Default::default()
+    }
+}
+
 /// A buffer with alignment 1 and no fixed offset.
 pub fn buffer(id: &str, lower: u64, upper: u64, size: u64) -> Buffer {
     Buffer::new(id, lower, upper, size)

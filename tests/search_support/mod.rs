@@ -11,6 +11,14 @@ use rand::{RngExt, SeedableRng};
 use telamalloc::io::write_csv_problem;
 use telamalloc::{Buffer, Problem};
 
+/// The default search options without the fast baselines tried first, so the search itself runs.
+pub fn without_heuristics() -> telamalloc::search::SearchOptions {
+    telamalloc::search::SearchOptions {
+        heuristic_first: false,
+        ..Default::default()
+    }
+}
+
 /// The largest total size live at one time step (LOAD), computed naively step by step.
 pub fn naive_load(problem: &Problem) -> u64 {
     let horizon = problem.buffers.iter().map(|b| b.upper).max().unwrap_or(0);
