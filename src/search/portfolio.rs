@@ -52,9 +52,9 @@ pub struct RunSettings<'a> {
     pub node_limit: Option<u64>,
     /// The observer of the search, if any.
     pub observer: Option<&'a mut dyn SearchObserver>,
-    /// The first policy's node budget per round, in multiples of the others' (1: plain round
-    /// robin).
-    pub lead: u64,
+    /// Each policy's node budget per round, in multiples of the round's unit, in policy order
+    /// (missing entries and zeros count as 1; all 1: the plain round robin).
+    pub weights: Vec<u64>,
     /// One more member of every round, before or after the policies as it asks.
     pub external: Option<&'a dyn ExternalMember>,
 }
@@ -151,21 +151,15 @@ fn in_run_order<T>(mut policies: Vec<T>, external: Option<(T, bool)>) -> Vec<T> 
     policies
 }
 
-/// What each run of a round asks for, in run order: the first policy `lead` times `nodes`, the
-/// other policies `nodes`, the external member its own budget for `nodes`.
+/// What each run of a round asks for, in run order: policy `i` its weight times `nodes`, the
+/// external member its own budget for `nodes`.
 fn wanted(
     nodes: u64,
-    lead: u64,
+    weights: &[u64],
     policies: usize,
     external: Option<&dyn ExternalMember>,
 ) -> Vec<u64> {
-    let policy = |i| {
-        if i == 0 {
-            nodes.saturating_mul(lead.max(1))
-        } else {
-            nodes
-        }
-    };
+    let policy = |i: usize| nodes.saturating_mul(weights.get(i).copied().unwrap_or(1).max(1));
     in_run_order(
         (0..policies).map(policy).collect(),
         external.map(|m| (m.budget(nodes), m.runs_first())),
@@ -253,7 +247,7 @@ fn run_here(
         } else {
             u64::MAX
         };
-        let wanted = wanted(nodes, settings.lead, workers.len(), external);
+        let wanted = wanted(nodes, &settings.weights, workers.len(), external);
         let Some(budgets) = round_budgets(&wanted, settings.node_limit, spent) else {
             return Verdict::Limit;
         };
@@ -509,7 +503,7 @@ mod tests {
             stop: Deadline::none(),
             node_limit,
             observer: None,
-            lead: 1,
+            weights: Vec::new(),
             external: Some(&oracle),
         };
         let policies = Portfolio::round_robin(instance.free.len(), true).policies;
@@ -524,7 +518,7 @@ mod tests {
             stop: Deadline::none(),
             node_limit: Some(nodes),
             observer: None,
-            lead: 1,
+            weights: Vec::new(),
             external: None,
         };
         let policies = Portfolio::round_robin(instance.free.len(), true).policies;
@@ -547,6 +541,18 @@ mod tests {
             Verdict::Infeasible(_) => (None, true, counts),
             Verdict::Limit => (None, false, counts),
         }
+    }
+
+    #[test]
+    fn each_policy_asks_for_its_weight_times_the_round() {
+        assert_eq!(wanted(100, &[], 3, None), [100, 100, 100]);
+        assert_eq!(wanted(100, &[5, 0, 2], 3, None), [500, 100, 200]);
+        // Missing weights count as 1; extra ones are ignored.
+        assert_eq!(wanted(100, &[3], 3, None), [300, 100, 100]);
+        assert_eq!(wanted(100, &[1, 2, 3, 4], 2, None), [100, 200]);
+        // Under a node limit, later runs get what earlier ones leave.
+        let budgets = round_budgets(&wanted(100, &[5, 1, 1], 3, None), Some(650), 0);
+        assert_eq!(budgets, Some(vec![500, 100, 50]));
     }
 
     #[test]

@@ -33,10 +33,10 @@ pub struct SearchStats {
     /// The portfolio's policies in the order they ran (empty if the search did not run).
     #[serde(default)]
     pub portfolio: Vec<String>,
-    /// The first policy's node budget per round, in multiples of the others' (1: plain round
-    /// robin; 0 if the search did not run).
+    /// Each policy's node budget per round, in multiples of the round's unit, in the order of
+    /// `portfolio` (all 1: the plain round robin; empty if the search did not run).
     #[serde(default)]
-    pub lead: u64,
+    pub weights: Vec<u64>,
     /// Wall-clock seconds spent in the external member of the rounds (CP-SAT with `--with
     /// cpsat`; 0 without one).
     #[serde(default)]
