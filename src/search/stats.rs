@@ -11,6 +11,10 @@ pub struct SearchStats {
     pub minor_backtracks: u64,
     /// Major backtracks: jumps back to the placements behind a conflict.
     pub major_backtracks: u64,
+    /// The most free buffers placed at once in any run (the search's deepest point; all of
+    /// them when it found a layout).
+    #[serde(default)]
+    pub deepest: u64,
     /// Restarts (runs after the first).
     pub restarts: u64,
     /// Nodes refuted at once by the node cache.
@@ -48,6 +52,7 @@ impl SearchStats {
     /// member's seconds).
     pub(crate) fn add(&mut self, other: &SearchStats) {
         self.nodes += other.nodes;
+        self.deepest = self.deepest.max(other.deepest);
         self.external_seconds += other.external_seconds;
         self.minor_backtracks += other.minor_backtracks;
         self.major_backtracks += other.major_backtracks;

@@ -41,6 +41,10 @@ pub struct PortfolioArgs {
     /// `eval.json` files of strategy races on validation problems (other problems).
     #[arg(long, required = true, value_delimiter = ',')]
     validation_runs: Vec<PathBuf>,
+    /// The strategies the head ranks, `fixed` first (comma-separated; default: every policy of
+    /// the training races, in the order they first appear).
+    #[arg(long, value_delimiter = ',')]
+    strategies: Vec<String>,
     /// Folders holding the problems the runs name (found by file name).
     #[arg(long, required = true, value_delimiter = ',')]
     problems: Vec<PathBuf>,
@@ -418,7 +422,8 @@ pub fn run(args: PortfolioArgs) -> Result<(), String> {
         return Err("--hidden widths, --batch and --epochs must be positive".into());
     }
     let index = problem_index(&args.problems)?;
-    let train = read_races(&args.runs, None, &index)?;
+    let chosen = (!args.strategies.is_empty()).then_some(args.strategies.as_slice());
+    let train = read_races(&args.runs, chosen, &index)?;
     let valid = read_races(&args.validation_runs, Some(&train.strategies), &index)?;
     if train.strategies.first().map(String::as_str) != Some("fixed") {
         return Err("the races must list `fixed` first (the learned policy's own slot)".into());
