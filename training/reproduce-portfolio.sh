@@ -24,11 +24,15 @@ awk 'NR % 5 == 1' datasets/splits/effort-train.txt > datasets/splits/effort-trai
 for split in effort-train-fifth effort-validation synthetic-train synthetic-validation; do
     [[ -f logs/races/$split/eval.json ]] || race "$split"
 done
+# The public hard set, only reported (never used for training or the choice).
+[[ -f logs/races/hardset/eval.json ]] || "$t" eval datasets/challenging --policies "$strategies" \
+    --nodes 500000 --timeout 120 --threads 2 --out logs/races/hardset
 root=$PWD
 (cd training && cargo run --release --quiet -- portfolio \
     --runs "$root/logs/races/effort-train-fifth/eval.json,$root/logs/races/synthetic-train/eval.json" \
     --validation-runs "$root/logs/races/effort-validation/eval.json,$root/logs/races/synthetic-validation/eval.json" \
-    --problems "$root/datasets/splits/effort-train,$root/datasets/splits/effort-validation,$root/datasets/splits/synthetic-train,$root/datasets/splits/synthetic-validation" \
+    --report-runs "$root/logs/races/hardset/eval.json" \
+    --problems "$root/datasets/splits/effort-train,$root/datasets/splits/effort-validation,$root/datasets/splits/synthetic-train,$root/datasets/splits/synthetic-validation,$root/datasets/challenging" \
     --strategies "$strategies" --base "$root/models/policy.json" --out "$root/$out" \
     --rank-candidates false --share-temperatures 0.5,1,2,4 --share-floors 0.02,0.05,0.1,0.2,1 \
     --hidden 16 --seed 1)

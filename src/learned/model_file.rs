@@ -367,7 +367,7 @@ impl DenseLayer {
     }
 }
 
-/// The most budget a strategy may get per round, relative to the strategy with the least.
+/// The most runs a strategy may make per round (its weight; the others make at least one).
 pub const MAX_LEAD: u32 = 64;
 
 /// A per-problem strategy ranker, as stored in a model file.
@@ -386,8 +386,8 @@ pub struct PortfolioHead {
     pub hidden: Vec<DenseLayer>,
     /// The output layer: one score per strategy.
     pub output: DenseLayer,
-    /// Budget multiplier of the first-ranked strategy in each round (1 to [`MAX_LEAD`]); with
-    /// `confidence_lead`, the most it may get.
+    /// Runs per round of the first-ranked strategy (1 to [`MAX_LEAD`]; the others make one);
+    /// with `confidence_lead`, the most it may get.
     pub lead: u32,
     /// Scale the lead per problem by the head's confidence: the softmax probability of the
     /// first choice over that of the second, rounded, between 1 and `lead`.
@@ -399,7 +399,8 @@ pub struct PortfolioHead {
     pub shares: Option<ShareSchedule>,
 }
 
-/// How a portfolio head's scores become every strategy's share of each round's node budget:
+/// How a portfolio head's scores become every strategy's share of each restart round (its
+/// weight: how many runs of its own restart schedule it makes per round):
 /// `p = softmax(scores / temperature)`, each share `max(p, floor)`, and each strategy's weight
 /// its share over the smallest share, rounded, between 1 and [`MAX_LEAD`]. The floor bounds the
 /// regret: a strategy never gets less than about `floor` of the nodes, so a wrong first choice

@@ -1,6 +1,6 @@
 //! The portfolio head as a [`StrategyRanker`]: from a whole problem's features it orders the
-//! strategies of a learned portfolio and gives each a weight (its multiple of every round's node
-//! budget), so a right guess costs little more than running that strategy alone and a wrong one
+//! strategies of a learned portfolio and gives each a weight (how many runs of its own restart
+//! schedule it makes per round), so a right guess costs little more than running that strategy alone and a wrong one
 //! still ends in the round robin (every strategy keeps a share; the search stays complete).
 
 use super::network::PortfolioNetwork;

@@ -72,8 +72,8 @@ pub struct SearchOptions {
     /// The restart schedule.
     pub schedule: Schedule,
     /// When a strategy ranker (a learned portfolio head) plans the portfolio for the problem,
-    /// give each policy the ranker's budget weight each round (off: the ranker's order with
-    /// equal budgets).
+    /// give each policy the ranker's weight, its runs per round (off: the ranker's order, one
+    /// run each per round).
     pub portfolio_shares: bool,
     /// Try the fast baselines first and return at once when one fits the capacity.
     pub heuristic_first: bool,
@@ -240,7 +240,7 @@ pub const SWITCHES: [Switch; 19] = [
     switch!(
         "portfolio-shares",
         portfolio_shares,
-        "give each strategy the ranker's share of every round's budget"
+        "give each strategy the ranker's share of every round's runs"
     ),
     switch!(
         "heuristic-first",

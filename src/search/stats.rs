@@ -11,8 +11,9 @@ pub struct SearchStats {
     pub minor_backtracks: u64,
     /// Major backtracks: jumps back to the placements behind a conflict.
     pub major_backtracks: u64,
-    /// The most free buffers placed at once in any run (the search's deepest point; all of
-    /// them when it found a layout).
+    /// The most free buffers placed at once at any node of any run: how far the search got.
+    /// Independent parts are searched one after another and each solved part is set aside,
+    /// so a solved problem may show fewer than all its buffers.
     #[serde(default)]
     pub deepest: u64,
     /// Restarts (runs after the first).
@@ -37,8 +38,8 @@ pub struct SearchStats {
     /// The portfolio's policies in the order they ran (empty if the search did not run).
     #[serde(default)]
     pub portfolio: Vec<String>,
-    /// Each policy's node budget per round, in multiples of the round's unit, in the order of
-    /// `portfolio` (all 1: the plain round robin; empty if the search did not run).
+    /// Each policy's runs per round, in the order of `portfolio` (all 1: the plain round robin;
+    /// empty if the search did not run).
     #[serde(default)]
     pub weights: Vec<u64>,
     /// Wall-clock seconds spent in the external member of the rounds (CP-SAT with `--with

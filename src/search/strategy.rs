@@ -33,16 +33,16 @@ impl ProblemView<'_> {
 pub struct StrategyPlan {
     /// The order in which to run the portfolio's policies: indices into its names, each once.
     pub order: Vec<usize>,
-    /// Each policy's node budget per round, in multiples of the round's unit, in the order of
-    /// `order` (all 1: the plain round robin). Zeros count as 1 and missing entries are 1, so
-    /// every policy keeps a share and the search stays complete: a policy whose weight is `w`
-    /// out of a total `W` gets `w / W` of the nodes, so trusting the wrong one costs at most
-    /// `W / w` times running the right one alone.
+    /// Each policy's runs per round, in the order of `order` (all 1: the plain round robin):
+    /// a policy of weight `w` runs the next `w` runs of its own restart schedule each round.
+    /// Zeros and missing entries count as 1, so every policy keeps a share and the search stays
+    /// complete: a policy of weight `w` out of a total `W` gets about `w / W` of the nodes, so
+    /// trusting the wrong one costs about `W / w` times running the right one alone.
     pub weights: Vec<u32>,
 }
 
 impl StrategyPlan {
-    /// A plan that gives the first policy of `order` `lead` times the others' budget.
+    /// A plan that gives the first policy of `order` `lead` runs per round, the others one.
     pub fn with_lead(order: Vec<usize>, lead: u32) -> StrategyPlan {
         let weights = (0..order.len())
             .map(|i| if i == 0 { lead.max(1) } else { 1 })
@@ -98,8 +98,8 @@ impl Portfolio {
         self.policies.iter().map(|p| p.name()).collect()
     }
 
-    /// Applies the ranker's plan for `problem`: reorders the policies and returns their node
-    /// budget weights in the new order (all 1 without a usable plan, or when `use_weights` is
+    /// Applies the ranker's plan for `problem`: reorders the policies and returns their
+    /// weights (runs per round) in the new order (all 1 without a usable plan, or when `use_weights` is
     /// off).
     pub(crate) fn apply_ranking(
         &mut self,

@@ -41,6 +41,10 @@ pub struct PortfolioArgs {
     /// `eval.json` files of strategy races on validation problems (other problems).
     #[arg(long, required = true, value_delimiter = ',')]
     validation_runs: Vec<PathBuf>,
+    /// `eval.json` files of strategy races on other problems (e.g. the public hard set), only
+    /// reported: the chosen schedule replayed on them, beside the equal-share round robin.
+    #[arg(long, value_delimiter = ',')]
+    report_runs: Vec<PathBuf>,
     /// The strategies the head ranks, `fixed` first (comma-separated; default: every policy of
     /// the training races, in the order they first appear).
     #[arg(long, value_delimiter = ',')]
@@ -614,6 +618,29 @@ pub fn run(args: PortfolioArgs) -> Result<(), String> {
         "training: regret {:.3} (fixed {:.3}), hit {:.3} (fixed {:.3})",
         t.regret, t.fixed_regret, t.hit, t.fixed_hit
     );
+    if !args.report_runs.is_empty() {
+        let other = read_races(&args.report_runs, Some(&train.strategies), &index)?;
+        let head = model.portfolio.as_ref().expect("the head was just set");
+        let net = PortfolioNetwork::new(head).map_err(|e| format!("exported head: {e}"))?;
+        let r = replay_head(&net, &other.examples, other.limit);
+        let equal = replay_all(
+            other
+                .examples
+                .iter()
+                .map(|e| (race_of(e), ((0..k).collect(), vec![1; k]))),
+            other.limit,
+        );
+        println!(
+            "--report-runs ({} problems, {} nodes): the head decides {}, mean PAR2 nodes {:.0}; \
+             equal shares {}, {:.0}",
+            other.examples.len(),
+            other.limit,
+            r.decided,
+            r.par2,
+            equal.decided,
+            equal.par2
+        );
+    }
     write_model(&model, &args.out)
 }
 

@@ -15,29 +15,37 @@ pub struct Race<'a> {
 }
 
 /// Total nodes until the first strategy decides, when `order` runs round robin with Luby
-/// rounds and strategy `order[i]` gets `weights[i]` times each round's budget; `None` when no
-/// strategy decides within `cap` nodes (or none decided in the races at all).
+/// restarts and strategy `order[i]` runs `weights[i]` runs of its own restart schedule each
+/// round (as the core's portfolio does); `None` when no strategy decides within `cap` nodes
+/// (or none decided in the races at all). Exact: each strategy's runs are its runs alone.
 pub fn replay(race: &Race<'_>, order: &[usize], weights: &[u32], cap: u64) -> Option<u64> {
+    let weight = |k: usize| weights.get(k).copied().unwrap_or(1).max(1);
+    let passes = (0..order.len()).map(weight).max().unwrap_or(1);
     let mut spent = vec![0u64; order.len()];
+    let mut own_runs = vec![0u32; order.len()];
     let mut total = 0u64;
-    for round in 0u32.. {
-        let nodes = round_budget(Schedule::Luby, round, race.buffers);
-        for (k, &s) in order.iter().enumerate() {
-            let want = nodes.saturating_mul(u64::from(weights.get(k).copied().unwrap_or(1)));
-            let want = want.min(cap.saturating_sub(total));
-            if let Some(needed) = race.nodes[s] {
-                if spent[k] + want >= needed {
-                    return Some(total + needed - spent[k]);
+    loop {
+        for pass in 0..passes {
+            for (k, &s) in order.iter().enumerate() {
+                if weight(k) <= pass {
+                    continue;
                 }
-            }
-            spent[k] += want;
-            total += want;
-            if total >= cap {
-                return None;
+                let want = round_budget(Schedule::Luby, own_runs[k], race.buffers)
+                    .min(cap.saturating_sub(total));
+                own_runs[k] += 1;
+                if let Some(needed) = race.nodes[s] {
+                    if spent[k] + want >= needed {
+                        return Some(total + needed - spent[k]);
+                    }
+                }
+                spent[k] += want;
+                total += want;
+                if total >= cap {
+                    return None;
+                }
             }
         }
     }
-    unreachable!("the rounds end at the cap")
 }
 
 /// A schedule's figures over a set of races at one node cap: problems decided, and the mean
@@ -91,8 +99,18 @@ mod tests {
             replay(&race, &[0, 1], &[1, 1], 10_000),
             Some(64 + 64 + 64 + 36)
         );
-        // The second strategy first with weight 2: it decides in the first round.
-        assert_eq!(replay(&race, &[1, 0], &[2, 1], 10_000), Some(100));
+        // Alone with weight 2: its own runs of 64, 64, as alone.
+        assert_eq!(replay(&race, &[1], &[2], 10_000), Some(100));
+        // Weight 2, either place: every strategy runs in a round's first pass (64 + 64), then
+        // only the heavier one, which decides 36 nodes into its second run.
+        assert_eq!(replay(&race, &[1, 0], &[2, 1], 10_000), Some(64 + 64 + 36));
+        assert_eq!(replay(&race, &[0, 1], &[1, 2], 10_000), Some(64 + 64 + 36));
+        // Weight 2 for the other one: round 1 is 64 + 64 + 64 (its runs 1 and 2); round 2
+        // starts with its third run (128), then the second decides 36 nodes in.
+        assert_eq!(
+            replay(&race, &[0, 1], &[2, 1], 10_000),
+            Some(64 + 64 + 64 + 128 + 36)
+        );
         // A cap below what it needs: not decided.
         assert_eq!(replay(&race, &[0, 1], &[1, 1], 200), None);
         // No strategy decides: not decided, whatever the cap.
