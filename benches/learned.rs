@@ -139,6 +139,7 @@ fn portfolio_head(c: &mut Criterion) {
         output: layer(16, 4),
         lead: 4,
         confidence_lead: false,
+        shares: None,
     };
     let network = PortfolioNetwork::new(&head).expect("valid head");
     let mut group = c.benchmark_group("portfolio_head");

@@ -25,6 +25,9 @@ pub struct EvalRun {
     pub major_backtracks: u64,
     /// Buffers of the problem (a search that never backtracks needs about this many nodes).
     pub buffers: usize,
+    /// The most free buffers the search had placed at once (see
+    /// [`SearchStats::deepest`](crate::search::SearchStats::deepest)).
+    pub deepest: u64,
 }
 
 /// Runs `solver` (with its policy `policy`) on `problem` at its capacity; a problem without a
@@ -48,6 +51,7 @@ pub fn run_policy(problem: &Problem, name: &str, policy: &PolicySpec, solver: &S
         nodes: stats.nodes,
         major_backtracks: stats.major_backtracks,
         buffers: problem.len(),
+        deepest: stats.deepest,
     }
 }
 
@@ -349,6 +353,7 @@ mod tests {
             nodes,
             major_backtracks: 0,
             buffers: 10,
+            deepest: 0,
         }
     }
 

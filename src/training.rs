@@ -4,12 +4,14 @@
 
 pub use crate::learned::{
     is_strategy_name, DenseLayer, ModelError, ModelFile, Network, Normalisation, PortfolioHead,
-    PortfolioNetwork, TrainingInfo, MAX_LEAD, MODEL_FORMAT, MODEL_FORMAT_VERSION,
+    PortfolioNetwork, ShareSchedule, TrainingInfo, MAX_LEAD, MODEL_FORMAT, MODEL_FORMAT_VERSION,
 };
 pub use crate::search::features::{
     CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION, NODE_FEATURES, PROBLEM_FEATURES,
     PROBLEM_FEATURE_SCHEMA_VERSION,
 };
+pub use crate::search::schedule::budget as round_budget;
+pub use crate::search::Schedule;
 pub use crate::solve_log::{
     read_log, read_log_file, CandidateRecord, Decision, Footer, Header, LogLine, SolveLog,
     TryRecord, TryResult, LOG_SCHEMA, LOG_SCHEMA_VERSION,

@@ -20,8 +20,8 @@ use telamalloc::cpsat::proto::{
 use telamalloc::generate::{perfect, random, CutStyle, PerfectOptions, RandomOptions};
 use telamalloc::io::read_problem;
 use telamalloc::{
-    validate, Algorithm, Buffer, Goal, Infeasibility, Problem, SearchOptions, Solution, SolveError,
-    Solver, Status,
+    validate, Algorithm, Buffer, Goal, Infeasibility, Limits, Problem, SearchOptions, Solution,
+    SolveError, Solver, Status,
 };
 
 fn varint(value: u64) -> Vec<u8> {
@@ -836,7 +836,13 @@ fn with_cpsat_the_answer_is_the_same_with_threads_and_run_to_run() {
     }
     let problem = non_guillotine(CPSAT_FAST);
     let run = |threads| {
+        // Bounded by nodes, not the 30 s of `with_cpsat`: a loaded machine must not make a
+        // run stop at another point, or fail to solve (CP-SAT's budget follows the nodes).
         let result = with_cpsat()
+            .limits(Limits {
+                timeout: None,
+                nodes: Some(50_000_000),
+            })
             .threads(threads)
             .seed(3)
             .solve(&problem, Goal::Fit(1 << 20))

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use telamalloc::generate::{perfect, CutStyle, PerfectOptions};
 use telamalloc::learned::{
     DenseLayer, LearnedPolicy, ModelError, ModelFile, Network, Normalisation, PortfolioHead,
-    PortfolioNetwork, PortfolioRanker,
+    PortfolioNetwork, PortfolioRanker, ShareSchedule,
 };
 use telamalloc::search::features::{PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION};
 use telamalloc::search::{
@@ -42,6 +42,7 @@ fn constant_head(bias: [f32; 4], lead: u32) -> PortfolioHead {
         },
         lead,
         confidence_lead: false,
+        shares: None,
     }
 }
 
@@ -200,9 +201,9 @@ fn head_orders_the_portfolio() {
         assert_eq!(network.lead(), 8);
         // The ranker holds no state: the lead comes with each problem's plan.
         let ranker = ranker_of(&model_with(head)).expect("a head");
-        let StrategyPlan { order, lead } = ranker.rank(&view, &slots).expect("a head ranks");
+        let StrategyPlan { order, weights } = ranker.rank(&view, &slots).expect("a head ranks");
         assert_eq!(order, expected.to_vec(), "bias {bias:?}");
-        assert_eq!(lead, 8);
+        assert_eq!(weights, [8, 1, 1, 1]);
         // Names the head does not know go last, in their order.
         let mut more = slots.clone();
         more.insert(1, "ZWA".into());
@@ -217,12 +218,136 @@ fn head_orders_the_portfolio() {
         let ranker = ranker_of(&model_with(head)).expect("a head");
         let plan = ranker.rank(&view, &slots).expect("a head ranks");
         assert_eq!(plan.order[0], if gap > 0.0 { 1 } else { 0 });
-        assert_eq!(plan.lead, lead, "gap {gap}");
+        assert_eq!(plan.weights, [lead, 1, 1, 1], "gap {gap}");
     }
     // Without a head, no ranker: no preference, no lead.
     let plain = ModelFile::linear(&[], 0.0);
     assert!(Network::new(&plain).expect("valid").portfolio().is_none());
     assert!(ranker_of(&plain).is_none());
+}
+
+#[test]
+fn share_schedules_give_every_strategy_a_bounded_share() {
+    let problem = perfect_problem(30, 1);
+    let root = RootNode::new(&problem, 4096);
+    let view = root.problem_view();
+    let slots: Vec<String> = ["learned", "WAT", "TAW", "TWA"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    // p = softmax(bias / temperature); share = max(p, floor); weight = share / least share.
+    // (bias, temperature, floor, order, weights)
+    type Case = ([f32; 4], f32, f32, [usize; 4], [u32; 4]);
+    let cases: [Case; 5] = [
+        // p = (1, 8, 1, 1) / 11: shares (0.1, 0.727, 0.1, 0.1).
+        (
+            [0.0, 8f32.ln(), 0.0, 0.0],
+            1.0,
+            0.1,
+            [1, 0, 2, 3],
+            [7, 1, 1, 1],
+        ),
+        // Twice the temperature: p = (1, 2.83, 1, 1) / 5.83, all above the floor.
+        (
+            [0.0, 8f32.ln(), 0.0, 0.0],
+            2.0,
+            0.1,
+            [1, 0, 2, 3],
+            [3, 1, 1, 1],
+        ),
+        // A floor of 1: the plain round robin, in the head's order.
+        (
+            [0.0, 8f32.ln(), 0.0, 0.0],
+            1.0,
+            1.0,
+            [1, 0, 2, 3],
+            [1, 1, 1, 1],
+        ),
+        // Two favourites: p = (4, 4, 1, 1) / 10 -> 4, 4, 1, 1.
+        (
+            [4f32.ln(), 0.0, 0.0, 4f32.ln()],
+            1.0,
+            0.05,
+            [0, 3, 1, 2],
+            [4, 4, 1, 1],
+        ),
+        // Certainty is capped: the least share is the floor, the weight at most 64.
+        (
+            [50.0, 0.0, 0.0, 0.0],
+            1.0,
+            0.001,
+            [0, 1, 2, 3],
+            [64, 1, 1, 1],
+        ),
+    ];
+    for (bias, temperature, floor, order, weights) in cases {
+        let mut head = constant_head(bias, 16);
+        head.shares = Some(ShareSchedule { temperature, floor });
+        let ranker = ranker_of(&model_with(head)).expect("a head");
+        let plan = ranker.rank(&view, &slots).expect("a head ranks");
+        assert_eq!(
+            plan.order, order,
+            "bias {bias:?} T {temperature} floor {floor}"
+        );
+        assert_eq!(
+            plan.weights, weights,
+            "bias {bias:?} T {temperature} floor {floor}"
+        );
+    }
+    // A schedule that cannot be used is an error when the model is read.
+    for (temperature, floor) in [(0.0, 0.1), (f32::NAN, 0.1), (1.0, 0.0), (1.0, 1.5)] {
+        let mut head = constant_head([0.0; 4], 16);
+        head.shares = Some(ShareSchedule { temperature, floor });
+        assert!(
+            matches!(PortfolioNetwork::new(&head), Err(ModelError::Malformed(_))),
+            "T {temperature} floor {floor}"
+        );
+    }
+}
+
+#[test]
+fn shared_budgets_still_return_valid_layouts() {
+    // Weights change only the budgets: on problems the round robin solves, the learned
+    // portfolio with any shares returns a valid layout.
+    let options = SearchOptions {
+        heuristic_first: false,
+        ..SearchOptions::default()
+    };
+    for seed in 0..6u64 {
+        let problem = perfect_problem(24 + 4 * seed as usize, seed);
+        for (bias, floor) in [([3.0, 0.0, 0.0, 0.0], 0.05), ([0.0, 0.0, 0.0, 3.0], 0.2)] {
+            let mut head = constant_head(bias, 16);
+            head.shares = Some(ShareSchedule {
+                temperature: 1.0,
+                floor,
+            });
+            let path = std::env::temp_dir().join(format!(
+                "telamalloc-shares-{}-{seed}-{floor}.json",
+                std::process::id()
+            ));
+            std::fs::write(&path, model_with(head).to_json()).unwrap();
+            let spec: PolicySpec = path.display().to_string().parse().unwrap();
+            let result = Solver::new()
+                .options(options.clone())
+                .policy(spec)
+                .nodes(200_000)
+                .solve(&problem, Goal::Fit(4096))
+                .expect("a well-formed problem");
+            std::fs::remove_file(&path).ok();
+            let solution = result
+                .solution
+                .as_ref()
+                .expect("a perfect packing is feasible");
+            let report = validate(&problem, solution, Some(4096));
+            assert!(report.is_valid(), "seed {seed}: {report}");
+            let weights = &result.search.as_ref().expect("searched").weights;
+            assert_eq!(weights.len(), 4, "seed {seed}");
+            assert!(
+                weights[0] > 1 && weights[1..].iter().all(|&w| w == 1),
+                "{weights:?}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -34,7 +34,8 @@ pub mod portfolio_head;
 
 pub use model_file::{
     is_strategy_name, DenseLayer, ModelError, ModelFile, Normalisation, PortfolioHead,
-    TrainingInfo, BUILT_IN_MODEL, DEFAULT_MODEL_PATH, MAX_LEAD, MODEL_FORMAT, MODEL_FORMAT_VERSION,
+    ShareSchedule, TrainingInfo, BUILT_IN_MODEL, DEFAULT_MODEL_PATH, MAX_LEAD, MODEL_FORMAT,
+    MODEL_FORMAT_VERSION,
 };
 pub use network::{Network, PortfolioNetwork};
 pub use node_policy::{fallback_warning, LearnedPolicy};

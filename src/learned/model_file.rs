@@ -367,7 +367,7 @@ impl DenseLayer {
     }
 }
 
-/// The most budget the first-ranked strategy may get per round, relative to the others.
+/// The most runs a strategy may make per round (its weight; the others make at least one).
 pub const MAX_LEAD: u32 = 64;
 
 /// A per-problem strategy ranker, as stored in a model file.
@@ -386,13 +386,70 @@ pub struct PortfolioHead {
     pub hidden: Vec<DenseLayer>,
     /// The output layer: one score per strategy.
     pub output: DenseLayer,
-    /// Budget multiplier of the first-ranked strategy in each round (1 to [`MAX_LEAD`]); with
-    /// `confidence_lead`, the most it may get.
+    /// Runs per round of the first-ranked strategy (1 to [`MAX_LEAD`]; the others make one);
+    /// with `confidence_lead`, the most it may get.
     pub lead: u32,
     /// Scale the lead per problem by the head's confidence: the softmax probability of the
     /// first choice over that of the second, rounded, between 1 and `lead`.
     #[serde(default)]
     pub confidence_lead: bool,
+    /// Budget shares for every strategy instead of one lead: when present, `lead` and
+    /// `confidence_lead` are not used (see [`ShareSchedule`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shares: Option<ShareSchedule>,
+}
+
+/// How a portfolio head's scores become every strategy's share of each restart round (its
+/// weight: how many runs of its own restart schedule it makes per round):
+/// `p = softmax(scores / temperature)`, each share `max(p, floor)`, and each strategy's weight
+/// its share over the smallest share, rounded, between 1 and [`MAX_LEAD`]. The floor bounds the
+/// regret: a strategy never gets less than about `floor` of the nodes, so a wrong first choice
+/// costs at most about `1 / floor` times running the right strategy alone.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShareSchedule {
+    /// Softmax temperature over the head's scores (above 0; higher: flatter shares).
+    pub temperature: f32,
+    /// The least share a strategy gets (above 0, at most 1).
+    pub floor: f32,
+}
+
+impl ShareSchedule {
+    /// Each strategy's budget weight (1 to [`MAX_LEAD`]) from the head's scores, in score order;
+    /// non-finite scores get the floor.
+    pub fn weights(&self, scores: &[f32]) -> Vec<u32> {
+        let scaled: Vec<f64> = scores
+            .iter()
+            .map(|&s| f64::from(s) / f64::from(self.temperature))
+            .map(|s| if s.is_finite() { s } else { f64::NEG_INFINITY })
+            .collect();
+        let top = scaled.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let floor = f64::from(self.floor);
+        let shares: Vec<f64> = if top.is_finite() {
+            let exp: Vec<f64> = scaled.iter().map(|&s| (s - top).exp()).collect();
+            let total: f64 = exp.iter().sum();
+            exp.iter().map(|&e| (e / total).max(floor)).collect()
+        } else {
+            vec![floor; scores.len()]
+        };
+        let least = shares.iter().copied().fold(f64::INFINITY, f64::min);
+        shares
+            .iter()
+            .map(|&share| (share / least).round().clamp(1.0, f64::from(MAX_LEAD)) as u32)
+            .collect()
+    }
+
+    fn check(&self) -> Result<(), String> {
+        if !(self.temperature.is_finite() && self.temperature > 0.0) {
+            return Err(format!(
+                "share temperature {} is not a positive number",
+                self.temperature
+            ));
+        }
+        if !(self.floor > 0.0 && self.floor <= 1.0) {
+            return Err(format!("share floor {} is not within (0, 1]", self.floor));
+        }
+        Ok(())
+    }
 }
 
 impl PortfolioHead {
@@ -433,6 +490,9 @@ impl PortfolioHead {
         }
         if !(1..=MAX_LEAD).contains(&self.lead) {
             return malformed(format!("lead {} is not within 1 to {MAX_LEAD}", self.lead));
+        }
+        if let Some(shares) = &self.shares {
+            shares.check().or_else(malformed)?;
         }
         let width = check_hidden(&self.hidden, self.features.len(), "portfolio ")?;
         self.output.check("portfolio output", width)?;

@@ -2,7 +2,9 @@
 //! risk heads) and, when it has one, a [`PortfolioNetwork`] (the per-problem strategy head). The
 //! input normalisation is folded into the first layer; batches are one matrix product per layer.
 
-use super::model_file::{DenseLayer, ModelError, ModelFile, Normalisation, PortfolioHead};
+use super::model_file::{
+    DenseLayer, ModelError, ModelFile, Normalisation, PortfolioHead, ShareSchedule,
+};
 use ndarray::{Array1, Array2, ArrayView2, Axis};
 use std::sync::{Arc, OnceLock};
 
@@ -240,6 +242,7 @@ pub struct PortfolioNetwork {
     output: Dense,
     lead: u32,
     confidence_lead: bool,
+    shares: Option<ShareSchedule>,
 }
 
 impl PortfolioNetwork {
@@ -254,6 +257,7 @@ impl PortfolioNetwork {
             output,
             lead: head.lead,
             confidence_lead: head.confidence_lead,
+            shares: head.shares,
         })
     }
 
@@ -278,8 +282,10 @@ impl PortfolioNetwork {
 
     /// The strategies' indices from most to least promising for a problem with these
     /// [`PROBLEM_FEATURES`](crate::search::features::PROBLEM_FEATURES) (equal or non-finite
-    /// scores keep the stored order), and the first one's lead for this problem.
-    pub fn rank(&self, features: &[f32]) -> (Vec<usize>, u32) {
+    /// scores keep the stored order), and each one's budget weight in that order: from the
+    /// head's [`ShareSchedule`] when it has one (the order is then by weight first), else the
+    /// first one's lead and 1 for the others.
+    pub fn rank(&self, features: &[f32]) -> (Vec<usize>, Vec<u32>) {
         let scores: Vec<f32> = self
             .scores(features)
             .into_iter()
@@ -287,7 +293,18 @@ impl PortfolioNetwork {
             .collect();
         let mut order: Vec<usize> = (0..scores.len()).collect();
         order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
-        (order.clone(), self.lead_for(&scores, &order))
+        if let Some(shares) = &self.shares {
+            let weights = shares.weights(&scores);
+            // Stable: equal weights keep the score order.
+            order.sort_by(|&a, &b| weights[b].cmp(&weights[a]));
+            let in_order = order.iter().map(|&i| weights[i]).collect();
+            return (order, in_order);
+        }
+        let lead = self.lead_for(&scores, &order);
+        let in_order = (0..order.len())
+            .map(|i| if i == 0 { lead } else { 1 })
+            .collect();
+        (order, in_order)
     }
 
     fn lead_for(&self, scores: &[f32], order: &[usize]) -> u32 {

@@ -1,7 +1,7 @@
 //! The portfolio head as a [`StrategyRanker`]: from a whole problem's features it orders the
-//! strategies of a learned portfolio and gives the first a lead (times the others' node budget
-//! each round), so a right guess costs little more than running that strategy alone and a wrong
-//! one still ends in the round robin (the search stays complete).
+//! strategies of a learned portfolio and gives each a weight (how many runs of its own restart
+//! schedule it makes per round), so a right guess costs little more than running that strategy alone and a wrong one
+//! still ends in the round robin (every strategy keeps a share; the search stays complete).
 
 use super::network::PortfolioNetwork;
 use crate::search::{ProblemView, StrategyPlan, StrategyRanker};
@@ -26,20 +26,23 @@ impl PortfolioRanker {
 
 impl StrategyRanker for PortfolioRanker {
     fn rank(&self, problem: &ProblemView<'_>, strategies: &[String]) -> Option<StrategyPlan> {
-        let (ranked, lead) = self.head.rank(&problem.features());
+        let (ranked, ranked_weights) = self.head.rank(&problem.features());
         let slot = |strategy: &str| {
             strategies
                 .iter()
                 .position(|n| n == strategy || (strategy == "fixed" && *n == self.own_name))
         };
-        let mut order: Vec<usize> = ranked
+        let (mut order, mut weights): (Vec<usize>, Vec<u32>) = ranked
             .into_iter()
-            .filter_map(|i| slot(&self.head.strategies()[i]))
-            .collect();
+            .zip(ranked_weights)
+            .filter_map(|(i, w)| slot(&self.head.strategies()[i]).map(|s| (s, w)))
+            .unzip();
+        // Strategies the head does not know run last, with the least share.
         let missing: Vec<usize> = (0..strategies.len())
             .filter(|i| !order.contains(i))
             .collect();
+        weights.extend(missing.iter().map(|_| 1));
         order.extend(missing);
-        Some(StrategyPlan { order, lead })
+        Some(StrategyPlan { order, weights })
     }
 }

@@ -271,6 +271,7 @@ impl<'a> Searcher<'a> {
     /// Counts a node; stops on the budget, the deadline or cancellation.
     fn tick(&mut self) -> Option<Stop> {
         self.stats.nodes += 1;
+        self.stats.deepest = self.stats.deepest.max(self.state.placed as u64);
         let limits = &mut self.limits;
         if limits.nodes == 0 {
             return Some(Stop::Budget);

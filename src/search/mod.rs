@@ -183,9 +183,9 @@ pub(crate) fn fit(
                 let view = ProblemView {
                     instance: &instance,
                 };
-                let lead = portfolio.apply_ranking(&view, options.portfolio_lead);
+                let weights = portfolio.apply_ranking(&view, options.portfolio_shares);
                 stats.portfolio = portfolio.names();
-                stats.lead = lead;
+                stats.weights = weights.clone();
                 let settings = portfolio::RunSettings {
                     stop,
                     // The hint dive's nodes count against the limit.
@@ -193,7 +193,7 @@ pub(crate) fn fit(
                     observer: observer
                         .as_mut()
                         .map(|o| &mut **o as &mut dyn SearchObserver),
-                    lead,
+                    weights,
                     external,
                 };
                 match portfolio::run(&instance, options, portfolio.policies, settings, &mut stats) {

@@ -71,9 +71,10 @@ pub struct SearchOptions {
     pub restarts: bool,
     /// The restart schedule.
     pub schedule: Schedule,
-    /// When a strategy ranker (a learned portfolio head) orders the portfolio for the problem,
-    /// give its first choice the ranker's lead (times the others' node budget) each round.
-    pub portfolio_lead: bool,
+    /// When a strategy ranker (a learned portfolio head) plans the portfolio for the problem,
+    /// give each policy the ranker's weight, its runs per round (off: the ranker's order, one
+    /// run each per round).
+    pub portfolio_shares: bool,
     /// Try the fast baselines first and return at once when one fits the capacity.
     pub heuristic_first: bool,
     /// CP-SAT as one more member of every portfolio round, after the policies, with a
@@ -104,7 +105,7 @@ impl Default for SearchOptions {
             major_backtrack: false,
             restarts: true,
             schedule: Schedule::Luby,
-            portfolio_lead: true,
+            portfolio_shares: true,
             heuristic_first: true,
             cpsat: false,
             threads: 1,
@@ -237,9 +238,9 @@ pub const SWITCHES: [Switch; 19] = [
         "restart over the portfolio with growing budgets"
     ),
     switch!(
-        "portfolio-lead",
-        portfolio_lead,
-        "give a ranker's first choice a larger budget"
+        "portfolio-shares",
+        portfolio_shares,
+        "give each strategy the ranker's share of every round's runs"
     ),
     switch!(
         "heuristic-first",

@@ -52,9 +52,11 @@ pub struct RunSettings<'a> {
     pub node_limit: Option<u64>,
     /// The observer of the search, if any.
     pub observer: Option<&'a mut dyn SearchObserver>,
-    /// The first policy's node budget per round, in multiples of the others' (1: plain round
-    /// robin).
-    pub lead: u64,
+    /// Each policy's runs per round, in policy order: policy `i` runs the next `weights[i]` runs
+    /// of its own restart schedule each round, so its runs are exactly its runs alone, only
+    /// interleaved with the others' (missing entries and zeros count as 1; all 1: the plain
+    /// round robin).
+    pub weights: Vec<u64>,
     /// One more member of every round, before or after the policies as it asks.
     pub external: Option<&'a dyn ExternalMember>,
 }
@@ -151,25 +153,11 @@ fn in_run_order<T>(mut policies: Vec<T>, external: Option<(T, bool)>) -> Vec<T> 
     policies
 }
 
-/// What each run of a round asks for, in run order: the first policy `lead` times `nodes`, the
-/// other policies `nodes`, the external member its own budget for `nodes`.
-fn wanted(
-    nodes: u64,
-    lead: u64,
-    policies: usize,
-    external: Option<&dyn ExternalMember>,
-) -> Vec<u64> {
-    let policy = |i| {
-        if i == 0 {
-            nodes.saturating_mul(lead.max(1))
-        } else {
-            nodes
-        }
-    };
-    in_run_order(
-        (0..policies).map(policy).collect(),
-        external.map(|m| (m.budget(nodes), m.runs_first())),
-    )
+/// Each policy's weight, from the settings' (missing entries and zeros count as 1).
+fn run_weights(weights: &[u64], policies: usize) -> Vec<u64> {
+    (0..policies)
+        .map(|i| weights.get(i).copied().unwrap_or(1).max(1))
+        .collect()
 }
 
 /// Each run's node budget in a round, fixed before the round starts so that threads and
@@ -230,7 +218,6 @@ fn run_here(
     }
     let external = settings.external.filter(|_| options.restarts);
     let first = external.is_some_and(|m| m.runs_first());
-    let external_at = external.map(|_| if first { 0 } else { workers.len() });
     let pool = (options.threads > 1).then(|| {
         rayon::ThreadPoolBuilder::new()
             .num_threads(options.threads)
@@ -245,78 +232,99 @@ fn run_here(
     } else {
         options.schedule
     };
+    let weights = run_weights(&settings.weights, workers.len());
+    let passes = weights.iter().copied().max().unwrap_or(1);
+    // Each policy's place in its own restart schedule: its runs so far.
+    let mut own_runs = vec![0u32; workers.len()];
     let mut spent: u64 = 0;
     let mut runs: u64 = 0;
     for round in 0u32.. {
-        let nodes = if options.restarts {
-            budget(schedule, round, instance.free.len())
-        } else {
-            u64::MAX
-        };
-        let wanted = wanted(nodes, settings.lead, workers.len(), external);
-        let Some(budgets) = round_budgets(&wanted, settings.node_limit, spent) else {
-            return Verdict::Limit;
-        };
-        let first_run = runs as u32;
-        let names = in_run_order(
-            workers.iter().map(|w| w.policy.name()).collect(),
-            external.map(|m| (m.name().to_string(), first)),
-        );
-        let policy_jobs = workers
-            .iter_mut()
-            .enumerate()
-            .map(|(i, worker)| {
-                let run = usize::from(first) + i;
-                let observer = settings
-                    .observer
-                    .as_mut()
-                    .and_then(|o| o.run_observer(first_run + run as u32, &names[run]));
-                Job::Policy(worker, observer)
-            })
-            .collect();
-        let jobs = in_run_order(policy_jobs, external.map(|m| (Job::External(m), first)));
-        let round = Round {
-            instance,
-            options,
-            budgets: &budgets,
-            stop: settings.stop,
-        };
-        let results = match &pool {
-            Some(pool) => pool.install(|| round.parallel(jobs)),
-            None => round.sequential(jobs),
-        };
-        for (i, end, run_stats, run_observer) in results {
-            stats.add(&run_stats);
-            if let Some(observer) = settings.observer.as_mut() {
-                let summary = RunSummary {
-                    run: first_run + i as u32,
-                    policy: names[i].clone(),
-                    stats: run_stats.clone(),
-                };
-                observer.on_run_end(&summary, run_observer);
+        for pass in 0..passes {
+            // Pass `p` of a round runs the policies whose weight is above `p`, each with the
+            // next budget of its own schedule; the external member runs in the first pass.
+            let budget_of = |run: u32| {
+                if options.restarts {
+                    budget(schedule, run, instance.free.len())
+                } else {
+                    u64::MAX
+                }
+            };
+            let in_pass: Vec<usize> = (0..workers.len()).filter(|&i| weights[i] > pass).collect();
+            let external = external.filter(|_| pass == 0);
+            let external_at = external.map(|_| if first { 0 } else { in_pass.len() });
+            let wanted = in_run_order(
+                in_pass.iter().map(|&i| budget_of(own_runs[i])).collect(),
+                external.map(|m| (m.budget(budget_of(round)), m.runs_first())),
+            );
+            let Some(budgets) = round_budgets(&wanted, settings.node_limit, spent) else {
+                return Verdict::Limit;
+            };
+            for &i in &in_pass {
+                own_runs[i] += 1;
             }
-            // The external member's work is its budget, counted when it runs to it.
-            spent = spent.saturating_add(if external_at != Some(i) {
-                run_stats.nodes
-            } else if matches!(end, RunEnd::Budget) {
-                budgets[i]
-            } else {
-                0
-            });
-            runs += 1;
-            stats.restarts = runs - 1;
-            match end {
-                RunEnd::Found(offsets) => {
-                    stats.policy = Some(names[i].clone());
-                    return Verdict::Found(offsets);
+            let first_run = runs as u32;
+            let names = in_run_order(
+                in_pass.iter().map(|&i| workers[i].policy.name()).collect(),
+                external.map(|m| (m.name().to_string(), first)),
+            );
+            let policy_jobs = workers
+                .iter_mut()
+                .enumerate()
+                .filter(|(i, _)| weights[*i] > pass)
+                .enumerate()
+                .map(|(k, (_, worker))| {
+                    let run = usize::from(external_at == Some(0)) + k;
+                    let observer = settings
+                        .observer
+                        .as_mut()
+                        .and_then(|o| o.run_observer(first_run + run as u32, &names[run]));
+                    Job::Policy(worker, observer)
+                })
+                .collect();
+            let jobs = in_run_order(policy_jobs, external.map(|m| (Job::External(m), first)));
+            let round = Round {
+                instance,
+                options,
+                budgets: &budgets,
+                stop: settings.stop,
+            };
+            let results = match &pool {
+                Some(pool) => pool.install(|| round.parallel(jobs)),
+                None => round.sequential(jobs),
+            };
+            for (i, end, run_stats, run_observer) in results {
+                stats.add(&run_stats);
+                if let Some(observer) = settings.observer.as_mut() {
+                    let summary = RunSummary {
+                        run: first_run + i as u32,
+                        policy: names[i].clone(),
+                        stats: run_stats.clone(),
+                    };
+                    observer.on_run_end(&summary, run_observer);
                 }
-                RunEnd::Infeasible(why) => {
-                    stats.policy = Some(names[i].clone());
-                    return Verdict::Infeasible(why);
+                // The external member's work is its budget, counted when it runs to it.
+                spent = spent.saturating_add(if external_at != Some(i) {
+                    run_stats.nodes
+                } else if matches!(end, RunEnd::Budget) {
+                    budgets[i]
+                } else {
+                    0
+                });
+                runs += 1;
+                stats.restarts = runs - 1;
+                match end {
+                    RunEnd::Found(offsets) => {
+                        stats.policy = Some(names[i].clone());
+                        return Verdict::Found(offsets);
+                    }
+                    RunEnd::Infeasible(why) => {
+                        stats.policy = Some(names[i].clone());
+                        return Verdict::Infeasible(why);
+                    }
+                    RunEnd::Stopped => return Verdict::Limit,
+                    RunEnd::Budget => {}
+                    RunEnd::Outranked => unreachable!("an earlier run of the round decided"),
                 }
-                RunEnd::Stopped => return Verdict::Limit,
-                RunEnd::Budget => {}
-                RunEnd::Outranked => unreachable!("an earlier run of the round decided"),
             }
         }
     }
@@ -509,7 +517,7 @@ mod tests {
             stop: Deadline::none(),
             node_limit,
             observer: None,
-            lead: 1,
+            weights: Vec::new(),
             external: Some(&oracle),
         };
         let policies = Portfolio::round_robin(instance.free.len(), true).policies;
@@ -524,7 +532,7 @@ mod tests {
             stop: Deadline::none(),
             node_limit: Some(nodes),
             observer: None,
-            lead: 1,
+            weights: Vec::new(),
             external: None,
         };
         let policies = Portfolio::round_robin(instance.free.len(), true).policies;
@@ -547,6 +555,87 @@ mod tests {
             Verdict::Infeasible(_) => (None, true, counts),
             Verdict::Limit => (None, false, counts),
         }
+    }
+
+    /// Records every run's policy and nodes.
+    struct RunLog(Vec<(String, u64)>);
+
+    impl SearchObserver for RunLog {
+        fn on_run_end(&mut self, summary: &RunSummary, _: Option<Box<dyn RunObserver>>) {
+            self.0.push((summary.policy.clone(), summary.stats.nodes));
+        }
+    }
+
+    /// The runs of the default portfolio with `weights` on [`instance`] within `nodes`.
+    fn weighted_runs(weights: Vec<u64>, nodes: u64, threads: usize) -> Vec<(String, u64)> {
+        let instance = instance();
+        let mut log = RunLog(Vec::new());
+        let settings = RunSettings {
+            stop: Deadline::none(),
+            node_limit: Some(nodes),
+            observer: Some(&mut log),
+            weights,
+            external: None,
+        };
+        let options = SearchOptions {
+            threads,
+            ..SearchOptions::default()
+        };
+        let policies = Portfolio::round_robin(instance.free.len(), true).policies;
+        let verdict = run(
+            &instance,
+            &options,
+            policies,
+            settings,
+            &mut SearchStats::default(),
+        );
+        assert!(matches!(verdict, Verdict::Limit), "not decided this early");
+        log.0
+    }
+
+    #[test]
+    fn a_weight_is_runs_of_the_policys_own_schedule_per_round() {
+        assert_eq!(run_weights(&[], 3), [1, 1, 1]);
+        assert_eq!(run_weights(&[3, 0], 3), [3, 1, 1]);
+        let unit = instance().free.len() as u64;
+        // Luby budgets in units of 4 x buffers: 1, 1, 2, 1, 1, 2, 4. The first policy runs 3
+        // times per round, the others once: each policy's runs follow its own schedule.
+        let runs = weighted_runs(vec![3, 1, 1, 1], 17 * 4 * unit, 1);
+        let expected: Vec<(&str, u64)> = vec![
+            ("fixed", 1),
+            ("WAT", 1),
+            ("TAW", 1),
+            ("TWA", 1),
+            ("fixed", 1),
+            ("fixed", 2),
+            // Round 2.
+            ("fixed", 1),
+            ("WAT", 1),
+            ("TAW", 1),
+            ("TWA", 1),
+            ("fixed", 1),
+            ("fixed", 2),
+            // Round 3: what the limit leaves.
+            ("fixed", 4),
+        ];
+        let got: Vec<(&str, u64)> = runs
+            .iter()
+            // A run may count the one node it stops on.
+            .map(|(p, n)| (p.as_str(), (n + 2 * unit) / (4 * unit)))
+            .collect();
+        assert_eq!(got[..12], expected[..12]);
+        assert_eq!(got.len(), expected.len(), "{got:?}");
+        assert_eq!(got[12].0, "fixed");
+        assert!(got[12].1 <= 4, "{got:?}");
+        // The runs of a policy are its runs alone: the same nodes, run for run, with threads.
+        let alone = weighted_runs(vec![1, 1, 1, 1], 17 * 4 * unit, 1);
+        let of = |runs: &[(String, u64)], policy: &str| -> Vec<u64> {
+            runs.iter().filter(|r| r.0 == policy).map(|r| r.1).collect()
+        };
+        let (weighted, equal) = (of(&runs, "WAT"), of(&alone, "WAT"));
+        assert_eq!(weighted[..], equal[..weighted.len()]);
+        let threaded = weighted_runs(vec![3, 1, 1, 1], 17 * 4 * unit, 2);
+        assert_eq!(threaded, runs);
     }
 
     #[test]

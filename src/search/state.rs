@@ -46,6 +46,8 @@ pub struct State {
     /// Whether [`State::place`] collects the sections of the buffers whose lowest offset it
     /// raised (for the overload check).
     pub track_raised: bool,
+    /// Free buffers placed now.
+    pub placed: usize,
     /// The sections of the buffers whose lowest offset the last placement raised.
     raised: Vec<u32>,
     /// The epoch at which each section last entered `raised`.
@@ -100,6 +102,7 @@ impl State {
             stamp: vec![0; instance.members.len()],
             epoch: 0,
             track_raised: false,
+            placed: 0,
             raised: Vec::new(),
             raised_stamp: vec![0; instance.members.len()],
             lifted: Vec::new(),
@@ -135,6 +138,7 @@ impl State {
         unplaced_floor: bool,
     ) {
         let end = offset + instance.sizes[buffer];
+        self.placed += 1;
         self.offsets[buffer] = offset;
         self.levels[buffer] = level;
         self.solution[buffer] = offset;
@@ -273,6 +277,7 @@ impl State {
 
     /// Undoes the placement of `buffer`, restoring the trail to `mark`.
     pub fn undo(&mut self, instance: &Instance, buffer: usize, mark: usize) {
+        self.placed -= 1;
         while self.trail.len() > mark {
             match self.trail.pop().expect("trail longer than mark") {
                 Change::MinOffset { buffer, base, min } => {

@@ -11,6 +11,11 @@ pub struct SearchStats {
     pub minor_backtracks: u64,
     /// Major backtracks: jumps back to the placements behind a conflict.
     pub major_backtracks: u64,
+    /// The most free buffers placed at once at any node of any run: how far the search got.
+    /// Independent parts are searched one after another and each solved part is set aside,
+    /// so a solved problem may show fewer than all its buffers.
+    #[serde(default)]
+    pub deepest: u64,
     /// Restarts (runs after the first).
     pub restarts: u64,
     /// Nodes refuted at once by the node cache.
@@ -33,10 +38,10 @@ pub struct SearchStats {
     /// The portfolio's policies in the order they ran (empty if the search did not run).
     #[serde(default)]
     pub portfolio: Vec<String>,
-    /// The first policy's node budget per round, in multiples of the others' (1: plain round
-    /// robin; 0 if the search did not run).
+    /// Each policy's runs per round, in the order of `portfolio` (all 1: the plain round robin;
+    /// empty if the search did not run).
     #[serde(default)]
-    pub lead: u64,
+    pub weights: Vec<u64>,
     /// Wall-clock seconds spent in the external member of the rounds (CP-SAT with `--with
     /// cpsat`; 0 without one).
     #[serde(default)]
@@ -48,6 +53,7 @@ impl SearchStats {
     /// member's seconds).
     pub(crate) fn add(&mut self, other: &SearchStats) {
         self.nodes += other.nodes;
+        self.deepest = self.deepest.max(other.deepest);
         self.external_seconds += other.external_seconds;
         self.minor_backtracks += other.minor_backtracks;
         self.major_backtracks += other.major_backtracks;

@@ -1,6 +1,6 @@
 //! The per-problem seam of the search: which node policies run (a [`Portfolio`]), and a
-//! [`StrategyRanker`] that may order them for a problem and give the first a larger share of
-//! each restart round's node budget.
+//! [`StrategyRanker`] that may order them for a problem and give each its share of every
+//! restart round's node budget.
 
 use super::features::{problem_features, PROBLEM_FEATURES};
 use super::instance::Instance;
@@ -33,9 +33,22 @@ impl ProblemView<'_> {
 pub struct StrategyPlan {
     /// The order in which to run the portfolio's policies: indices into its names, each once.
     pub order: Vec<usize>,
-    /// The first policy's node budget per round, in multiples of the others' (1: plain round
-    /// robin).
-    pub lead: u32,
+    /// Each policy's runs per round, in the order of `order` (all 1: the plain round robin):
+    /// a policy of weight `w` runs the next `w` runs of its own restart schedule each round.
+    /// Zeros and missing entries count as 1, so every policy keeps a share and the search stays
+    /// complete: a policy of weight `w` out of a total `W` gets about `w / W` of the nodes, so
+    /// trusting the wrong one costs about `W / w` times running the right one alone.
+    pub weights: Vec<u32>,
+}
+
+impl StrategyPlan {
+    /// A plan that gives the first policy of `order` `lead` runs per round, the others one.
+    pub fn with_lead(order: Vec<usize>, lead: u32) -> StrategyPlan {
+        let weights = (0..order.len())
+            .map(|i| if i == 0 { lead.max(1) } else { 1 })
+            .collect();
+        StrategyPlan { order, weights }
+    }
 }
 
 /// Orders a portfolio's strategies for a problem (e.g. a learned portfolio head). Whatever it
@@ -43,7 +56,7 @@ pub struct StrategyPlan {
 /// that is not a permutation of the strategies is ignored.
 pub trait StrategyRanker: Send + Sync {
     /// The plan for the problem of `problem`, given the portfolio's policy names in their
-    /// default order; `None` keeps that order with no lead.
+    /// default order; `None` keeps that order with equal budgets.
     fn rank(&self, problem: &ProblemView<'_>, strategies: &[String]) -> Option<StrategyPlan>;
 }
 
@@ -85,27 +98,35 @@ impl Portfolio {
         self.policies.iter().map(|p| p.name()).collect()
     }
 
-    /// Applies the ranker's plan for `problem`: reorders the policies and returns the lead
-    /// (1 without a usable plan, or when `use_lead` is off).
-    pub(crate) fn apply_ranking(&mut self, problem: &ProblemView<'_>, use_lead: bool) -> u64 {
+    /// Applies the ranker's plan for `problem`: reorders the policies and returns their
+    /// weights (runs per round) in the new order (all 1 without a usable plan, or when `use_weights` is
+    /// off).
+    pub(crate) fn apply_ranking(
+        &mut self,
+        problem: &ProblemView<'_>,
+        use_weights: bool,
+    ) -> Vec<u64> {
+        let equal = vec![1; self.policies.len()];
         let Some(ranker) = &self.ranker else {
-            return 1;
+            return equal;
         };
         let Some(plan) = ranker.rank(problem, &self.names()) else {
-            return 1;
+            return equal;
         };
         if !is_permutation(&plan.order, self.policies.len()) {
-            return 1;
+            return equal;
         }
         let mut slots: Vec<Option<Box<dyn NodePolicy>>> = std::mem::take(&mut self.policies)
             .into_iter()
             .map(Some)
             .collect();
         self.policies = plan.order.iter().filter_map(|&i| slots[i].take()).collect();
-        if use_lead {
-            u64::from(plan.lead.max(1))
+        if use_weights {
+            (0..self.policies.len())
+                .map(|i| u64::from(plan.weights.get(i).copied().unwrap_or(1).max(1)))
+                .collect()
         } else {
-            1
+            equal
         }
     }
 }

@@ -14,6 +14,7 @@ mod data;
 mod eval;
 mod net;
 mod portfolio;
+mod schedule;
 
 use burn::optim::AdamConfig;
 use burn::tensor::Device;

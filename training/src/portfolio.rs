@@ -7,7 +7,13 @@
 //! output per strategy, trained with a softmax cross-entropy towards soft targets
 //! `q_s ~ (best cost / cost_s)^2`, each problem weighted by `ln(worst / best)` (problems where the
 //! choice does not matter weigh nothing). Early stopping on the validation regret.
+//!
+//! With `--share-temperatures` and `--share-floors`, the head's scores become every strategy's
+//! budget share ([`ShareSchedule`]); the pair is chosen on validation by replaying the races
+//! (`crate::schedule`): most problems decided within the races' node limit, then the lowest
+//! PAR2 nodes.
 
+use crate::schedule::{replay_all, Race, Replayed};
 use burn::module::Module;
 use burn::nn::Linear;
 use burn::optim::{AdamConfig, GradientsParams};
@@ -23,7 +29,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use telamalloc::training::{
     is_strategy_name, problem_features, ModelFile, Normalisation, PortfolioHead, PortfolioNetwork,
-    PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION,
+    ShareSchedule, PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION,
 };
 
 /// Trains the portfolio head and adds it to a model file.
@@ -35,6 +41,14 @@ pub struct PortfolioArgs {
     /// `eval.json` files of strategy races on validation problems (other problems).
     #[arg(long, required = true, value_delimiter = ',')]
     validation_runs: Vec<PathBuf>,
+    /// `eval.json` files of strategy races on other problems (e.g. the public hard set), only
+    /// reported: the chosen schedule replayed on them, beside the equal-share round robin.
+    #[arg(long, value_delimiter = ',')]
+    report_runs: Vec<PathBuf>,
+    /// The strategies the head ranks, `fixed` first (comma-separated; default: every policy of
+    /// the training races, in the order they first appear).
+    #[arg(long, value_delimiter = ',')]
+    strategies: Vec<String>,
     /// Folders holding the problems the runs name (found by file name).
     #[arg(long, required = true, value_delimiter = ',')]
     problems: Vec<PathBuf>,
@@ -55,6 +69,12 @@ pub struct PortfolioArgs {
     /// Scale the lead per problem by the head's confidence (p(first) / p(second), rounded).
     #[arg(long)]
     confidence_lead: bool,
+    /// Softmax temperatures to try for budget shares (comma-separated; with --share-floors).
+    #[arg(long, value_delimiter = ',')]
+    share_temperatures: Vec<f32>,
+    /// Share floors to try (comma-separated, each in (0, 1]; with --share-temperatures).
+    #[arg(long, value_delimiter = ',')]
+    share_floors: Vec<f32>,
     /// The most epochs.
     #[arg(long, default_value_t = 400)]
     epochs: usize,
@@ -81,12 +101,18 @@ struct Run {
     problem: String,
     status: String,
     nodes: u64,
+    #[serde(default)]
+    buffers: usize,
 }
 
-/// One problem: its features and the cost of each strategy.
+/// One problem: its features, the cost of each strategy, and what the races saw.
 struct Example {
     features: Vec<f32>,
     costs: Vec<f64>,
+    /// Each strategy's nodes when it decided within the races' limit.
+    nodes: Vec<Option<u64>>,
+    /// Free buffers (the restart rounds' budget unit).
+    buffers: usize,
 }
 
 impl Example {
@@ -117,6 +143,8 @@ struct Races {
     examples: Vec<Example>,
     problems: usize,
     hash: u64,
+    /// The races' node limit (the most nodes any run took).
+    limit: u64,
 }
 
 /// Reads race files: one example per problem that every strategy ran on.
@@ -157,27 +185,29 @@ fn read_races(
         ));
     }
     let limit = runs.iter().map(|r| r.nodes).max().unwrap_or(1) as f64;
-    let mut by_problem: BTreeMap<String, Vec<Option<f64>>> = BTreeMap::new();
+    // Per problem and strategy: its nodes if it decided (`Some(None)`: ran, did not decide).
+    type Seen = Vec<Option<Option<u64>>>;
+    let mut by_problem: BTreeMap<String, (Seen, usize)> = BTreeMap::new();
     for r in &runs {
         let Some(s) = strategies.iter().position(|s| *s == r.policy) else {
             continue;
         };
         let decided = r.status == "solved" || r.status == "infeasible";
-        let cost = if decided {
-            r.nodes.max(1) as f64
-        } else {
-            2.0 * limit
-        };
-        by_problem
+        let entry = by_problem
             .entry(r.problem.clone())
-            .or_insert_with(|| vec![None; strategies.len()])[s] = Some(cost);
+            .or_insert_with(|| (vec![None; strategies.len()], r.buffers));
+        entry.0[s] = Some(decided.then_some(r.nodes.max(1)));
     }
     let mut examples = Vec::new();
     let problems = by_problem.len();
-    for (name, costs) in by_problem {
-        let Some(costs) = costs.into_iter().collect::<Option<Vec<f64>>>() else {
+    for (name, (seen, buffers)) in by_problem {
+        let Some(nodes) = seen.into_iter().collect::<Option<Vec<Option<u64>>>>() else {
             continue; // not every strategy ran on it
         };
+        let costs = nodes
+            .iter()
+            .map(|n| n.map_or(2.0 * limit, |n| n as f64))
+            .collect();
         let path = index
             .get(&name)
             .ok_or_else(|| format!("problem {name} is in no --problems folder"))?;
@@ -188,6 +218,8 @@ fn read_races(
         examples.push(Example {
             features: problem_features(&problem, capacity).to_vec(),
             costs,
+            nodes,
+            buffers,
         });
     }
     Ok(Races {
@@ -195,6 +227,7 @@ fn read_races(
         examples,
         problems,
         hash,
+        limit: limit as u64,
     })
 }
 
@@ -315,7 +348,76 @@ fn head_of(
         output: crate::net::dense(&net.output),
         lead,
         confidence_lead,
+        shares: None,
     }
+}
+
+/// A head's plans replayed over `data` at `cap` nodes.
+fn replay_head(network: &PortfolioNetwork, data: &[Example], cap: u64) -> Replayed {
+    replay_all(
+        data.iter().map(|e| (race_of(e), network.rank(&e.features))),
+        cap,
+    )
+}
+
+fn race_of(e: &Example) -> Race<'_> {
+    Race {
+        buffers: e.buffers,
+        nodes: &e.nodes,
+    }
+}
+
+/// Chooses the share schedule on validation: every (temperature, floor) pair replayed, the most
+/// decided and then the lowest PAR2 nodes first. Prints the table, with the equal-share round
+/// robin of the same strategies and the head's lead schedule for comparison.
+fn choose_shares(
+    head: &PortfolioHead,
+    (temperatures, floors): (&[f32], &[f32]),
+    valid: &Races,
+) -> Result<(ShareSchedule, Replayed), String> {
+    let cap = valid.limit;
+    let data = &valid.examples;
+    let k = head.strategies.len();
+    let equal = replay_all(
+        data.iter()
+            .map(|e| (race_of(e), ((0..k).collect(), vec![1; k]))),
+        cap,
+    );
+    let lead_net = PortfolioNetwork::new(head).map_err(|e| format!("exported head: {e}"))?;
+    let lead = replay_head(&lead_net, data, cap);
+    println!(
+        "share schedules replayed on validation ({} problems, {cap} nodes): decided, mean PAR2 nodes",
+        data.len()
+    );
+    println!(
+        "  round robin of the {k} strategies, equal shares: {} , {:.0}",
+        equal.decided, equal.par2
+    );
+    println!(
+        "  the head's first choice with lead {}: {} , {:.0}",
+        head.lead, lead.decided, lead.par2
+    );
+    let mut best: Option<(ShareSchedule, Replayed)> = None;
+    for &temperature in temperatures {
+        for &floor in floors {
+            let schedule = ShareSchedule { temperature, floor };
+            let mut with = head.clone();
+            with.shares = Some(schedule);
+            let net = PortfolioNetwork::new(&with).map_err(|e| format!("--share-*: {e}"))?;
+            let r = replay_head(&net, data, cap);
+            println!(
+                "  temperature {temperature}, floor {floor}: {} , {:.0}",
+                r.decided, r.par2
+            );
+            let better = best.as_ref().is_none_or(|(_, b)| {
+                r.decided > b.decided || (r.decided == b.decided && r.par2 < b.par2)
+            });
+            if better {
+                best = Some((schedule, r));
+            }
+        }
+    }
+    best.ok_or_else(|| "no share schedule to choose from".into())
 }
 
 /// Trains the head and writes the model file.
@@ -324,7 +426,8 @@ pub fn run(args: PortfolioArgs) -> Result<(), String> {
         return Err("--hidden widths, --batch and --epochs must be positive".into());
     }
     let index = problem_index(&args.problems)?;
-    let train = read_races(&args.runs, None, &index)?;
+    let chosen = (!args.strategies.is_empty()).then_some(args.strategies.as_slice());
+    let train = read_races(&args.runs, chosen, &index)?;
     let valid = read_races(&args.validation_runs, Some(&train.strategies), &index)?;
     if train.strategies.first().map(String::as_str) != Some("fixed") {
         return Err("the races must list `fixed` first (the learned policy's own slot)".into());
@@ -349,6 +452,8 @@ pub fn run(args: PortfolioArgs) -> Result<(), String> {
         .map(|e| Example {
             features: e.features.clone(),
             costs: e.costs.clone(),
+            nodes: e.nodes.clone(),
+            buffers: e.buffers,
         })
         .collect();
     let (mean, std) = normalisation(&owned);
@@ -418,7 +523,19 @@ pub fn run(args: PortfolioArgs) -> Result<(), String> {
         }
     }
     bar.finish_and_clear();
-    let (_, best_epoch, head) = best.expect("at least one epoch");
+    let (_, best_epoch, mut head) = best.expect("at least one epoch");
+    if !args.share_temperatures.is_empty() || !args.share_floors.is_empty() {
+        let (schedule, replayed) = choose_shares(
+            &head,
+            (&args.share_temperatures, &args.share_floors),
+            &valid,
+        )?;
+        println!(
+            "chosen: temperature {}, floor {} ({} decided, mean PAR2 nodes {:.0})",
+            schedule.temperature, schedule.floor, replayed.decided, replayed.par2
+        );
+        head.shares = Some(schedule);
+    }
     let scorer = PortfolioNetwork::new(&head).map_err(|e| format!("exported head: {e}"))?;
     let v = figures(&scorer, &valid.examples);
     let t = figures(&scorer, &train.examples);
@@ -442,6 +559,12 @@ pub fn run(args: PortfolioArgs) -> Result<(), String> {
     put(&mut model, "validation_fixed_regret", v.fixed_regret);
     put(&mut model, "validation_hit", v.hit);
     put(&mut model, "validation_fixed_hit", v.fixed_hit);
+    if head.shares.is_some() {
+        let net = PortfolioNetwork::new(&head).map_err(|e| format!("exported head: {e}"))?;
+        let r = replay_head(&net, &valid.examples, valid.limit);
+        put(&mut model, "validation_replayed_decided", r.decided as f64);
+        put(&mut model, "validation_replayed_par2_nodes", r.par2);
+    }
     put(&mut model, "training_regret", t.regret);
     put(&mut model, "training_fixed_regret", t.fixed_regret);
     // Replace the description of an earlier portfolio head, if the base had one.
@@ -495,6 +618,29 @@ pub fn run(args: PortfolioArgs) -> Result<(), String> {
         "training: regret {:.3} (fixed {:.3}), hit {:.3} (fixed {:.3})",
         t.regret, t.fixed_regret, t.hit, t.fixed_hit
     );
+    if !args.report_runs.is_empty() {
+        let other = read_races(&args.report_runs, Some(&train.strategies), &index)?;
+        let head = model.portfolio.as_ref().expect("the head was just set");
+        let net = PortfolioNetwork::new(head).map_err(|e| format!("exported head: {e}"))?;
+        let r = replay_head(&net, &other.examples, other.limit);
+        let equal = replay_all(
+            other
+                .examples
+                .iter()
+                .map(|e| (race_of(e), ((0..k).collect(), vec![1; k]))),
+            other.limit,
+        );
+        println!(
+            "--report-runs ({} problems, {} nodes): the head decides {}, mean PAR2 nodes {:.0}; \
+             equal shares {}, {:.0}",
+            other.examples.len(),
+            other.limit,
+            r.decided,
+            r.par2,
+            equal.decided,
+            equal.par2
+        );
+    }
     write_model(&model, &args.out)
 }
 
