@@ -269,7 +269,14 @@ pub const SWITCHES: [Switch; 19] = [
     },
 ];
 
+/// Former switch names that still work: (old name, current name).
+const RENAMED: [(&str, &str); 1] = [("portfolio-lead", "portfolio-shares")];
+
 fn switch(name: &str) -> Option<&'static Switch> {
+    let name = RENAMED
+        .iter()
+        .find(|(old, _)| *old == name)
+        .map_or(name, |(_, new)| new);
     SWITCHES.iter().find(|s| s.name == name)
 }
 
@@ -349,4 +356,27 @@ pub fn switch_names() -> Vec<&'static str> {
         .filter(|s| !s.external)
         .map(|s| s.name)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_renamed_switch_still_answers_to_its_old_name() {
+        let mut options = SearchOptions::default();
+        assert!(options.portfolio_shares);
+        options
+            .apply_switches(&["portfolio-lead".to_string()], &[])
+            .expect("the old name is known");
+        assert!(!options.portfolio_shares);
+        assert_eq!(options.get("portfolio-lead"), Some(false));
+        assert!(options.set("portfolio-shares", true));
+        assert!(options.portfolio_shares);
+        // Only current names are listed.
+        assert!(!switch_names().contains(&"portfolio-lead"));
+        assert!(options
+            .apply_switches(&["no-such".to_string()], &[])
+            .is_err());
+    }
 }
