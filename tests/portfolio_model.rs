@@ -5,7 +5,7 @@
 #[path = "search_support/mod.rs"]
 mod common;
 
-use common::{naive_load, perfect_problem, tiny_problem, TinyShape};
+use common::{naive_load, perfect_problem, tiny_problem, without_heuristics, TinyShape};
 use std::sync::Arc;
 use telamalloc::generate::{perfect, CutStyle, PerfectOptions};
 use telamalloc::learned::{
@@ -307,12 +307,9 @@ fn share_schedules_give_every_strategy_a_bounded_share() {
 
 #[test]
 fn shared_budgets_still_return_valid_layouts() {
-    // Weights change only the budgets: on problems the round robin solves, the learned
-    // portfolio with any shares returns a valid layout.
-    let options = SearchOptions {
-        heuristic_first: false,
-        ..SearchOptions::default()
-    };
+    // Weights change only how the runs interleave: with any shares, the learned portfolio
+    // returns a valid layout of a feasible problem.
+    let options = without_heuristics();
     for seed in 0..6u64 {
         let problem = perfect_problem(24 + 4 * seed as usize, seed);
         for (bias, floor) in [([3.0, 0.0, 0.0, 0.0], 0.05), ([0.0, 0.0, 0.0, 3.0], 0.2)] {
