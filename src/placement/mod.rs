@@ -1,10 +1,14 @@
 //! The placement core shared by all allocators: which placed buffers overlap a buffer in time,
 //! and where the buffer fits among them (first-fit, best-fit, stack, or XLA's best-fit).
 
-mod time_index;
+mod buckets;
+mod flat;
+mod index;
+mod long_tree;
+mod unions;
 
 use crate::problem::{align_up, for_each_overlap, Problem};
-use time_index::TimeIndex;
+use index::TimeIndex;
 
 /// How to choose an offset among the gaps left by the placed buffers that overlap in time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,24 +111,25 @@ impl<'p> Placer<'p> {
     /// [`shadow`](crate::problem::Piece::shadow)), none if they never meet: `buffer` may then
     /// sit in a neighbour's gap.
     pub fn neighbours(&mut self, buffer: usize) -> &[(u64, u64)] {
-        let found = if self.gapped {
-            self.gapped_neighbours(buffer)
+        if self.gapped {
+            self.gapped_neighbours(buffer);
         } else {
-            self.index.query(buffer, &mut self.scratch)
-        };
-        let neighbours = &mut self.scratch[..found];
-        neighbours.sort_unstable_by_key(|&(offset, _)| offset);
-        neighbours
+            self.scratch.clear();
+            let scratch = &mut self.scratch;
+            self.index.for_each(buffer, |_, range| scratch.push(range));
+        }
+        self.scratch.sort_unstable_by_key(|&(offset, _)| offset);
+        &self.scratch
     }
 
-    /// [`Placer::neighbours`] for a problem with gaps, unsorted, at the front of the scratch:
-    /// the shadows of the piece pairs live at a common time; returns how many.
-    fn gapped_neighbours(&mut self, buffer: usize) -> usize {
+    /// [`Placer::neighbours`] for a problem with gaps, unsorted, in the scratch: the shadows of
+    /// the piece pairs live at a common time.
+    fn gapped_neighbours(&mut self, buffer: usize) {
         let problem = self.problem;
         let b = &problem.buffers[buffer];
         let mut ids = std::mem::take(&mut self.ids);
         ids.clear();
-        self.index.query_ids(buffer, &mut ids);
+        self.index.for_each(buffer, |id, _| ids.push(id));
         self.scratch.clear();
         for &j in &ids {
             let other = &problem.buffers[j as usize];
@@ -140,19 +145,16 @@ impl<'p> Placer<'p> {
             });
         }
         self.ids = ids;
-        self.scratch.len()
     }
 
     /// The highest end among the placed buffers that overlap `buffer` in time (0 if none); no
     /// sort, unlike [`Placer::neighbours`]. With gaps, the lowest offset at which `buffer` lies
     /// wholly above them.
     pub fn highest_neighbour_end(&mut self, buffer: usize) -> u64 {
-        let found = if self.gapped {
-            self.gapped_neighbours(buffer)
-        } else {
-            self.index.query(buffer, &mut self.scratch)
-        };
-        self.scratch[..found]
+        if !self.gapped && self.offsets[buffer].is_none() {
+            return self.index.highest_end(buffer);
+        }
+        self.neighbours(buffer)
             .iter()
             .map(|&(_, end)| end)
             .max()
@@ -172,40 +174,64 @@ impl<'p> Placer<'p> {
             return align_up(self.highest_neighbour_end(buffer), alignment).unwrap_or(u64::MAX);
         }
         let heap_top = self.peak;
-        let ranges = self.neighbours(buffer);
-        let mut top = 0u64; // the highest end seen so far while scanning upward
-        let mut best: Option<(u64, u64)> = None; // (gap length, offset)
-        for &(offset, end) in ranges {
-            if offset > top {
-                // A gap [top, offset).
-                if let Some(candidate) = fits(top, offset, size, alignment) {
-                    match fit {
-                        Fit::First => return candidate,
-                        Fit::Best | Fit::BestWithHeapTop => {
-                            let length = offset - top;
-                            if best.is_none_or(|(l, _)| length < l) {
-                                best = Some((length, candidate));
-                            }
-                        }
-                        Fit::Stack => unreachable!("answered above"),
+        // The index's sorted answer serves an unplaced buffer without gaps; the others (a
+        // placed buffer must not meet itself) take the exact neighbours.
+        let ranges = if self.gapped || self.offsets[buffer].is_some() {
+            self.neighbours(buffer)
+        } else {
+            self.index.sorted(buffer)
+        };
+        choose(ranges, fit, size, alignment, heap_top)
+    }
+}
+
+/// The offset `fit` (not [`Fit::Stack`]) chooses for `size` bytes aligned to `alignment`
+/// among `ranges`, sorted by offset: the gaps are where no range lies below the highest end,
+/// `heap_top` the peak of all placed buffers.
+fn choose(ranges: &[(u64, u64)], fit: Fit, size: u64, alignment: u64, heap_top: u64) -> u64 {
+    let mut top = 0u64; // the highest end seen so far while scanning upward
+    let mut best: Option<(u64, u64)> = None; // (gap length, offset)
+    for &(offset, end) in ranges {
+        // A gap [top, offset) where the buffer fits, tested without a branch: most ranges
+        // leave no gap, or one too small.
+        let (candidate, fitting) = fits_between(top, offset, size, alignment);
+        if fitting {
+            match fit {
+                Fit::First => return candidate,
+                Fit::Best | Fit::BestWithHeapTop => {
+                    let length = offset - top;
+                    if best.is_none_or(|(l, _)| length < l) {
+                        best = Some((length, candidate));
                     }
                 }
-            }
-            top = top.max(end);
-        }
-        if fit == Fit::BestWithHeapTop && heap_top > top {
-            if let Some(candidate) = fits(top, heap_top, size, alignment) {
-                let length = heap_top - top;
-                if best.is_none_or(|(l, _)| length < l) {
-                    best = Some((length, candidate));
-                }
+                Fit::Stack => unreachable!("answered by the highest end"),
             }
         }
-        match best {
-            Some((_, offset)) => offset,
-            None => align_up(top, alignment).unwrap_or(u64::MAX),
+        top = top.max(end);
+    }
+    if fit == Fit::BestWithHeapTop && heap_top > top {
+        if let Some(candidate) = fits(top, heap_top, size, alignment) {
+            let length = heap_top - top;
+            if best.is_none_or(|(l, _)| length < l) {
+                best = Some((length, candidate));
+            }
         }
     }
+    match best {
+        Some((_, offset)) => offset,
+        None => align_up(top, alignment).unwrap_or(u64::MAX),
+    }
+}
+
+/// [`fits`] without branches: the aligned offset above `low`, and whether `size` bytes there
+/// end at or below `high` (false for an empty or reversed `[low, high)`, or on overflow).
+#[inline]
+fn fits_between(low: u64, high: u64, size: u64, alignment: u64) -> (u64, bool) {
+    let mask = alignment - 1;
+    let (raised, over) = low.overflowing_add(mask);
+    let offset = raised & !mask;
+    let (end, past) = offset.overflowing_add(size);
+    (offset, (high > low) & !over & !past & (end <= high))
 }
 
 /// The aligned offset at which `size` bytes fit in `[low, high)`, if any.
@@ -221,25 +247,89 @@ mod tests {
     use rand::rngs::StdRng;
     use rand::{RngExt, SeedableRng};
 
-    /// Mostly short lifetimes, some long, some buffers placed: the index's neighbours are those
-    /// a scan over every placed buffer finds, and the highest end agrees.
+    /// `n` buffers over 2,000 time steps: mostly short lifetimes, `long_percent` percent long
+    /// ones (200 steps to the whole horizon), so that some lifetimes span many buckets and,
+    /// when long ones are many, some go to the long tree; sizes from 1 (a few 0: placement
+    /// must stay exact on them too), alignments 1 to 8.
+    fn random_problem(rng: &mut StdRng, n: usize, long_percent: u32) -> Problem {
+        let buffers = (0..n)
+            .map(|i| {
+                let lower = rng.random_range(0..2000u64);
+                let length = match rng.random_range(0..100) {
+                    c if c < long_percent => rng.random_range(200..2000u64),
+                    _ => rng.random_range(1..8u64),
+                };
+                let size = match rng.random_range(0..50) {
+                    0 => 0,
+                    _ => rng.random_range(1..100u64),
+                };
+                let mut buffer = Buffer::new(format!("b{i}"), lower, lower + length, size);
+                buffer.alignment = 1 << rng.random_range(0..4);
+                buffer
+            })
+            .collect();
+        Problem::new(buffers, None)
+    }
+
+    /// The ranges of the placed buffers but `buffer` that overlap it in time, by a scan of
+    /// every buffer, sorted.
+    fn scanned(placer: &Placer<'_>, buffer: usize) -> Vec<(u64, u64)> {
+        let problem = placer.problem();
+        let b = &problem.buffers[buffer];
+        let mut ranges: Vec<(u64, u64)> = (0..problem.buffers.len())
+            .filter(|&j| j != buffer)
+            .filter_map(|j| {
+                let o = &problem.buffers[j];
+                let overlaps = o.lower < b.upper && b.lower < o.upper;
+                let offset = placer.offset(j).filter(|_| overlaps)?;
+                Some((offset, offset + o.size))
+            })
+            .collect();
+        ranges.sort_unstable();
+        ranges
+    }
+
+    /// The offset `fit` chooses for `buffer`, written plainly from the definition: the gaps
+    /// between the sorted ranges below their highest end, the smallest (or lowest) one where
+    /// the aligned buffer fits, else above the highest end; XLA's variant also counts the gap
+    /// from the highest end up to the peak of all placed buffers.
+    fn reference_position(placer: &Placer<'_>, buffer: usize, fit: Fit) -> u64 {
+        let b = &placer.problem().buffers[buffer];
+        let align = |x: u64| x.div_ceil(b.alignment) * b.alignment;
+        let ranges = scanned(placer, buffer);
+        let top = ranges.iter().map(|r| r.1).max().unwrap_or(0);
+        if fit == Fit::Stack {
+            return align(top);
+        }
+        let mut gaps = Vec::new(); // (start, end) of each gap, upward
+        let mut highest = 0;
+        for &(offset, end) in &ranges {
+            if offset > highest {
+                gaps.push((highest, offset));
+            }
+            highest = highest.max(end);
+        }
+        if fit == Fit::BestWithHeapTop && placer.peak() > top {
+            gaps.push((top, placer.peak()));
+        }
+        let fitting = gaps.iter().filter(|g| align(g.0) + b.size <= g.1);
+        let chosen = match fit {
+            Fit::First => fitting.take(1).next(),
+            // The smallest, the lowest of equals.
+            _ => fitting.min_by_key(|g| (g.1 - g.0, g.0)),
+        };
+        chosen.map_or(align(top), |g| align(g.0))
+    }
+
+    /// Some buffers placed at random offsets (overlapping), then queries of every buffer: the
+    /// index's neighbours are those a scan over every placed buffer finds, and the highest end
+    /// and the buffers it gives agree.
     #[test]
     fn neighbours_match_a_scan_of_every_placed_buffer() {
         let mut rng = StdRng::seed_from_u64(7);
         for round in 0..20 {
             let n = 50 + 20 * round;
-            let buffers: Vec<Buffer> = (0..n)
-                .map(|i| {
-                    let lower = rng.random_range(0..200u64);
-                    let length = match rng.random_range(0..10) {
-                        0 => rng.random_range(1..200u64),
-                        _ => rng.random_range(1..8u64),
-                    };
-                    let size = rng.random_range(1..100u64);
-                    Buffer::new(format!("b{i}"), lower, lower + length, size)
-                })
-                .collect();
-            let problem = Problem::new(buffers, None);
+            let problem = random_problem(&mut rng, n, 5 * (round as u32 % 5));
             let mut placer = Placer::new(&problem);
             for i in 0..n {
                 if rng.random_range(0..3) > 0 {
@@ -248,17 +338,7 @@ mod tests {
                 }
             }
             for i in 0..n {
-                let b = &problem.buffers[i];
-                let mut expected: Vec<(u64, u64)> = (0..n)
-                    .filter(|&j| j != i)
-                    .filter_map(|j| {
-                        let o = &problem.buffers[j];
-                        let overlaps = o.lower < b.upper && b.lower < o.upper;
-                        let offset = placer.offset(j).filter(|_| overlaps)?;
-                        Some((offset, offset + o.size))
-                    })
-                    .collect();
-                expected.sort_unstable();
+                let expected = scanned(&placer, i);
                 let highest = expected.iter().map(|&(_, end)| end).max().unwrap_or(0);
                 let mut found = placer.neighbours(i).to_vec();
                 found.sort_unstable();
@@ -266,7 +346,7 @@ mod tests {
                 assert_eq!(placer.highest_neighbour_end(i), highest);
                 // The indices the gapped path reads give the same ranges.
                 let mut ids = Vec::new();
-                placer.index.query_ids(i, &mut ids);
+                placer.index.for_each(i, |id, _| ids.push(id));
                 let mut by_ids: Vec<(u64, u64)> = ids
                     .iter()
                     .map(|&j| {
@@ -278,5 +358,45 @@ mod tests {
                 assert_eq!(by_ids, expected, "round {round}, buffer {i}, by index");
             }
         }
+    }
+
+    /// Buffers placed one by one in a random order, each by a random fit (some at a random
+    /// offset instead, overlapping others): every position the placer gives, through the
+    /// buckets, the unions and the long tree, is the one a scan of every placed buffer gives.
+    /// The rounds use lifetimes spanning many buckets and the long tree (checked).
+    #[test]
+    fn positions_match_the_gap_scan_of_every_placed_buffer() {
+        let mut rng = StdRng::seed_from_u64(11);
+        let (mut wide, mut long) = (0, 0);
+        for round in 0..40 {
+            let n = 20 + 15 * round;
+            let problem = random_problem(&mut rng, n, 5 * (round as u32 % 4));
+            let mut placer = Placer::new(&problem);
+            let mut order: Vec<usize> = (0..n).collect();
+            for i in (1..n).rev() {
+                order.swap(i, rng.random_range(0..=i));
+            }
+            for &i in &order {
+                wide += usize::from(placer.index.buckets_spanned(i) >= 3);
+                long += usize::from(placer.index.is_long(i));
+                let fit = [Fit::First, Fit::Best, Fit::Stack, Fit::BestWithHeapTop]
+                    [rng.random_range(0..4)];
+                let expected = reference_position(&placer, i, fit);
+                assert_eq!(
+                    placer.position(i, fit),
+                    expected,
+                    "round {round}, {i}, {fit:?}"
+                );
+                let offset = match rng.random_range(0..8) {
+                    0 => rng.random_range(0..2 * placer.peak() + 10),
+                    _ => expected,
+                };
+                placer.place(i, offset);
+            }
+        }
+        assert!(
+            wide > 500 && long > 50,
+            "{wide} wide lifetimes, {long} long"
+        );
     }
 }

@@ -1,0 +1,146 @@
+//! What the buckets' buffers cover in address over stretches of buckets: a tree of unions,
+//! for lifetimes that span many buckets.
+
+/// For every node of a binary tree over the buckets, up to a height, the union of the address
+/// ranges of the buffers stored in its buckets: ranges sorted by offset, each starting above
+/// the end of the one before (the form [`compact`] gives). A buffer whose lifetime spans many
+/// buckets meets every buffer stored in the buckets strictly inside its lifetime, and its gaps
+/// are the same whether it scans those buffers or the unions of the `O(log n)` nodes covering
+/// those buckets; over a long stretch of time a union is a few ranges where its buffers are
+/// thousands. A store updates the unions of the nodes above its buckets (usually the range
+/// falls inside one already there, and nothing moves).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Unions {
+    /// A power of two; node 1 is the root, bucket `k`'s leaf node `leaves + k`.
+    leaves: usize,
+    /// The highest level kept (leaves are level 0): the nodes a query's cover needs when it
+    /// spans at most `2^(height + 1)` buckets; a wider one takes several nodes of this level.
+    height: u32,
+    union: Vec<Vec<(u64, u64)>>,
+}
+
+impl Unions {
+    /// The tree over `buckets` buckets for queries spanning at most `widest` of them; empty
+    /// (nothing stored, no query expected) when `widest` is below 3, since a query spanning
+    /// at most two buckets has none strictly inside.
+    pub(super) fn new(buckets: usize, widest: usize) -> Unions {
+        if widest < 3 {
+            return Unions::default();
+        }
+        let leaves = buckets.next_power_of_two();
+        Unions {
+            leaves,
+            height: widest.ilog2().min(leaves.ilog2()),
+            union: vec![Vec::new(); 2 * leaves],
+        }
+    }
+
+    /// Whether the tree is empty (no query spans more than two buckets).
+    pub(super) fn is_empty(&self) -> bool {
+        self.union.is_empty()
+    }
+
+    /// Adds `[offset, end)` to the unions above buckets `first..=last`.
+    pub(super) fn insert(&mut self, first: usize, last: usize, offset: u64, end: u64) {
+        if self.is_empty() {
+            return;
+        }
+        let (mut l, mut r) = (self.leaves + first, self.leaves + last);
+        for _ in 0..=self.height {
+            for node in l..=r {
+                add(&mut self.union[node], offset, end);
+            }
+            l /= 2;
+            r /= 2;
+        }
+    }
+
+    /// Empties every union.
+    pub(super) fn clear(&mut self) {
+        self.union.iter_mut().for_each(Vec::clear);
+    }
+
+    /// Calls `visit` with the unions of the nodes that together hold exactly the buckets
+    /// `[first, last)`.
+    pub(super) fn cover(&self, first: usize, last: usize, mut visit: impl FnMut(&[(u64, u64)])) {
+        let (mut l, mut r) = (self.leaves + first, self.leaves + last);
+        let mut level = 0;
+        while l < r {
+            if level == self.height {
+                (l..r).for_each(|node| visit(&self.union[node]));
+                return;
+            }
+            if l % 2 == 1 {
+                visit(&self.union[l]);
+                l += 1;
+            }
+            if r % 2 == 1 {
+                r -= 1;
+                visit(&self.union[r]);
+            }
+            l /= 2;
+            r /= 2;
+            level += 1;
+        }
+    }
+}
+
+/// Adds `[offset, end)` to `union` (sorted, each range starting above the end of the one
+/// before), joining the ranges it meets or touches.
+fn add(union: &mut Vec<(u64, u64)>, offset: u64, end: u64) {
+    // The first range ending at or above `offset`: the first the new one may join.
+    let first = union.partition_point(|r| r.1 < offset);
+    match union.get(first) {
+        Some(r) if r.0 <= offset && end <= r.1 => {} // already covered: the usual case
+        Some(r) if r.0 <= end => {
+            // Joins ranges first..last.
+            let last = first + union[first..].partition_point(|r| r.0 <= end);
+            let joined = (offset.min(r.0), end.max(union[last - 1].1));
+            union[first] = joined;
+            union.drain(first + 1..last);
+        }
+        _ => union.insert(first, (offset, end)),
+    }
+}
+
+/// Appends to `out` the ranges `sorted` (by offset) with each range that starts at or below
+/// the highest end before it joined to the previous one: the ranges of `out` cover the same
+/// addresses, and a scan upward for the gaps between them (a gap where a range starts above
+/// the highest end so far) finds the same gaps, and the same highest end, as on `sorted`.
+#[cfg(test)]
+pub(super) fn compact(sorted: impl Iterator<Item = (u64, u64)>, out: &mut Vec<(u64, u64)>) {
+    for (offset, end) in sorted {
+        match out.last_mut() {
+            Some(last) if offset <= last.1 => last.1 = last.1.max(end),
+            _ => out.push((offset, end)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
+
+    /// Ranges added one by one, some empty, many touching or overlapping: the union kept is
+    /// always the compacted list of every range added so far.
+    #[test]
+    fn adding_a_range_keeps_the_compacted_union() {
+        let mut rng = StdRng::seed_from_u64(5);
+        for round in 0..200 {
+            let (mut union, mut added) = (Vec::new(), Vec::new());
+            let span = 10 + 5 * round as u64;
+            for _ in 0..rng.random_range(1..60) {
+                let offset = rng.random_range(0..span);
+                let end = offset + rng.random_range(0..span / 4);
+                add(&mut union, offset, end);
+                added.push((offset, end));
+                added.sort_unstable();
+                let mut expected = Vec::new();
+                compact(added.iter().copied(), &mut expected);
+                assert_eq!(union, expected, "round {round}, after {added:?}");
+            }
+        }
+    }
+}
