@@ -247,16 +247,16 @@ mod tests {
     use rand::rngs::StdRng;
     use rand::{RngExt, SeedableRng};
 
-    /// `n` buffers over 2,000 time steps: mostly short lifetimes, `long_percent` percent long
-    /// ones (200 steps to the whole horizon), so that some lifetimes span many buckets and,
+    /// `n` buffers over 4,000 time steps: mostly short lifetimes, `long_percent` percent long
+    /// ones (400 steps to the whole horizon), so that some lifetimes span many buckets and,
     /// when long ones are many, some go to the long tree; sizes from 1 (a few 0: placement
     /// must stay exact on them too), alignments 1 to 8.
     fn random_problem(rng: &mut StdRng, n: usize, long_percent: u32) -> Problem {
         let buffers = (0..n)
             .map(|i| {
-                let lower = rng.random_range(0..2000u64);
+                let lower = rng.random_range(0..4000u64);
                 let length = match rng.random_range(0..100) {
-                    c if c < long_percent => rng.random_range(200..2000u64),
+                    c if c < long_percent => rng.random_range(400..4000u64),
                     _ => rng.random_range(1..8u64),
                 };
                 let size = match rng.random_range(0..50) {
@@ -369,7 +369,7 @@ mod tests {
         let mut rng = StdRng::seed_from_u64(11);
         let (mut wide, mut long) = (0, 0);
         for round in 0..40 {
-            let n = 20 + 15 * round;
+            let n = 20 + 25 * round;
             let problem = random_problem(&mut rng, n, 5 * (round as u32 % 4));
             let mut placer = Placer::new(&problem);
             let mut order: Vec<usize> = (0..n).collect();
@@ -395,7 +395,7 @@ mod tests {
             }
         }
         assert!(
-            wide > 500 && long > 50,
+            wide > 1000 && long > 50,
             "{wide} wide lifetimes, {long} long"
         );
     }

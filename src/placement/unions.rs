@@ -2,36 +2,43 @@
 //! for lifetimes that span many buckets.
 
 /// For every node of a binary tree over the buckets, up to a height, the union of the address
-/// ranges of the buffers stored in its buckets: ranges sorted by offset, each starting above
+/// ranges of the buffers stored in or below it: ranges sorted by offset, each starting above
 /// the end of the one before (the form [`compact`] gives). A buffer whose lifetime spans many
 /// buckets meets every buffer stored in the buckets strictly inside its lifetime, and its gaps
 /// are the same whether it scans those buffers or the unions of the `O(log n)` nodes covering
 /// those buckets; over a long stretch of time a union is a few ranges where its buffers are
-/// thousands. A store updates the unions of the nodes above its buckets (usually the range
-/// falls inside one already there, and nothing moves).
+/// thousands.
+///
+/// A buffer is stored at the nodes that together cover exactly its buckets (a segment tree's
+/// canonical cover): their unions, and those of their ancestors, take its range, and each
+/// such node also keeps it in `whole`, the ranges of the buffers covering all its buckets. A
+/// query reads the unions of the nodes covering its buckets and, above them, the `whole` of
+/// the nodes on the paths to its first and last bucket: `O(log n)` lists for a store or a
+/// query however many buckets either spans. Adding a range to a union is a binary search;
+/// usually the range falls inside one already there, and nothing moves.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Unions {
-    /// A power of two; node 1 is the root, bucket `k`'s leaf node `leaves + k`.
-    leaves: usize,
-    /// The highest level kept (leaves are level 0): the nodes a query's cover needs when it
-    /// spans at most `2^(height + 1)` buckets; a wider one takes several nodes of this level.
-    height: u32,
+    shape: Shape,
     union: Vec<Vec<(u64, u64)>>,
+    whole: Vec<Vec<(u64, u64)>>,
 }
 
 impl Unions {
-    /// The tree over `buckets` buckets for queries spanning at most `widest` of them; empty
-    /// (nothing stored, no query expected) when `widest` is below 3, since a query spanning
-    /// at most two buckets has none strictly inside.
+    /// The tree over `buckets` buckets for stores and queries spanning at most `widest` of
+    /// them; empty (nothing stored, no query expected) when `widest` is below 3, since a
+    /// query spanning at most two buckets has none strictly inside.
     pub(super) fn new(buckets: usize, widest: usize) -> Unions {
         if widest < 3 {
             return Unions::default();
         }
         let leaves = buckets.next_power_of_two();
         Unions {
-            leaves,
-            height: widest.ilog2().min(leaves.ilog2()),
+            shape: Shape {
+                leaves,
+                height: widest.ilog2().min(leaves.ilog2()),
+            },
             union: vec![Vec::new(); 2 * leaves],
+            whole: vec![Vec::new(); leaves],
         }
     }
 
@@ -40,47 +47,93 @@ impl Unions {
         self.union.is_empty()
     }
 
-    /// Adds `[offset, end)` to the unions above buckets `first..=last`.
+    /// Adds `[offset, end)`, a buffer stored in buckets `first..=last`.
     pub(super) fn insert(&mut self, first: usize, last: usize, offset: u64, end: u64) {
         if self.is_empty() {
             return;
         }
-        let (mut l, mut r) = (self.leaves + first, self.leaves + last);
-        for _ in 0..=self.height {
-            for node in l..=r {
-                add(&mut self.union[node], offset, end);
+        let (shape, union, whole) = (self.shape, &mut self.union, &mut self.whole);
+        shape.for_each_cover(first, last + 1, |node| {
+            add(&mut union[node], offset, end);
+            if node < shape.leaves {
+                add(&mut whole[node], offset, end);
             }
-            l /= 2;
-            r /= 2;
-        }
+        });
+        // The ancestors of the cover: the nodes above `first` or `last` not inside the stretch.
+        shape.for_each_above(first, last + 1, |node| add(&mut union[node], offset, end));
     }
 
     /// Empties every union.
     pub(super) fn clear(&mut self) {
         self.union.iter_mut().for_each(Vec::clear);
+        self.whole.iter_mut().for_each(Vec::clear);
     }
 
-    /// Calls `visit` with the unions of the nodes that together hold exactly the buckets
-    /// `[first, last)`.
+    /// Calls `visit` with ranges that together cover what the buffers stored in buckets
+    /// `[first, last)` cover, in the [`compact`] form each: the unions of the nodes covering
+    /// those buckets, and the ranges of the buffers stored above them.
     pub(super) fn cover(&self, first: usize, last: usize, mut visit: impl FnMut(&[(u64, u64)])) {
+        self.shape
+            .for_each_cover(first, last, |node| visit(&self.union[node]));
+        self.shape
+            .for_each_above(first, last, |node| visit(&self.whole[node]));
+    }
+}
+
+/// The tree's layout: which node holds which buckets.
+#[derive(Clone, Copy, Debug, Default)]
+struct Shape {
+    /// A power of two; node 1 is the root, bucket `k`'s leaf node `leaves + k`.
+    leaves: usize,
+    /// The highest level kept (leaves are level 0): that of the widest stretch stored or
+    /// asked for, so that no cover needs a node above it.
+    height: u32,
+}
+
+impl Shape {
+    /// Calls `visit` with each node of the canonical cover of buckets `[first, last)`: at
+    /// most two a level, none above the highest level kept as long as the stretch spans at
+    /// most `2^(height + 1) - 1` buckets (a node above holds more).
+    fn for_each_cover(&self, first: usize, last: usize, mut visit: impl FnMut(usize)) {
         let (mut l, mut r) = (self.leaves + first, self.leaves + last);
         let mut level = 0;
         while l < r {
-            if level == self.height {
-                (l..r).for_each(|node| visit(&self.union[node]));
-                return;
-            }
+            debug_assert!(
+                level <= self.height,
+                "a stretch wider than the tree's widest"
+            );
             if l % 2 == 1 {
-                visit(&self.union[l]);
+                visit(l);
                 l += 1;
             }
             if r % 2 == 1 {
                 r -= 1;
-                visit(&self.union[r]);
+                visit(r);
             }
             l /= 2;
             r /= 2;
             level += 1;
+        }
+    }
+
+    /// Calls `visit` once with each node up to the highest level kept that holds bucket
+    /// `first` or bucket `last - 1` and some bucket outside `[first, last)`: the ancestors of
+    /// the nodes of its cover.
+    fn for_each_above(&self, first: usize, last: usize, mut visit: impl FnMut(usize)) {
+        let (mut l, mut r) = (self.leaves + first, self.leaves + last - 1);
+        for level in 0..=self.height {
+            let outside = |node: usize| {
+                let start = (node << level) - self.leaves;
+                start < first || start + (1 << level) > last
+            };
+            if outside(l) {
+                visit(l);
+            }
+            if r != l && outside(r) {
+                visit(r);
+            }
+            l /= 2;
+            r /= 2;
         }
     }
 }
