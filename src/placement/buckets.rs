@@ -2,29 +2,51 @@
 
 use super::flat::running_sums;
 
-/// A placed buffer in a bucket: its address range and its lifetime as ranks `[lo, hi)`.
+/// A placed buffer in a bucket, in 16 bytes: its offset and size, and its lifetime in the
+/// bucket's own coordinates (see [`Buckets::local`]).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Entry {
-    pub(super) offset: u64,
-    pub(super) end: u64,
-    pub(super) lo: u32,
-    pub(super) hi: u32,
+    offset: u64,
+    size: u32,
+    lo: u16,
+    hi: u16,
 }
+
+/// The largest size a bucket entry holds; larger buffers go to the long tree.
+pub(super) const LARGEST: u64 = u32::MAX as u64;
+
+/// The widest a bucket may be, in ranks (its coordinates, 0 to width + 1, fit 16 bits).
+pub(super) const WIDEST: u32 = u16::MAX as u32 - 2;
 
 impl Entry {
     const EMPTY: Entry = Entry {
         offset: 0,
-        end: 0,
+        size: 0,
         lo: 0,
         hi: 0,
     };
 
-    /// Whether the entry overlaps the ranks `[lo, hi)` and starts at or after `from` (written
-    /// without a branch: the filters that call it keep about half the entries they read).
+    /// The entry's addresses `[offset, end)`.
     #[inline]
-    pub(super) fn keep(&self, lo: u32, hi: u32, from: u32) -> bool {
-        (self.lo < hi) & (lo < self.hi) & (self.lo >= from)
+    pub(super) fn range(&self) -> (u64, u64) {
+        (self.offset, self.offset.saturating_add(self.size as u64))
     }
+
+    /// Whether the entry's lifetime overlaps the window's (written without a branch: the
+    /// filters that call it keep about half the entries they read).
+    #[inline]
+    pub(super) fn keep(&self, window: Window) -> bool {
+        (self.lo < window.hi) & (window.lo < self.hi) & (self.lo >= window.from)
+    }
+}
+
+/// A lifetime in one bucket's coordinates, for [`Entry::keep`]; `from` 1 keeps only the
+/// entries starting in the bucket (whose lifetime starts before it map to 0).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Window {
+    lo: u16,
+    hi: u16,
+    from: u16,
 }
 
 /// The time ranks cut into buckets of `width` ranks; a placed buffer is stored in every bucket
@@ -49,7 +71,7 @@ impl Buckets {
     /// Buckets of `width` ranks over ranks `0..points`, with room for the lifetimes `spans`
     /// (those of the buffers that will be stored here).
     pub(super) fn new(width: u32, points: usize, spans: impl Iterator<Item = (u32, u32)>) -> Self {
-        let width = width.max(1);
+        let width = width.clamp(1, WIDEST);
         let count = points / width as usize + 1;
         let mut capacity = vec![0u32; count];
         for (lo, hi) in spans {
@@ -78,10 +100,26 @@ impl Buckets {
         span(self.width, lo, hi)
     }
 
-    /// The first rank of bucket `k`.
+    /// The rank `rank` in bucket `k`'s own coordinates: 0 for any rank before the bucket,
+    /// 1 to `width` for its ranks, `width + 1` for any rank after it. Two lifetimes that both
+    /// meet the bucket overlap if and only if they do in these coordinates (they then overlap
+    /// inside the bucket, where the map keeps every rank apart).
     #[inline]
-    pub(super) fn start(&self, k: usize) -> u32 {
-        k as u32 * self.width
+    fn local(&self, k: usize, rank: u32) -> u16 {
+        let start = k as u32 * self.width;
+        (rank.saturating_add(1).saturating_sub(start)).min(self.width + 1) as u16
+    }
+
+    /// The lifetime `[lo, hi)`, which meets bucket `k`, as a window on it; with `starting`,
+    /// a window that keeps only the entries of buffers starting in the bucket (those met in an
+    /// earlier bucket too are not kept again).
+    #[inline]
+    pub(super) fn window(&self, k: usize, lo: u32, hi: u32, starting: bool) -> Window {
+        Window {
+            lo: self.local(k, lo),
+            hi: self.local(k, hi),
+            from: u16::from(starting),
+        }
     }
 
     /// Bucket `k`'s entries, by offset.
@@ -95,18 +133,20 @@ impl Buckets {
         &self.ids[self.from[k]..self.from[k] + self.len[k] as usize]
     }
 
-    /// Stores `buffer` (lifetime `[lo, hi)`, addresses `[offset, end)`) in each bucket its
-    /// lifetime meets, keeping each sorted by offset. Panics if a bucket is full (the buffer
-    /// was not among the spans the buckets were made for, or was stored twice).
-    pub(super) fn insert(&mut self, buffer: usize, lo: u32, hi: u32, offset: u64, end: u64) {
-        let entry = Entry {
-            offset,
-            end,
-            lo,
-            hi,
-        };
+    /// Stores `buffer` (lifetime `[lo, hi)`, `size` bytes from `offset`, at most [`LARGEST`])
+    /// in each bucket its lifetime meets, keeping each sorted by offset. Panics if a bucket is
+    /// full (the buffer was not among the spans the buckets were made for, or was stored
+    /// twice).
+    pub(super) fn insert(&mut self, buffer: usize, lo: u32, hi: u32, offset: u64, size: u64) {
+        let size = u32::try_from(size).expect("a bucket entry's size fits 32 bits");
         let (first, last) = self.span(lo, hi);
         for k in first..=last {
+            let entry = Entry {
+                offset,
+                size,
+                lo: self.local(k, lo),
+                hi: self.local(k, hi),
+            };
             let (start, len) = (self.from[k], self.len[k] as usize);
             assert!(start + len < self.from[k + 1], "bucket {k} is full");
             let at = self.entries[start..start + len].partition_point(|e| e.offset <= offset);

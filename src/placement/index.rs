@@ -1,7 +1,7 @@
 //! The placed buffers indexed by time: which of them overlap a buffer's lifetime, in address
 //! order for the gap scan.
 
-use super::buckets::{Buckets, Entry};
+use super::buckets::{Buckets, Entry, Window, LARGEST, WIDEST};
 use super::long_tree::LongTree;
 use super::unions::Unions;
 use crate::problem::Problem;
@@ -29,6 +29,8 @@ pub(super) struct TimeIndex {
     /// The unions over stretches of buckets, for lifetimes spanning more than two.
     unions: Unions,
     long: LongTree,
+    /// Scratch for the unions made from buckets' runs.
+    scratch: Vec<(u64, u64)>,
     /// Scratch for the sorted queries.
     first: Ranges,
     second: Ranges,
@@ -40,7 +42,7 @@ impl TimeIndex {
     pub(super) fn new(problem: &Problem) -> TimeIndex {
         let (spans, points) = ranks(problem);
         let width = bucket_width(&spans);
-        let is_long = long_lifetimes(&spans, width, points);
+        let is_long = long_lifetimes(problem, &spans, width, points);
         let bucketed = spans.iter().zip(&is_long).filter(|p| !*p.1).map(|p| *p.0);
         let buckets = Buckets::new(width, points, bucketed);
         let long = LongTree::new(&spans, &is_long);
@@ -56,6 +58,7 @@ impl TimeIndex {
             buckets,
             unions,
             long,
+            scratch: Vec::new(),
             first: Ranges::default(),
             second: Ranges::default(),
             merged: Ranges::default(),
@@ -75,7 +78,7 @@ impl TimeIndex {
             self.long.insert(buffer, offset, end);
         } else {
             let (lo, hi) = self.spans[buffer];
-            self.buckets.insert(buffer, lo, hi, offset, end);
+            self.buckets.insert(buffer, lo, hi, offset, end - offset);
             let (first, last) = self.buckets.span(lo, hi);
             self.unions.insert(first, last, offset, end);
         }
@@ -92,21 +95,23 @@ impl TimeIndex {
         let (first, last) = self.buckets.span(lo, hi);
         let mut out = std::mem::take(&mut self.merged);
         out.clear();
+        let buckets = &self.buckets;
+        let window = |k: usize, starting: bool| buckets.window(k, lo, hi, starting);
         if last == first {
-            out.keep(self.buckets.run(first), lo, hi, 0);
+            out.keep(buckets.run(first), window(first, false));
         } else if last == first + 1 {
             self.first.clear();
-            self.first.keep(self.buckets.run(first), lo, hi, 0);
+            self.first.keep(buckets.run(first), window(first, false));
             self.second.clear();
-            let from = self.buckets.start(last);
-            self.second.keep(self.buckets.run(last), lo, hi, from);
+            self.second.keep(buckets.run(last), window(last, true));
             out.merge(self.first.as_slice(), self.second.as_slice());
         } else {
-            out.keep(self.buckets.run(first), lo, hi, 0);
-            out.keep(self.buckets.run(last), lo, hi, 0);
-            self.unions.cover(first + 1, last, |union| {
-                union.iter().for_each(|&range| out.push(range))
-            });
+            out.keep(buckets.run(first), window(first, false));
+            out.keep(buckets.run(last), window(last, false));
+            self.unions
+                .cover(buckets, first + 1, last, &mut self.scratch, |union| {
+                    union.iter().for_each(|&range| out.push(range))
+                });
             out.sort();
         }
         if !self.long.is_empty() {
@@ -127,21 +132,22 @@ impl TimeIndex {
     /// The highest end among the stored buffers overlapping the lifetime of `buffer`, which is
     /// not stored itself (0 if none); through the [`Unions`] like [`TimeIndex::sorted`] (a
     /// union's last range ends highest).
-    pub(super) fn highest_end(&self, buffer: usize) -> u64 {
+    pub(super) fn highest_end(&mut self, buffer: usize) -> u64 {
         let (lo, hi) = self.spans[buffer];
         let (first, last) = self.buckets.span(lo, hi);
-        let highest_in = |run: &[Entry], lo: u32, hi: u32| {
-            let kept = run
-                .iter()
-                .map(|e| if e.keep(lo, hi, 0) { e.end } else { 0 });
+        let highest_in = |k: usize| {
+            let window = self.buckets.window(k, lo, hi, false);
+            let run = self.buckets.run(k).iter();
+            let kept = run.map(|e| if e.keep(window) { e.range().1 } else { 0 });
             kept.max().unwrap_or(0)
         };
-        let mut highest = highest_in(self.buckets.run(first), lo, hi);
-        highest = highest.max(highest_in(self.buckets.run(last), lo, hi));
+        let mut highest = highest_in(first).max(highest_in(last));
         if last > first + 1 {
-            self.unions.cover(first + 1, last, |union| {
-                highest = highest.max(union.last().map_or(0, |r| r.1))
-            });
+            let (buckets, scratch) = (&self.buckets, &mut self.scratch);
+            self.unions
+                .cover(buckets, first + 1, last, scratch, |union| {
+                    highest = highest.max(union.last().map_or(0, |r| r.1))
+                });
         }
         self.long.for_each(buffer, |p| highest = highest.max(p.end));
         highest
@@ -167,12 +173,12 @@ impl TimeIndex {
         let (lo, hi) = self.spans[buffer];
         let (first, last) = self.buckets.span(lo, hi);
         for k in first..=last {
-            // An entry met in an earlier bucket of the lifetime starts before this one.
-            let from = if k == first { 0 } else { self.buckets.start(k) };
+            // An entry met in an earlier bucket of the lifetime is not met again.
+            let window = self.buckets.window(k, lo, hi, k > first);
             let run = self.buckets.run(k).iter();
             for (e, &id) in run.zip(self.buckets.run_ids(k)) {
-                if e.keep(lo, hi, from) && id as usize != buffer {
-                    visit(id, (e.offset, e.end));
+                if e.keep(window) && id as usize != buffer {
+                    visit(id, e.range());
                 }
             }
         }
@@ -212,13 +218,14 @@ impl Ranges {
         self.len += 1;
     }
 
-    /// Appends the ranges of the entries of `run` that [`Entry::keep`] keeps, in order.
-    fn keep(&mut self, run: &[Entry], lo: u32, hi: u32, from: u32) {
+    /// Appends the ranges of the entries of `run` that [`Entry::keep`] keeps for `window`,
+    /// in order.
+    fn keep(&mut self, run: &[Entry], window: Window) {
         let out = self.room(run.len());
         let mut kept = 0;
         for e in run {
-            out[kept] = (e.offset, e.end);
-            kept += usize::from(e.keep(lo, hi, from));
+            out[kept] = e.range();
+            kept += usize::from(e.keep(window));
         }
         self.len += kept;
     }
@@ -290,12 +297,13 @@ fn bucket_width(spans: &[(u32, u32)]) -> u32 {
     }
     let at = lengths.len() * 4 / 5;
     let (_, &mut length, _) = lengths.select_nth_unstable(at);
-    length.saturating_mul(2).max(1)
+    length.saturating_mul(2).clamp(1, WIDEST)
 }
 
 /// Which buffers go to the long tree: those whose lifetimes meet the most buckets, while the
-/// others' entries would exceed [`ENTRIES_PER_BUFFER`] per buffer.
-fn long_lifetimes(spans: &[(u32, u32)], width: u32, points: usize) -> Vec<bool> {
+/// others' entries would exceed [`ENTRIES_PER_BUFFER`] per buffer, and those larger than a
+/// bucket entry holds ([`LARGEST`]).
+fn long_lifetimes(problem: &Problem, spans: &[(u32, u32)], width: u32, points: usize) -> Vec<bool> {
     let buckets_met = |&(lo, hi): &(u32, u32)| {
         let last = lo.max(hi.saturating_sub(1));
         (last / width - lo / width) as usize + 1
@@ -312,5 +320,10 @@ fn long_lifetimes(spans: &[(u32, u32)], width: u32, points: usize) -> Vec<bool> 
         entries += met * count;
         most = met;
     }
-    spans.iter().map(|s| buckets_met(s) > most).collect()
+    let large = problem.buffers.iter().map(|b| b.size > LARGEST);
+    spans
+        .iter()
+        .zip(large)
+        .map(|(s, large)| large || buckets_met(s) > most)
+        .collect()
 }

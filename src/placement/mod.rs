@@ -250,7 +250,8 @@ mod tests {
     /// `n` buffers over 4,000 time steps: mostly short lifetimes, `long_percent` percent long
     /// ones (400 steps to the whole horizon), so that some lifetimes span many buckets and,
     /// when long ones are many, some go to the long tree; sizes from 1 (a few 0: placement
-    /// must stay exact on them too), alignments 1 to 8.
+    /// must stay exact on them too; a few over 4 GiB, which also go to the tree), alignments
+    /// 1 to 8.
     fn random_problem(rng: &mut StdRng, n: usize, long_percent: u32) -> Problem {
         let buffers = (0..n)
             .map(|i| {
@@ -259,8 +260,9 @@ mod tests {
                     c if c < long_percent => rng.random_range(400..4000u64),
                     _ => rng.random_range(1..8u64),
                 };
-                let size = match rng.random_range(0..50) {
-                    0 => 0,
+                let size = match rng.random_range(0..100) {
+                    0 | 1 => 0,
+                    2 => 5_000_000_000, // larger than a bucket entry holds
                     _ => rng.random_range(1..100u64),
                 };
                 let mut buffer = Buffer::new(format!("b{i}"), lower, lower + length, size);
@@ -388,7 +390,7 @@ mod tests {
                     "round {round}, {i}, {fit:?}"
                 );
                 let offset = match rng.random_range(0..8) {
-                    0 => rng.random_range(0..2 * placer.peak() + 10),
+                    0 => rng.random_range(0..2 * placer.peak().min(1 << 40) + 10),
                     _ => expected,
                 };
                 placer.place(i, offset);

@@ -1,6 +1,8 @@
 //! What the buckets' buffers cover in address over stretches of buckets: a tree of unions,
 //! for lifetimes that span many buckets.
 
+use super::buckets::Buckets;
+
 /// For every node of a binary tree over the buckets, up to a height, the union of the address
 /// ranges of the buffers stored in or below it: ranges sorted by offset, each starting above
 /// the end of the one before (the form [`compact`] gives). A buffer whose lifetime spans many
@@ -16,12 +18,21 @@
 /// the nodes on the paths to its first and last bucket: `O(log n)` lists for a store or a
 /// query however many buckets either spans. Adding a range to a union is a binary search;
 /// usually the range falls inside one already there, and nothing moves.
+///
+/// The lowest [`RUN_LEVELS`] levels keep nothing: a query compacts their buckets' runs
+/// (sorted by offset already) instead. Their nodes are the most numerous and their unions the
+/// longest, so keeping them would cost every store the most cache misses, for the few queries
+/// that read at most two such nodes a level.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Unions {
     shape: Shape,
     union: Vec<Vec<(u64, u64)>>,
     whole: Vec<Vec<(u64, u64)>>,
 }
+
+/// How many levels, from the leaves up, are made from the buckets' runs at each query
+/// rather than kept.
+const RUN_LEVELS: u32 = 2;
 
 impl Unions {
     /// The tree over `buckets` buckets for stores and queries spanning at most `widest` of
@@ -54,13 +65,17 @@ impl Unions {
         }
         let (shape, union, whole) = (self.shape, &mut self.union, &mut self.whole);
         shape.for_each_cover(first, last + 1, |node| {
-            add(&mut union[node], offset, end);
-            if node < shape.leaves {
+            if shape.is_kept(node) {
+                add(&mut union[node], offset, end);
                 add(&mut whole[node], offset, end);
             }
         });
         // The ancestors of the cover: the nodes above `first` or `last` not inside the stretch.
-        shape.for_each_above(first, last + 1, |node| add(&mut union[node], offset, end));
+        shape.for_each_above(first, last + 1, |node| {
+            if shape.is_kept(node) {
+                add(&mut union[node], offset, end);
+            }
+        });
     }
 
     /// Empties every union.
@@ -70,13 +85,37 @@ impl Unions {
     }
 
     /// Calls `visit` with ranges that together cover what the buffers stored in buckets
-    /// `[first, last)` cover, in the [`compact`] form each: the unions of the nodes covering
-    /// those buckets, and the ranges of the buffers stored above them.
-    pub(super) fn cover(&self, first: usize, last: usize, mut visit: impl FnMut(&[(u64, u64)])) {
-        self.shape
-            .for_each_cover(first, last, |node| visit(&self.union[node]));
-        self.shape
-            .for_each_above(first, last, |node| visit(&self.whole[node]));
+    /// `[first, last)` of `buckets` cover, in the [`compact`] form each: the unions of the
+    /// nodes covering those buckets (made in `scratch` on the levels not kept), and the ranges
+    /// of the buffers stored above them.
+    pub(super) fn cover(
+        &self,
+        buckets: &Buckets,
+        first: usize,
+        last: usize,
+        scratch: &mut Vec<(u64, u64)>,
+        mut visit: impl FnMut(&[(u64, u64)]),
+    ) {
+        let shape = self.shape;
+        shape.for_each_cover(first, last, |node| {
+            if shape.is_kept(node) {
+                return visit(&self.union[node]);
+            }
+            // A leaf or a pair of leaves (RUN_LEVELS = 2): its runs, merged and compacted.
+            let (from, to) = shape.buckets_of(node);
+            let runs = |k: usize| buckets.run(k).iter().map(|e| e.range());
+            scratch.clear();
+            match to - from {
+                1 => compact(runs(from), scratch),
+                _ => compact(merged(runs(from), runs(from + 1)), scratch),
+            }
+            visit(scratch);
+        });
+        shape.for_each_above(first, last, |node| {
+            if shape.is_kept(node) {
+                visit(&self.whole[node]);
+            }
+        });
     }
 }
 
@@ -91,6 +130,19 @@ struct Shape {
 }
 
 impl Shape {
+    /// Whether `node`'s lists are kept (it is above the [`RUN_LEVELS`] lowest levels).
+    #[inline]
+    fn is_kept(&self, node: usize) -> bool {
+        node < self.leaves >> (RUN_LEVELS - 1)
+    }
+
+    /// The buckets `[from, to)` under `node`.
+    fn buckets_of(&self, node: usize) -> (usize, usize) {
+        let level = self.leaves.ilog2() - node.ilog2();
+        let from = (node << level) - self.leaves;
+        (from, from + (1 << level))
+    }
+
     /// Calls `visit` with each node of the canonical cover of buckets `[first, last)`: at
     /// most two a level, none above the highest level kept as long as the stretch spans at
     /// most `2^(height + 1) - 1` buckets (a node above holds more).
@@ -160,7 +212,6 @@ fn add(union: &mut Vec<(u64, u64)>, offset: u64, end: u64) {
 /// the highest end before it joined to the previous one: the ranges of `out` cover the same
 /// addresses, and a scan upward for the gaps between them (a gap where a range starts above
 /// the highest end so far) finds the same gaps, and the same highest end, as on `sorted`.
-#[cfg(test)]
 pub(super) fn compact(sorted: impl Iterator<Item = (u64, u64)>, out: &mut Vec<(u64, u64)>) {
     for (offset, end) in sorted {
         match out.last_mut() {
@@ -168,6 +219,20 @@ pub(super) fn compact(sorted: impl Iterator<Item = (u64, u64)>, out: &mut Vec<(u
             _ => out.push((offset, end)),
         }
     }
+}
+
+/// The ranges of `a` and `b`, both sorted by offset, in offset order.
+fn merged(
+    a: impl Iterator<Item = (u64, u64)>,
+    b: impl Iterator<Item = (u64, u64)>,
+) -> impl Iterator<Item = (u64, u64)> {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some(x), Some(y)) if x.0 <= y.0 => a.next(),
+        (_, Some(_)) => b.next(),
+        (Some(_), None) => a.next(),
+        (None, None) => None,
+    })
 }
 
 #[cfg(test)]
