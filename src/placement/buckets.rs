@@ -62,6 +62,8 @@ pub(super) struct Buckets {
     /// ends at `from[k + 1]`.
     from: Vec<usize>,
     len: Vec<u32>,
+    /// The largest size stored in each bucket.
+    largest: Vec<u32>,
     entries: Vec<Entry>,
     /// The buffer of each entry (moved with it), for the queries that need buffers.
     ids: Vec<u32>,
@@ -84,6 +86,7 @@ impl Buckets {
             width,
             from,
             len: vec![0; count],
+            largest: vec![0; count],
             entries: vec![Entry::EMPTY; total],
             ids: vec![0; total],
         }
@@ -156,12 +159,30 @@ impl Buckets {
             self.entries[at] = entry;
             self.ids[at] = buffer as u32;
             self.len[k] += 1;
+            self.largest[k] = self.largest[k].max(size);
         }
+    }
+
+    /// The highest end, or `highest` if none is higher, among the entries of bucket `k` that
+    /// `window` keeps. The entries are read from the highest offset down, and no further once
+    /// an offset plus the bucket's largest size cannot end higher: usually a few.
+    pub(super) fn highest_end(&self, k: usize, window: Window, mut highest: u64) -> u64 {
+        let largest = self.largest[k] as u64;
+        for e in self.run(k).iter().rev() {
+            if e.offset.saturating_add(largest) <= highest {
+                break;
+            }
+            if e.keep(window) {
+                highest = highest.max(e.range().1);
+            }
+        }
+        highest
     }
 
     /// Empties every bucket, keeping the layout.
     pub(super) fn clear(&mut self) {
         self.len.iter_mut().for_each(|len| *len = 0);
+        self.largest.iter_mut().for_each(|size| *size = 0);
     }
 }
 

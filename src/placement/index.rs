@@ -130,22 +130,20 @@ impl TimeIndex {
     }
 
     /// The highest end among the stored buffers overlapping the lifetime of `buffer`, which is
-    /// not stored itself (0 if none); through the [`Unions`] like [`TimeIndex::sorted`] (a
-    /// union's last range ends highest).
+    /// not stored itself (0 if none): in the buckets at its ends from the highest offset down
+    /// ([`Buckets::highest_end`]), and in between through the [`Unions`] like
+    /// [`TimeIndex::sorted`] (a union's last range ends highest).
     pub(super) fn highest_end(&mut self, buffer: usize) -> u64 {
         let (lo, hi) = self.spans[buffer];
         let (first, last) = self.buckets.span(lo, hi);
-        let highest_in = |k: usize| {
-            let window = self.buckets.window(k, lo, hi, false);
-            let run = self.buckets.run(k).iter();
-            let kept = run.map(|e| if e.keep(window) { e.range().1 } else { 0 });
-            kept.max().unwrap_or(0)
-        };
-        let mut highest = highest_in(first).max(highest_in(last));
+        let buckets = &self.buckets;
+        let mut highest = buckets.highest_end(first, buckets.window(first, lo, hi, false), 0);
+        if last > first {
+            highest = buckets.highest_end(last, buckets.window(last, lo, hi, false), highest);
+        }
         if last > first + 1 {
-            let (buckets, scratch) = (&self.buckets, &mut self.scratch);
             self.unions
-                .cover(buckets, first + 1, last, scratch, |union| {
+                .cover(buckets, first + 1, last, &mut self.scratch, |union| {
                     highest = highest.max(union.last().map_or(0, |r| r.1))
                 });
         }
