@@ -70,12 +70,23 @@ impl Unions {
                 add(&mut whole[node], offset, end);
             }
         });
-        // The ancestors of the cover: the nodes above `first` or `last` not inside the stretch.
-        shape.for_each_above(first, last + 1, |node| {
-            if shape.is_kept(node) {
-                add(&mut union[node], offset, end);
+        // The ancestors of the cover: the nodes above `first` or `last` not inside the stretch,
+        // from each upward, up to the first whose union covered the range already (a node's
+        // union holds its children's, so all above it cover the range too).
+        let ends = [first, last];
+        let ends = if first == last { &ends[..1] } else { &ends[..] };
+        for &bucket in ends {
+            let mut node = shape.leaves + bucket;
+            for level in 0..=shape.height {
+                if shape.is_kept(node)
+                    && shape.is_outside(node, level, first, last + 1)
+                    && !add(&mut union[node], offset, end)
+                {
+                    break;
+                }
+                node /= 2;
             }
-        });
+        }
     }
 
     /// Empties every union.
@@ -174,29 +185,33 @@ impl Shape {
     fn for_each_above(&self, first: usize, last: usize, mut visit: impl FnMut(usize)) {
         let (mut l, mut r) = (self.leaves + first, self.leaves + last - 1);
         for level in 0..=self.height {
-            let outside = |node: usize| {
-                let start = (node << level) - self.leaves;
-                start < first || start + (1 << level) > last
-            };
-            if outside(l) {
+            if self.is_outside(l, level, first, last) {
                 visit(l);
             }
-            if r != l && outside(r) {
+            if r != l && self.is_outside(r, level, first, last) {
                 visit(r);
             }
             l /= 2;
             r /= 2;
         }
     }
+
+    /// Whether `node`, on `level`, holds some bucket outside `[first, last)`.
+    #[inline]
+    fn is_outside(&self, node: usize, level: u32, first: usize, last: usize) -> bool {
+        let start = (node << level) - self.leaves;
+        start < first || start + (1 << level) > last
+    }
 }
 
 /// Adds `[offset, end)` to `union` (sorted, each range starting above the end of the one
-/// before), joining the ranges it meets or touches.
-fn add(union: &mut Vec<(u64, u64)>, offset: u64, end: u64) {
+/// before), joining the ranges it meets or touches; false if a range already covered it (then
+/// nothing changes).
+fn add(union: &mut Vec<(u64, u64)>, offset: u64, end: u64) -> bool {
     // The first range ending at or above `offset`: the first the new one may join.
     let first = union.partition_point(|r| r.1 < offset);
     match union.get(first) {
-        Some(r) if r.0 <= offset && end <= r.1 => {} // already covered: the usual case
+        Some(r) if r.0 <= offset && end <= r.1 => return false, // already covered
         Some(r) if r.0 <= end => {
             // Joins ranges first..last.
             let last = first + union[first..].partition_point(|r| r.0 <= end);
@@ -206,6 +221,7 @@ fn add(union: &mut Vec<(u64, u64)>, offset: u64, end: u64) {
         }
         _ => union.insert(first, (offset, end)),
     }
+    true
 }
 
 /// Appends to `out` the ranges `sorted` (by offset) with each range that starts at or below
