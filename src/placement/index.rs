@@ -9,10 +9,11 @@ use crate::problem::Problem;
 /// How many bucket entries the index may hold per buffer: buffers are stored in the buckets,
 /// shortest lifetime first, while the entries stay within this many times the buffers; the
 /// rest go to the long tree. Every lifetime within two buckets always fits (at most two
-/// entries each). An entry costs 28 bytes, but scanning it costs a query far less than
-/// gathering and sorting the same buffer from the tree: on 1M random buffers with 1% living
-/// up to 100,000 steps, 8 (all in the buckets) took 5.6 s for best-fit and 4 (the longest
-/// third of those in the tree) 7.0 s, for 4% less memory.
+/// entries each). An entry costs 20 bytes (with its buffer's index), but scanning it costs a
+/// query far less than gathering and sorting the same buffer from the tree: on 1M random
+/// buffers with 1% living up to 100,000 steps, best-fit took 31.6G instructions with 8 (every
+/// long buffer in the buckets) and 42.5G with 4 (the longest third in the tree), for 4% more
+/// memory (measured when an entry took 28 bytes).
 const ENTRIES_PER_BUFFER: usize = 8;
 
 /// The placed buffers indexed by time, so that those overlapping a buffer's lifetime are found

@@ -1,5 +1,10 @@
 //! The placement core shared by all allocators: which placed buffers overlap a buffer in time,
 //! and where the buffer fits among them (first-fit, best-fit, stack, or XLA's best-fit).
+//!
+//! The placed buffers are indexed by time (`index.rs`): in buckets of time that keep them sorted
+//! by offset (`buckets.rs`), so that a buffer's neighbours come in address order without a sort;
+//! in unions over stretches of buckets (`unions.rs`) for lifetimes that span many; and, for the
+//! few lifetimes too long for the buckets, in a segment tree (`long_tree.rs`).
 
 mod buckets;
 mod flat;
