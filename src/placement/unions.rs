@@ -1,0 +1,280 @@
+//! What the buckets' buffers cover in address over stretches of buckets: a tree of unions,
+//! for lifetimes that span many buckets.
+
+use super::buckets::Buckets;
+
+/// For every node of a binary tree over the buckets, up to a height, the union of the address
+/// ranges of the buffers stored in or below it: ranges sorted by offset, each starting above
+/// the end of the one before (the form [`compact`] gives). A buffer whose lifetime spans many
+/// buckets meets every buffer stored in the buckets strictly inside its lifetime, and its gaps
+/// are the same whether it scans those buffers or the unions of the `O(log n)` nodes covering
+/// those buckets; over a long stretch of time a union is a few ranges where its buffers are
+/// thousands.
+///
+/// A buffer is stored at the nodes that together cover exactly its buckets (a segment tree's
+/// canonical cover): their unions, and those of their ancestors, take its range, and each
+/// such node also keeps it in `whole`, the ranges of the buffers covering all its buckets. A
+/// query reads the unions of the nodes covering its buckets and, above them, the `whole` of
+/// the nodes on the paths to its first and last bucket: `O(log n)` lists for a store or a
+/// query however many buckets either spans. Adding a range to a union is a binary search;
+/// usually the range falls inside one already there, and nothing moves.
+///
+/// The lowest [`RUN_LEVELS`] levels keep nothing: a query compacts their buckets' runs
+/// (sorted by offset already) instead. Their nodes are the most numerous and their unions the
+/// longest, so keeping them would cost every store the most cache misses, for the few queries
+/// that read at most two such nodes a level.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Unions {
+    shape: Shape,
+    union: Vec<Vec<(u64, u64)>>,
+    whole: Vec<Vec<(u64, u64)>>,
+}
+
+/// How many levels, from the leaves up, are made from the buckets' runs at each query
+/// rather than kept.
+const RUN_LEVELS: u32 = 2;
+
+impl Unions {
+    /// The tree over `buckets` buckets for stores and queries spanning at most `widest` of
+    /// them; empty (nothing stored, no query expected) when `widest` is below 3, since a
+    /// query spanning at most two buckets has none strictly inside.
+    pub(super) fn new(buckets: usize, widest: usize) -> Unions {
+        if widest < 3 {
+            return Unions::default();
+        }
+        let leaves = buckets.next_power_of_two();
+        Unions {
+            shape: Shape {
+                leaves,
+                height: widest.ilog2().min(leaves.ilog2()),
+            },
+            union: vec![Vec::new(); 2 * leaves],
+            whole: vec![Vec::new(); leaves],
+        }
+    }
+
+    /// Whether the tree is empty (no query spans more than two buckets).
+    pub(super) fn is_empty(&self) -> bool {
+        self.union.is_empty()
+    }
+
+    /// Adds `[offset, end)`, a buffer stored in buckets `first..=last`.
+    pub(super) fn insert(&mut self, first: usize, last: usize, offset: u64, end: u64) {
+        if self.is_empty() {
+            return;
+        }
+        let (shape, union, whole) = (self.shape, &mut self.union, &mut self.whole);
+        shape.for_each_cover(first, last + 1, |node| {
+            if shape.is_kept(node) {
+                add(&mut union[node], offset, end);
+                add(&mut whole[node], offset, end);
+            }
+        });
+        // The ancestors of the cover: the nodes above `first` or `last` not inside the stretch,
+        // from each upward, up to the first whose union covered the range already (a node's
+        // union holds its children's, so all above it cover the range too).
+        let ends = [first, last];
+        let ends = if first == last { &ends[..1] } else { &ends[..] };
+        for &bucket in ends {
+            let mut node = shape.leaves + bucket;
+            for level in 0..=shape.height {
+                if shape.is_kept(node)
+                    && shape.is_outside(node, level, first, last + 1)
+                    && !add(&mut union[node], offset, end)
+                {
+                    break;
+                }
+                node /= 2;
+            }
+        }
+    }
+
+    /// Empties every union.
+    pub(super) fn clear(&mut self) {
+        self.union.iter_mut().for_each(Vec::clear);
+        self.whole.iter_mut().for_each(Vec::clear);
+    }
+
+    /// Calls `visit` with ranges that together cover what the buffers stored in buckets
+    /// `[first, last)` of `buckets` cover, in the [`compact`] form each: the unions of the
+    /// nodes covering those buckets (made in `scratch` on the levels not kept), and the ranges
+    /// of the buffers stored above them.
+    pub(super) fn cover(
+        &self,
+        buckets: &Buckets,
+        first: usize,
+        last: usize,
+        scratch: &mut Vec<(u64, u64)>,
+        mut visit: impl FnMut(&[(u64, u64)]),
+    ) {
+        let shape = self.shape;
+        shape.for_each_cover(first, last, |node| {
+            if shape.is_kept(node) {
+                return visit(&self.union[node]);
+            }
+            // A leaf or a pair of leaves (RUN_LEVELS = 2): its runs, merged and compacted.
+            let (from, to) = shape.buckets_of(node);
+            let runs = |k: usize| buckets.run(k).iter().map(|e| e.range());
+            scratch.clear();
+            match to - from {
+                1 => compact(runs(from), scratch),
+                _ => compact(merged(runs(from), runs(from + 1)), scratch),
+            }
+            visit(scratch);
+        });
+        shape.for_each_above(first, last, |node| {
+            if shape.is_kept(node) {
+                visit(&self.whole[node]);
+            }
+        });
+    }
+}
+
+/// The tree's layout: which node holds which buckets.
+#[derive(Clone, Copy, Debug, Default)]
+struct Shape {
+    /// A power of two; node 1 is the root, bucket `k`'s leaf node `leaves + k`.
+    leaves: usize,
+    /// The highest level kept (leaves are level 0): that of the widest stretch stored or
+    /// asked for, so that no cover needs a node above it.
+    height: u32,
+}
+
+impl Shape {
+    /// Whether `node`'s lists are kept (it is above the [`RUN_LEVELS`] lowest levels).
+    #[inline]
+    fn is_kept(&self, node: usize) -> bool {
+        node < self.leaves >> (RUN_LEVELS - 1)
+    }
+
+    /// The buckets `[from, to)` under `node`.
+    fn buckets_of(&self, node: usize) -> (usize, usize) {
+        let level = self.leaves.ilog2() - node.ilog2();
+        let from = (node << level) - self.leaves;
+        (from, from + (1 << level))
+    }
+
+    /// Calls `visit` with each node of the canonical cover of buckets `[first, last)`: at
+    /// most two a level, none above the highest level kept as long as the stretch spans at
+    /// most `2^(height + 1) - 1` buckets (a node above holds more).
+    fn for_each_cover(&self, first: usize, last: usize, mut visit: impl FnMut(usize)) {
+        let (mut l, mut r) = (self.leaves + first, self.leaves + last);
+        let mut level = 0;
+        while l < r {
+            debug_assert!(
+                level <= self.height,
+                "a stretch wider than the tree's widest"
+            );
+            if l % 2 == 1 {
+                visit(l);
+                l += 1;
+            }
+            if r % 2 == 1 {
+                r -= 1;
+                visit(r);
+            }
+            l /= 2;
+            r /= 2;
+            level += 1;
+        }
+    }
+
+    /// Calls `visit` once with each node up to the highest level kept that holds bucket
+    /// `first` or bucket `last - 1` and some bucket outside `[first, last)`: the ancestors of
+    /// the nodes of its cover.
+    fn for_each_above(&self, first: usize, last: usize, mut visit: impl FnMut(usize)) {
+        let (mut l, mut r) = (self.leaves + first, self.leaves + last - 1);
+        for level in 0..=self.height {
+            if self.is_outside(l, level, first, last) {
+                visit(l);
+            }
+            if r != l && self.is_outside(r, level, first, last) {
+                visit(r);
+            }
+            l /= 2;
+            r /= 2;
+        }
+    }
+
+    /// Whether `node`, on `level`, holds some bucket outside `[first, last)`.
+    #[inline]
+    fn is_outside(&self, node: usize, level: u32, first: usize, last: usize) -> bool {
+        let start = (node << level) - self.leaves;
+        start < first || start + (1 << level) > last
+    }
+}
+
+/// Adds `[offset, end)` to `union` (sorted, each range starting above the end of the one
+/// before), joining the ranges it meets or touches; false if a range already covered it (then
+/// nothing changes).
+fn add(union: &mut Vec<(u64, u64)>, offset: u64, end: u64) -> bool {
+    // The first range ending at or above `offset`: the first the new one may join.
+    let first = union.partition_point(|r| r.1 < offset);
+    match union.get(first) {
+        Some(r) if r.0 <= offset && end <= r.1 => return false, // already covered
+        Some(r) if r.0 <= end => {
+            // Joins ranges first..last.
+            let last = first + union[first..].partition_point(|r| r.0 <= end);
+            let joined = (offset.min(r.0), end.max(union[last - 1].1));
+            union[first] = joined;
+            union.drain(first + 1..last);
+        }
+        _ => union.insert(first, (offset, end)),
+    }
+    true
+}
+
+/// Appends to `out` the ranges `sorted` (by offset) with each range that starts at or below
+/// the highest end before it joined to the previous one: the ranges of `out` cover the same
+/// addresses, and a scan upward for the gaps between them (a gap where a range starts above
+/// the highest end so far) finds the same gaps, and the same highest end, as on `sorted`.
+pub(super) fn compact(sorted: impl Iterator<Item = (u64, u64)>, out: &mut Vec<(u64, u64)>) {
+    for (offset, end) in sorted {
+        match out.last_mut() {
+            Some(last) if offset <= last.1 => last.1 = last.1.max(end),
+            _ => out.push((offset, end)),
+        }
+    }
+}
+
+/// The ranges of `a` and `b`, both sorted by offset, in offset order.
+fn merged(
+    a: impl Iterator<Item = (u64, u64)>,
+    b: impl Iterator<Item = (u64, u64)>,
+) -> impl Iterator<Item = (u64, u64)> {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some(x), Some(y)) if x.0 <= y.0 => a.next(),
+        (_, Some(_)) => b.next(),
+        (Some(_), None) => a.next(),
+        (None, None) => None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
+
+    /// Ranges added one by one, some empty, many touching or overlapping: the union kept is
+    /// always the compacted list of every range added so far.
+    #[test]
+    fn adding_a_range_keeps_the_compacted_union() {
+        let mut rng = StdRng::seed_from_u64(5);
+        for round in 0..200 {
+            let (mut union, mut added) = (Vec::new(), Vec::new());
+            let span = 10 + 5 * round as u64;
+            for _ in 0..rng.random_range(1..60) {
+                let offset = rng.random_range(0..span);
+                let end = offset + rng.random_range(0..span / 4);
+                add(&mut union, offset, end);
+                added.push((offset, end));
+                added.sort_unstable();
+                let mut expected = Vec::new();
+                compact(added.iter().copied(), &mut expected);
+                assert_eq!(union, expected, "round {round}, after {added:?}");
+            }
+        }
+    }
+}
