@@ -1,6 +1,6 @@
 //! The buffers too long for the time buckets: a segment tree over their own time points.
 
-use super::flat::running_sums;
+use super::flat::{for_each_cover, running_sums};
 
 /// A placed long buffer: its address range and its index (`buffer == EMPTY` until placed).
 #[derive(Clone, Copy, Debug)]
@@ -80,9 +80,12 @@ impl LongTree {
         let mut start_counts = vec![0u32; times.len() + 1];
         let long_spans = || of.iter().zip(is_long).filter(|p| *p.1).map(|p| p.0);
         for span in long_spans() {
-            for_each_cover(leaves, span.after_lower - 1, span.from_upper, |node| {
-                node_len[node] += 1
-            });
+            for_each_cover(
+                leaves,
+                (span.after_lower - 1) as usize,
+                span.from_upper as usize,
+                |node| node_len[node] += 1,
+            );
             start_counts[span.after_lower as usize - 1] += 1;
         }
         let node_start = running_sums(&node_len);
@@ -124,11 +127,16 @@ impl LongTree {
         };
         self.starting[span.slot as usize] = placed;
         let (nodes, covering) = (&mut self.nodes, &mut self.covering);
-        for_each_cover(self.leaves, span.after_lower - 1, span.from_upper, |node| {
-            let (start, len) = &mut nodes[node];
-            covering[*start + *len as usize] = placed;
-            *len += 1;
-        });
+        for_each_cover(
+            self.leaves,
+            (span.after_lower - 1) as usize,
+            span.from_upper as usize,
+            |node| {
+                let (start, len) = &mut nodes[node];
+                covering[*start + *len as usize] = placed;
+                *len += 1;
+            },
+        );
     }
 
     /// Calls `visit` for every stored long buffer but `buffer` itself that overlaps the
@@ -161,23 +169,5 @@ impl LongTree {
                 .iter()
                 .for_each(&mut keep);
         }
-    }
-}
-
-/// Calls `visit` with each node of the canonical cover of leaves `[lo, hi)` in a bottom-up tree
-/// of `leaves` leaves: disjoint nodes, together exactly those leaves.
-pub(super) fn for_each_cover(leaves: usize, lo: u32, hi: u32, mut visit: impl FnMut(usize)) {
-    let (mut l, mut r) = (lo as usize + leaves, (hi as usize).min(leaves) + leaves);
-    while l < r {
-        if l % 2 == 1 {
-            visit(l);
-            l += 1;
-        }
-        if r % 2 == 1 {
-            r -= 1;
-            visit(r);
-        }
-        l /= 2;
-        r /= 2;
     }
 }

@@ -2,6 +2,7 @@
 //! for lifetimes that span many buckets.
 
 use super::buckets::Buckets;
+use super::flat::for_each_cover;
 
 /// For every node of a binary tree over the buckets, up to a height, the union of the address
 /// ranges of the buffers stored in or below it: ranges sorted by offset, each starting above
@@ -158,25 +159,13 @@ impl Shape {
     /// most two a level, none above the highest level kept as long as the stretch spans at
     /// most `2^(height + 1) - 1` buckets (a node above holds more).
     fn for_each_cover(&self, first: usize, last: usize, mut visit: impl FnMut(usize)) {
-        let (mut l, mut r) = (self.leaves + first, self.leaves + last);
-        let mut level = 0;
-        while l < r {
+        for_each_cover(self.leaves, first, last, |node| {
             debug_assert!(
-                level <= self.height,
+                self.leaves.ilog2() - node.ilog2() <= self.height,
                 "a stretch wider than the tree's widest"
             );
-            if l % 2 == 1 {
-                visit(l);
-                l += 1;
-            }
-            if r % 2 == 1 {
-                r -= 1;
-                visit(r);
-            }
-            l /= 2;
-            r /= 2;
-            level += 1;
-        }
+            visit(node)
+        });
     }
 
     /// Calls `visit` once with each node up to the highest level kept that holds bucket
