@@ -238,17 +238,19 @@ fn run_here(
     let mut own_runs = vec![0u32; workers.len()];
     let mut spent: u64 = 0;
     let mut runs: u64 = 0;
+    // The node budget of a policy's run `run` of its own schedule (or the external member's
+    // in round `run`).
+    let budget_of = |run: u32| {
+        if options.restarts {
+            budget(schedule, run, instance.free.len())
+        } else {
+            u64::MAX
+        }
+    };
     for round in 0u32.. {
         for pass in 0..passes {
             // Pass `p` of a round runs the policies whose weight is above `p`, each with the
             // next budget of its own schedule; the external member runs in the first pass.
-            let budget_of = |run: u32| {
-                if options.restarts {
-                    budget(schedule, run, instance.free.len())
-                } else {
-                    u64::MAX
-                }
-            };
             let in_pass: Vec<usize> = (0..workers.len()).filter(|&i| weights[i] > pass).collect();
             let external = external.filter(|_| pass == 0);
             let external_at = external.map(|_| if first { 0 } else { in_pass.len() });
