@@ -32,12 +32,15 @@ pub enum PolicySpec {
     Fixed,
     /// A MiniMalloc static order word over `W` (lifetime), `A` (area), `T` (largest section
     /// total), `Z` (size), restarted alone; `boosted` adds conflict boosting (`TWA+`; `fixed`
-    /// is `WZA+`).
+    /// is `WZA+`), `diversified` seeded noise on the keys in every restart after the first
+    /// (`TWA~`, `TWA+~`; see [`Diversity`](crate::search::Diversity)).
     Order {
         /// The word, upper case.
         word: String,
         /// Whether conflict boosting is on (written `WORD+`).
         boosted: bool,
+        /// Whether restarts are diversified (written `WORD~` or `WORD+~`).
+        diversified: bool,
     },
     /// The learned policy of a model file (`None`: the built-in model,
     /// [`BUILT_IN_MODEL`](crate::learned::BUILT_IN_MODEL), which is the repository's
@@ -57,7 +60,7 @@ impl fmt::Display for UnknownPolicy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "unknown policy '{}': expected 'fixed', 'portfolio', 'learned', a model file (.json) or an order word over W, A, T, Z (e.g. WAT, or TWA+ with conflict boosting)",
+            "unknown policy '{}': expected 'fixed', 'portfolio', 'learned', a model file (.json) or an order word over W, A, T, Z (e.g. WAT, TWA+ with conflict boosting, TWA~ or TWA+~ with diversified restarts)",
             self.0
         )
     }
@@ -82,7 +85,15 @@ impl FromStr for PolicySpec {
         }
         match parse_policy_name(name) {
             Some(PolicyName::Fixed) => Ok(PolicySpec::Fixed),
-            Some(PolicyName::Order { word, boosted }) => Ok(PolicySpec::Order { word, boosted }),
+            Some(PolicyName::Order {
+                word,
+                boosted,
+                diversified,
+            }) => Ok(PolicySpec::Order {
+                word,
+                boosted,
+                diversified,
+            }),
             None => Err(UnknownPolicy(name.to_string())),
         }
     }
@@ -93,8 +104,17 @@ impl fmt::Display for PolicySpec {
         match self {
             PolicySpec::Portfolio => write!(f, "portfolio"),
             PolicySpec::Fixed => write!(f, "fixed"),
-            PolicySpec::Order { word, boosted } => {
-                write!(f, "{word}{}", if *boosted { "+" } else { "" })
+            PolicySpec::Order {
+                word,
+                boosted,
+                diversified,
+            } => {
+                let name = PolicyName::Order {
+                    word: word.clone(),
+                    boosted: *boosted,
+                    diversified: *diversified,
+                };
+                write!(f, "{}", name.canonical())
             }
             PolicySpec::Learned { model: None } => write!(f, "learned"),
             PolicySpec::Learned { model: Some(path) } => write!(f, "{}", path.display()),
@@ -112,10 +132,21 @@ pub struct BuiltPortfolio {
 }
 
 impl PolicySpec {
-    /// The portfolio this spec stands for, for a problem of `buffers` buffers under `options`.
-    /// A learned spec with a model file reads it here (the built-in model is parsed once per
-    /// process).
+    /// The portfolio this spec stands for, for a problem of `buffers` buffers under `options`,
+    /// with seed 0 (see [`PolicySpec::build_seeded`]).
     pub fn build(&self, buffers: usize, options: &SearchOptions) -> BuiltPortfolio {
+        self.build_seeded(buffers, options, 0)
+    }
+
+    /// The portfolio this spec stands for, for a problem of `buffers` buffers under `options`;
+    /// `seed` seeds the diversified orders (`TWA~`). A learned spec with a model file reads it
+    /// here (the built-in model is parsed once per process).
+    pub fn build_seeded(
+        &self,
+        buffers: usize,
+        options: &SearchOptions,
+        seed: u64,
+    ) -> BuiltPortfolio {
         let boost = options.conflict_boost;
         let portfolio = match self {
             PolicySpec::Portfolio => Portfolio::round_robin(buffers, boost),
@@ -126,11 +157,11 @@ impl PolicySpec {
                         .and_then(|m| Network::new(&m))
                         .map(Arc::new),
                 };
-                return learned_portfolio(network, buffers, boost);
+                return learned_portfolio(network, buffers, boost, seed);
             }
             single => Portfolio::single(
                 single
-                    .node_policy(buffers, boost)
+                    .node_policy(buffers, boost, seed)
                     .expect("fixed or an order word"),
             ),
         };
@@ -141,19 +172,23 @@ impl PolicySpec {
     }
 
     /// The one node policy of `fixed` or an order word; `None` for the portfolio specs.
-    fn node_policy(&self, buffers: usize, boost: bool) -> Option<Box<dyn NodePolicy>> {
-        match self {
-            PolicySpec::Fixed => Some(Box::new(FixedPolicy::new(buffers, boost))),
-            PolicySpec::Order {
-                word,
-                boosted: false,
-            } => StaticOrder::new(word).map(|p| Box::new(p) as Box<dyn NodePolicy>),
-            PolicySpec::Order {
-                word,
-                boosted: true,
-            } => FixedPolicy::boosted(word, buffers).map(|p| Box::new(p) as Box<dyn NodePolicy>),
-            _ => None,
-        }
+    fn node_policy(&self, buffers: usize, boost: bool, seed: u64) -> Option<Box<dyn NodePolicy>> {
+        let PolicySpec::Order {
+            word,
+            boosted,
+            diversified,
+        } = self
+        else {
+            return matches!(self, PolicySpec::Fixed)
+                .then(|| Box::new(FixedPolicy::new(buffers, boost)) as Box<dyn NodePolicy>);
+        };
+        let policy: Box<dyn NodePolicy> = match (boosted, diversified) {
+            (false, false) => Box::new(StaticOrder::new(word)?),
+            (false, true) => Box::new(StaticOrder::diversified(word, seed)?),
+            (true, false) => Box::new(FixedPolicy::boosted(word, buffers)?),
+            (true, true) => Box::new(FixedPolicy::boosted_diversified(word, buffers, seed)?),
+        };
+        Some(policy)
     }
 }
 
@@ -163,6 +198,7 @@ fn learned_portfolio(
     network: Result<Arc<Network>, ModelError>,
     buffers: usize,
     boost: bool,
+    seed: u64,
 ) -> BuiltPortfolio {
     let policy = LearnedPolicy::with_network(network.clone(), buffers, boost);
     let warnings: Vec<String> = policy
@@ -180,9 +216,10 @@ fn learned_portfolio(
         for strategy in head.strategies().iter().filter(|s| *s != "fixed") {
             // A checked head names only `fixed` and order words.
             let spec: PolicySpec = strategy.parse().expect("a checked strategy name");
-            portfolio
-                .policies
-                .push(spec.node_policy(buffers, boost).expect("an order word"));
+            portfolio.policies.push(
+                spec.node_policy(buffers, boost, seed)
+                    .expect("an order word"),
+            );
         }
         portfolio.ranker = Some(Box::new(PortfolioRanker::new(head, &own_name)));
     }

@@ -371,6 +371,9 @@ fn policy_names_stand_for_portfolios() {
     assert!(default.portfolio.ranker.is_none());
     assert_eq!(built("TWA+", 10, &options).portfolio.names(), ["TWA+"]);
     assert_eq!(single("wat+", 10, &options).name(), "WAT+");
+    assert_eq!(built("twa~", 10, &options).portfolio.names(), ["TWA~"]);
+    assert_eq!(single("taw+~", 10, &options).name(), "TAW+~");
+    assert_eq!("taw+~".parse::<PolicySpec>().unwrap().to_string(), "TAW+~");
     assert!("WQ+".parse::<PolicySpec>().is_err());
     assert!("nonsense".parse::<PolicySpec>().is_err());
 }

@@ -76,7 +76,8 @@ def test_solve_options():
     )
     assert message(lambda: telamalloc.solve(problem, policy="nonsense")) == (
         "unknown policy 'nonsense': expected 'fixed', 'portfolio', 'learned', a model file "
-        "(.json) or an order word over W, A, T, Z (e.g. WAT, or TWA+ with conflict boosting)"
+        "(.json) or an order word over W, A, T, Z (e.g. WAT, TWA+ with conflict boosting, "
+        "TWA~ or TWA+~ with diversified restarts)"
     )
     assert message(lambda: telamalloc.solve(problem, timeout=-1)) == (
         "timeout must be a positive number of seconds, not -1"

@@ -9,7 +9,8 @@ use telamalloc::{Algorithm, PolicySpec, SearchOptions, Solver};
 pub struct SearchArgs {
     /// Policy for `--algo search`: `fixed` (TelaMalloc's order with conflict boosting), an
     /// order word over W (lifetime), A (area), T (section total), Z (size), e.g. WAT, an order
-    /// word with conflict boosting, e.g. TWA+ (fixed is WZA+),
+    /// word with conflict boosting, e.g. TWA+ (fixed is WZA+), an order word with diversified
+    /// restarts, e.g. TWA~ or TWA+~ (runs after the first sort by seeded noisy keys),
     /// `learned` (the shipped model, models/policy.json, compiled into the binary), or a model
     /// file `PATH.json` (read at run time; one that cannot be used falls back to `fixed` with a
     /// warning). Default: `portfolio`, the round robin fixed, WAT, TAW, TWA.

@@ -461,7 +461,7 @@ impl Solver {
     fn build_portfolio(&self, buffers: usize) -> (Portfolio, Vec<String>) {
         match &self.policy {
             PolicySource::Spec(spec) => {
-                let built = spec.build(buffers, &self.options);
+                let built = spec.build_seeded(buffers, &self.options, self.seed);
                 (built.portfolio, built.warnings)
             }
             PolicySource::Custom(factory) => (factory(buffers, &self.options), Vec::new()),
