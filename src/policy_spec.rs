@@ -171,6 +171,19 @@ impl PolicySpec {
         }
     }
 
+    /// Checks that the model file this spec names, if any, can be used (read, parsed and built
+    /// into a network for this build's features); on failure, the file and why. The other
+    /// specs, the built-in model included, always can.
+    pub fn check(&self) -> Result<(), (PathBuf, ModelError)> {
+        match self {
+            PolicySpec::Learned { model: Some(path) } => ModelFile::load(path)
+                .and_then(|m| Network::new(&m))
+                .map(|_| ())
+                .map_err(|e| (path.clone(), e)),
+            _ => Ok(()),
+        }
+    }
+
     /// The one node policy of `fixed` or an order word; `None` for the portfolio specs.
     fn node_policy(&self, buffers: usize, boost: bool, seed: u64) -> Option<Box<dyn NodePolicy>> {
         let PolicySpec::Order {

@@ -540,6 +540,35 @@ fn eval_compares_policies_and_writes_its_runs() {
     assert!(bad.stderr.contains("nonsense"), "{}", bad.stderr);
 }
 
+/// A model file given as the policy that is missing or not a model stops every command that
+/// would search with it: exit 2, a message naming the file, and nothing on standard output.
+#[test]
+fn a_policy_model_file_that_cannot_be_used_is_an_error() {
+    let tiny = example("tiny.12.csv");
+    let tiny = tiny.to_str().expect("UTF-8 path");
+    let scratch = Scratch::new();
+    let bad = scratch.path("bad.json");
+    std::fs::write(&bad, "{\"format\": 1}").unwrap();
+    let bad = bad.to_str().expect("UTF-8 path");
+    let missing = scratch.path("missing.json");
+    let missing = missing.to_str().expect("UTF-8 path");
+    for model in [bad, missing] {
+        let policies = format!("fixed,{model}");
+        let commands: [&[&str]; 4] = [
+            &["solve", tiny, "--policy", model],
+            &["solve", tiny, "--minimize", "--policy", model],
+            &["bench", tiny, "--algo", "search", "--policy", model],
+            &["eval", tiny, "--policies", &policies],
+        ];
+        for args in commands {
+            let run = telamalloc(args);
+            assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+            assert!(run.stderr.contains(model), "{args:?}: {}", run.stderr);
+            assert!(run.stdout.is_empty(), "{args:?}: {}", run.stdout);
+        }
+    }
+}
+
 /// A time limit that is not a positive number of at most 10^9 seconds is a usage error (exit 2,
 /// a message naming the flag and, when too large, the maximum), never a panic, in every command
 /// that takes one; 10^9 seconds itself is accepted. From about 9.3e18 seconds the deadline used
