@@ -1,5 +1,6 @@
 //! Which policies a search runs, as a typed, parseable spec: `portfolio` (the default round
-//! robin), `fixed`, an order word (`WAT`, `TWA+`), `learned` (the built-in model) or a model
+//! robin), `fixed`, an order word (`WAT`, `TWA+`, `TWA~`), a round robin of those
+//! (`TWA/TWA~/TWA+`), `learned` (the built-in model) or a model
 //! file. A spec is checked when it is parsed; it is built into a [`Portfolio`] per problem, and
 //! only then is a model file read.
 
@@ -42,6 +43,10 @@ pub enum PolicySpec {
         /// Whether restarts are diversified (written `WORD~` or `WORD+~`).
         diversified: bool,
     },
+    /// A round robin of these single policies (`fixed` or order words), written joined by `/`
+    /// (`TWA/TWA~/TWA+`): each runs its own restart schedule, one run per round, in this order
+    /// (`fixed/WAT/TAW/TWA` searches as `portfolio` does).
+    RoundRobin(Vec<PolicySpec>),
     /// The learned policy of a model file (`None`: the built-in model,
     /// [`BUILT_IN_MODEL`](crate::learned::BUILT_IN_MODEL), which is the repository's
     /// [`DEFAULT_MODEL_PATH`](crate::learned::DEFAULT_MODEL_PATH) compiled in), with the
@@ -60,7 +65,7 @@ impl fmt::Display for UnknownPolicy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "unknown policy '{}': expected 'fixed', 'portfolio', 'learned', a model file (.json) or an order word over W, A, T, Z (e.g. WAT, TWA+ with conflict boosting, TWA~ or TWA+~ with diversified restarts)",
+            "unknown policy '{}': expected 'fixed', 'portfolio', 'learned', a model file (.json), an order word over W, A, T, Z (e.g. WAT, TWA+ with conflict boosting, TWA~ or TWA+~ with diversified restarts), or different ones of those joined by / (a round robin, e.g. TWA/TWA~/TWA+)",
             self.0
         )
     }
@@ -82,6 +87,24 @@ impl FromStr for PolicySpec {
                 })
             }
             _ => {}
+        }
+        if name.contains('/') {
+            let members: Vec<PolicySpec> = name
+                .split('/')
+                .map(|part| match parse_policy_name(part) {
+                    Some(_) => part.parse(),
+                    None => Err(UnknownPolicy(name.to_string())),
+                })
+                .collect::<Result<_, _>>()?;
+            let distinct = members
+                .iter()
+                .enumerate()
+                .all(|(i, m)| !members[..i].contains(m));
+            return if distinct {
+                Ok(PolicySpec::RoundRobin(members))
+            } else {
+                Err(UnknownPolicy(name.to_string()))
+            };
         }
         match parse_policy_name(name) {
             Some(PolicyName::Fixed) => Ok(PolicySpec::Fixed),
@@ -115,6 +138,10 @@ impl fmt::Display for PolicySpec {
                     diversified: *diversified,
                 };
                 write!(f, "{}", name.canonical())
+            }
+            PolicySpec::RoundRobin(members) => {
+                let names: Vec<String> = members.iter().map(|m| m.to_string()).collect();
+                write!(f, "{}", names.join("/"))
             }
             PolicySpec::Learned { model: None } => write!(f, "learned"),
             PolicySpec::Learned { model: Some(path) } => write!(f, "{}", path.display()),
@@ -159,6 +186,15 @@ impl PolicySpec {
                 };
                 return learned_portfolio(network, buffers, boost, seed);
             }
+            PolicySpec::RoundRobin(members) => Portfolio::new(
+                members
+                    .iter()
+                    .map(|m| {
+                        m.node_policy(buffers, boost, seed)
+                            .expect("fixed or an order word")
+                    })
+                    .collect(),
+            ),
             single => Portfolio::single(
                 single
                     .node_policy(buffers, boost, seed)

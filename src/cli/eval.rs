@@ -15,7 +15,7 @@ pub struct EvalArgs {
     /// Problem files or folders.
     paths: Vec<PathBuf>,
     /// Comma-separated policies: `fixed`, `portfolio` (the default portfolio), order words such as
-    /// WAT, TWA+ or TWA~, `learned`, or model files.
+    /// WAT, TWA+ or TWA~, round robins such as TWA/TWA~/TWA+, `learned`, or model files.
     #[arg(long, value_delimiter = ',', default_value = "fixed,WAT,TAW,TWA")]
     policies: Vec<PolicySpec>,
     /// A split: the problems listed in `datasets/splits/NAME.txt`.
