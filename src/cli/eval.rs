@@ -32,6 +32,10 @@ pub struct EvalArgs {
     /// Runs in parallel (each run is single-threaded).
     #[arg(long, default_value_t = 2, value_parser = super::threads_arg())]
     threads: usize,
+    /// Seed of every run (diversified orders such as TWA~ depend on it): the same seed gives
+    /// the same runs.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
     /// Folder for `eval.md` (the table), `eval.json` (every run) and `eval.svg` (the plot).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -53,7 +57,8 @@ pub fn run(args: EvalArgs) -> Result<i32, CliError> {
         .map_err(CliError::Usage)?;
     let solver = Solver::new()
         .options(options)
-        .limits(args.limit.limits_or(Some(10.0))?);
+        .limits(args.limit.limits_or(Some(10.0))?)
+        .seed(args.seed);
     solver.check_available()?;
     let bar = super::progress_bar(problems.len() * args.policies.len(), "runs");
     let runs = evaluate(&problems, &args.policies, &solver, args.threads, &|| {
