@@ -65,6 +65,14 @@ pub fn evaluate(
     threads: usize,
     on_done: &(dyn Fn() + Sync),
 ) -> Result<Vec<EvalRun>, String> {
+    for policy in policies {
+        // A model file that cannot be used stops the evaluation before its first run.
+        solver
+            .clone()
+            .policy(policy.clone())
+            .check_available()
+            .map_err(|e| e.to_string())?;
+    }
     let jobs: Vec<(usize, &PolicySpec)> = policies
         .iter()
         .flat_map(|p| (0..problems.len()).map(move |i| (i, p)))

@@ -1,5 +1,6 @@
 //! Which policies a search runs, as a typed, parseable spec: `portfolio` (the default round
-//! robin), `fixed`, an order word (`WAT`, `TWA+`), `learned` (the built-in model) or a model
+//! robin), `fixed`, an order word (`WAT`, `TWA+`, `TWA~`), a round robin of those
+//! (`TWA/TWA~/TWA+`), `learned` (the built-in model) or a model
 //! file. A spec is checked when it is parsed; it is built into a [`Portfolio`] per problem, and
 //! only then is a model file read.
 
@@ -32,13 +33,20 @@ pub enum PolicySpec {
     Fixed,
     /// A MiniMalloc static order word over `W` (lifetime), `A` (area), `T` (largest section
     /// total), `Z` (size), restarted alone; `boosted` adds conflict boosting (`TWA+`; `fixed`
-    /// is `WZA+`).
+    /// is `WZA+`), `diversified` seeded noise on the keys in every restart after the first
+    /// (`TWA~`, `TWA+~`; see [`Diversity`](crate::search::Diversity)).
     Order {
         /// The word, upper case.
         word: String,
         /// Whether conflict boosting is on (written `WORD+`).
         boosted: bool,
+        /// Whether restarts are diversified (written `WORD~` or `WORD+~`).
+        diversified: bool,
     },
+    /// A round robin of these single policies (`fixed` or order words), written joined by `/`
+    /// (`TWA/TWA~/TWA+`): each runs its own restart schedule, one run per round, in this order
+    /// (`fixed/WAT/TAW/TWA` searches as `portfolio` does).
+    RoundRobin(Vec<PolicySpec>),
     /// The learned policy of a model file (`None`: the built-in model,
     /// [`BUILT_IN_MODEL`](crate::learned::BUILT_IN_MODEL), which is the repository's
     /// [`DEFAULT_MODEL_PATH`](crate::learned::DEFAULT_MODEL_PATH) compiled in), with the
@@ -57,7 +65,7 @@ impl fmt::Display for UnknownPolicy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "unknown policy '{}': expected 'fixed', 'portfolio', 'learned', a model file (.json) or an order word over W, A, T, Z (e.g. WAT, or TWA+ with conflict boosting)",
+            "unknown policy '{}': expected 'fixed', 'portfolio', 'learned', a model file (.json), an order word over W, A, T, Z (e.g. WAT, TWA+ with conflict boosting, TWA~ or TWA+~ with diversified restarts), or different ones of those joined by / (a round robin, e.g. TWA/TWA~/TWA+)",
             self.0
         )
     }
@@ -80,9 +88,35 @@ impl FromStr for PolicySpec {
             }
             _ => {}
         }
+        if name.contains('/') {
+            let members: Vec<PolicySpec> = name
+                .split('/')
+                .map(|part| match parse_policy_name(part) {
+                    Some(_) => part.parse(),
+                    None => Err(UnknownPolicy(name.to_string())),
+                })
+                .collect::<Result<_, _>>()?;
+            let distinct = members
+                .iter()
+                .enumerate()
+                .all(|(i, m)| !members[..i].contains(m));
+            return if distinct {
+                Ok(PolicySpec::RoundRobin(members))
+            } else {
+                Err(UnknownPolicy(name.to_string()))
+            };
+        }
         match parse_policy_name(name) {
             Some(PolicyName::Fixed) => Ok(PolicySpec::Fixed),
-            Some(PolicyName::Order { word, boosted }) => Ok(PolicySpec::Order { word, boosted }),
+            Some(PolicyName::Order {
+                word,
+                boosted,
+                diversified,
+            }) => Ok(PolicySpec::Order {
+                word,
+                boosted,
+                diversified,
+            }),
             None => Err(UnknownPolicy(name.to_string())),
         }
     }
@@ -93,8 +127,21 @@ impl fmt::Display for PolicySpec {
         match self {
             PolicySpec::Portfolio => write!(f, "portfolio"),
             PolicySpec::Fixed => write!(f, "fixed"),
-            PolicySpec::Order { word, boosted } => {
-                write!(f, "{word}{}", if *boosted { "+" } else { "" })
+            PolicySpec::Order {
+                word,
+                boosted,
+                diversified,
+            } => {
+                let name = PolicyName::Order {
+                    word: word.clone(),
+                    boosted: *boosted,
+                    diversified: *diversified,
+                };
+                write!(f, "{}", name.canonical())
+            }
+            PolicySpec::RoundRobin(members) => {
+                let names: Vec<String> = members.iter().map(|m| m.to_string()).collect();
+                write!(f, "{}", names.join("/"))
             }
             PolicySpec::Learned { model: None } => write!(f, "learned"),
             PolicySpec::Learned { model: Some(path) } => write!(f, "{}", path.display()),
@@ -112,10 +159,21 @@ pub struct BuiltPortfolio {
 }
 
 impl PolicySpec {
-    /// The portfolio this spec stands for, for a problem of `buffers` buffers under `options`.
-    /// A learned spec with a model file reads it here (the built-in model is parsed once per
-    /// process).
+    /// The portfolio this spec stands for, for a problem of `buffers` buffers under `options`,
+    /// with seed 0 (see [`PolicySpec::build_seeded`]).
     pub fn build(&self, buffers: usize, options: &SearchOptions) -> BuiltPortfolio {
+        self.build_seeded(buffers, options, 0)
+    }
+
+    /// The portfolio this spec stands for, for a problem of `buffers` buffers under `options`;
+    /// `seed` seeds the diversified orders (`TWA~`). A learned spec with a model file reads it
+    /// here (the built-in model is parsed once per process).
+    pub fn build_seeded(
+        &self,
+        buffers: usize,
+        options: &SearchOptions,
+        seed: u64,
+    ) -> BuiltPortfolio {
         let boost = options.conflict_boost;
         let portfolio = match self {
             PolicySpec::Portfolio => Portfolio::round_robin(buffers, boost),
@@ -126,11 +184,20 @@ impl PolicySpec {
                         .and_then(|m| Network::new(&m))
                         .map(Arc::new),
                 };
-                return learned_portfolio(network, buffers, boost);
+                return learned_portfolio(network, buffers, boost, seed);
             }
+            PolicySpec::RoundRobin(members) => Portfolio::new(
+                members
+                    .iter()
+                    .map(|m| {
+                        m.node_policy(buffers, boost, seed)
+                            .expect("fixed or an order word")
+                    })
+                    .collect(),
+            ),
             single => Portfolio::single(
                 single
-                    .node_policy(buffers, boost)
+                    .node_policy(buffers, boost, seed)
                     .expect("fixed or an order word"),
             ),
         };
@@ -140,20 +207,37 @@ impl PolicySpec {
         }
     }
 
-    /// The one node policy of `fixed` or an order word; `None` for the portfolio specs.
-    fn node_policy(&self, buffers: usize, boost: bool) -> Option<Box<dyn NodePolicy>> {
+    /// Checks that the model file this spec names, if any, can be used (read, parsed and built
+    /// into a network for this build's features); on failure, the file and why. The other
+    /// specs, the built-in model included, always can.
+    pub fn check(&self) -> Result<(), (PathBuf, ModelError)> {
         match self {
-            PolicySpec::Fixed => Some(Box::new(FixedPolicy::new(buffers, boost))),
-            PolicySpec::Order {
-                word,
-                boosted: false,
-            } => StaticOrder::new(word).map(|p| Box::new(p) as Box<dyn NodePolicy>),
-            PolicySpec::Order {
-                word,
-                boosted: true,
-            } => FixedPolicy::boosted(word, buffers).map(|p| Box::new(p) as Box<dyn NodePolicy>),
-            _ => None,
+            PolicySpec::Learned { model: Some(path) } => ModelFile::load(path)
+                .and_then(|m| Network::new(&m))
+                .map(|_| ())
+                .map_err(|e| (path.clone(), e)),
+            _ => Ok(()),
         }
+    }
+
+    /// The one node policy of `fixed` or an order word; `None` for the portfolio specs.
+    fn node_policy(&self, buffers: usize, boost: bool, seed: u64) -> Option<Box<dyn NodePolicy>> {
+        let PolicySpec::Order {
+            word,
+            boosted,
+            diversified,
+        } = self
+        else {
+            return matches!(self, PolicySpec::Fixed)
+                .then(|| Box::new(FixedPolicy::new(buffers, boost)) as Box<dyn NodePolicy>);
+        };
+        let policy: Box<dyn NodePolicy> = match (boosted, diversified) {
+            (false, false) => Box::new(StaticOrder::new(word)?),
+            (false, true) => Box::new(StaticOrder::diversified(word, seed)?),
+            (true, false) => Box::new(FixedPolicy::boosted(word, buffers)?),
+            (true, true) => Box::new(FixedPolicy::boosted_diversified(word, buffers, seed)?),
+        };
+        Some(policy)
     }
 }
 
@@ -163,6 +247,7 @@ fn learned_portfolio(
     network: Result<Arc<Network>, ModelError>,
     buffers: usize,
     boost: bool,
+    seed: u64,
 ) -> BuiltPortfolio {
     let policy = LearnedPolicy::with_network(network.clone(), buffers, boost);
     let warnings: Vec<String> = policy
@@ -180,9 +265,10 @@ fn learned_portfolio(
         for strategy in head.strategies().iter().filter(|s| *s != "fixed") {
             // A checked head names only `fixed` and order words.
             let spec: PolicySpec = strategy.parse().expect("a checked strategy name");
-            portfolio
-                .policies
-                .push(spec.node_policy(buffers, boost).expect("an order word"));
+            portfolio.policies.push(
+                spec.node_policy(buffers, boost, seed)
+                    .expect("an order word"),
+            );
         }
         portfolio.ranker = Some(Box::new(PortfolioRanker::new(head, &own_name)));
     }

@@ -74,7 +74,8 @@ fn learned_policy_runs_outside_the_repository() {
 }
 
 /// A model file named by a path is still read from that path (relative to the working
-/// directory), and one that is not there falls back to the fixed policy with a warning.
+/// directory): one that is not there is an error (exit 2) naming it, with nothing on standard
+/// output, not a silent change of policy.
 #[test]
 fn a_named_model_file_is_still_read() {
     let scratch = Scratch::new();
@@ -88,13 +89,14 @@ fn a_named_model_file_is_still_read() {
             OsStr::new("models/policy.json"),
         ],
     );
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(
         run.stderr
-            .contains("warning: learned policy: no model file at models/policy.json"),
+            .contains("error: no policy model file at models/policy.json"),
         "{}",
         run.stderr
     );
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
 }
 
 /// `--split` reads the repository's split lists; elsewhere the error names the folder and says

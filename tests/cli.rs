@@ -540,6 +540,68 @@ fn eval_compares_policies_and_writes_its_runs() {
     assert!(bad.stderr.contains("nonsense"), "{}", bad.stderr);
 }
 
+/// `eval --seed` reaches the diversified orders: on hard problem B, `TWA~` needs other node
+/// counts under seeds 0 and 1 (both decide it), and the same seed gives the same runs.
+#[test]
+fn eval_seeds_the_diversified_orders() {
+    let b = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/challenging/B.1048576.csv");
+    let scratch = Scratch::new();
+    let nodes = |seed: &str, out: &str| {
+        let out = scratch.path(out);
+        let run = telamalloc([
+            OsStr::new("eval"),
+            b.as_os_str(),
+            OsStr::new("--policies"),
+            OsStr::new("TWA~"),
+            OsStr::new("--nodes"),
+            OsStr::new("400000"),
+            OsStr::new("--threads"),
+            OsStr::new("1"),
+            OsStr::new("--seed"),
+            OsStr::new(seed),
+            OsStr::new("--out"),
+            out.as_os_str(),
+        ]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let runs: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("eval.json")).unwrap()).unwrap();
+        assert_eq!(runs[0]["status"], "solved", "seed {seed}");
+        runs[0]["nodes"].as_u64().expect("nodes")
+    };
+    let first = nodes("0", "a");
+    assert_eq!(first, nodes("0", "b"), "the same seed, other runs");
+    assert_ne!(first, nodes("1", "c"), "the seed changed nothing");
+}
+
+/// A model file given as the policy that is missing or not a model stops every command that
+/// would search with it: exit 2, a message naming the file, and nothing on standard output.
+#[test]
+fn a_policy_model_file_that_cannot_be_used_is_an_error() {
+    let tiny = example("tiny.12.csv");
+    let tiny = tiny.to_str().expect("UTF-8 path");
+    let scratch = Scratch::new();
+    let bad = scratch.path("bad.json");
+    std::fs::write(&bad, "{\"format\": 1}").unwrap();
+    let bad = bad.to_str().expect("UTF-8 path");
+    let missing = scratch.path("missing.json");
+    let missing = missing.to_str().expect("UTF-8 path");
+    for model in [bad, missing] {
+        let policies = format!("fixed,{model}");
+        let commands: [&[&str]; 4] = [
+            &["solve", tiny, "--policy", model],
+            &["solve", tiny, "--minimize", "--policy", model],
+            &["bench", tiny, "--algo", "search", "--policy", model],
+            &["eval", tiny, "--policies", &policies],
+        ];
+        for args in commands {
+            let run = telamalloc(args);
+            assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+            assert!(run.stderr.contains(model), "{args:?}: {}", run.stderr);
+            assert!(run.stdout.is_empty(), "{args:?}: {}", run.stdout);
+        }
+    }
+}
+
 /// A time limit that is not a positive number of at most 10^9 seconds is a usage error (exit 2,
 /// a message naming the flag and, when too large, the maximum), never a panic, in every command
 /// that takes one; 10^9 seconds itself is accepted. From about 9.3e18 seconds the deadline used

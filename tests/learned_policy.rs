@@ -1,8 +1,8 @@
 //! The learned policy's inference side (no training framework needed): the model file
 //! round-trips, a hand-made model that scores like the fixed order searches exactly like the
 //! fixed policy, a model that cannot be used falls back to the fixed policy with a warning
-//! naming the reason, and a learned search returns only valid solutions and the same verdicts
-//! as the fixed one.
+//! naming the reason (the solver refuses such a file), and a learned search returns only valid
+//! solutions and the same verdicts as the fixed one.
 
 #[path = "search_support/mod.rs"]
 mod common;
@@ -248,7 +248,7 @@ fn unsure_model_keeps_the_fixed_order() {
 }
 
 #[test]
-fn schema_mismatch_falls_back_to_the_fixed_policy_with_a_warning() {
+fn schema_mismatch_falls_back_to_the_fixed_policy_with_a_warning_but_the_solver_refuses_it() {
     let mut model = fixed_like_model();
     model.feature_schema_version = FEATURE_SCHEMA_VERSION + 1;
     let path = temp_path("mismatch.json");
@@ -281,21 +281,50 @@ fn schema_mismatch_falls_back_to_the_fixed_policy_with_a_warning() {
     // The fallback searches exactly as the fixed policy, boosting included.
     let options = options(true);
     let path_name = path.to_string_lossy().to_string();
+    let by_name: PolicySpec = path_name.parse().expect("a .json path is a policy");
     for seed in 0..8 {
         let problem = perfect_problem(70, seed);
         let n = problem.len();
         let fixed = run(&problem, FixedPolicy::new(n, true), &options, 20_000);
-        let by_name: PolicySpec = path_name.parse().expect("a .json path is a policy");
         let built = by_name.build(n, &options);
         assert_eq!(built.portfolio.names(), ["learned"]);
         assert!(built.portfolio.ranker.is_none());
         assert_eq!(built.warnings, vec![warning.clone()]);
-        let learned = run_spec(&problem, by_name, &options, 20_000);
+        let learned = run(
+            &problem,
+            LearnedPolicy::from_path(&path, n, true),
+            &options,
+            20_000,
+        );
         assert_eq!(learned.outcome(), fixed.outcome(), "seed {seed}");
         assert_eq!(learned.stats.nodes, fixed.stats.nodes, "seed {seed}");
-        // The reason reaches the caller with the answer (it is no longer printed).
-        assert_eq!(learned.warnings, vec![warning.clone()], "seed {seed}");
     }
+    // The front door does not run a model file it cannot use: the spec check and the solver
+    // both say which file and why, and the solve gives no allocation.
+    let (checked, why) = by_name.check().expect_err("a mismatched model");
+    assert_eq!(checked, path);
+    assert!(matches!(why, ModelError::SchemaMismatch(_)));
+    let problem = perfect_problem(40, 1);
+    let error = Solver::new()
+        .policy(by_name.clone())
+        .solve(&problem, Goal::Fit(problem.capacity.expect("capacity")))
+        .expect_err("a model file that cannot be used is an error");
+    let text = error.to_string();
+    assert!(
+        text.contains(&path_name) && text.contains("feature schema"),
+        "{text}"
+    );
+    assert!(matches!(error, telamalloc::SolveError::Model { .. }));
+    let missing: PolicySpec = "no/such/model.json".parse().expect("a path");
+    let error = Solver::new()
+        .policy(missing)
+        .check_available()
+        .expect_err("a missing model file");
+    assert_eq!(
+        error.to_string(),
+        "no policy model file at no/such/model.json"
+    );
+    assert!("learned".parse::<PolicySpec>().unwrap().check().is_ok());
     let _ = std::fs::remove_file(&path);
 }
 
@@ -497,7 +526,8 @@ fn learned_is_a_policy_name() {
             model: Some(PathBuf::from("some/model.JSON"))
         }
     );
-    // A missing file still gives the learned policy (as the fixed one), with the reason.
+    // Built without the solver's check, a missing file gives the learned policy (as the fixed
+    // one), with the reason; the solver refuses it (see the schema mismatch test).
     let built = spec.build(5, &options);
     assert_eq!(built.portfolio.names(), ["learned"]);
     assert_eq!(built.warnings.len(), 1, "{:?}", built.warnings);

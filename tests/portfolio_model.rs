@@ -371,8 +371,64 @@ fn policy_names_stand_for_portfolios() {
     assert!(default.portfolio.ranker.is_none());
     assert_eq!(built("TWA+", 10, &options).portfolio.names(), ["TWA+"]);
     assert_eq!(single("wat+", 10, &options).name(), "WAT+");
+    assert_eq!(built("twa~", 10, &options).portfolio.names(), ["TWA~"]);
+    assert_eq!(single("taw+~", 10, &options).name(), "TAW+~");
+    assert_eq!("taw+~".parse::<PolicySpec>().unwrap().to_string(), "TAW+~");
     assert!("WQ+".parse::<PolicySpec>().is_err());
     assert!("nonsense".parse::<PolicySpec>().is_err());
+}
+
+#[test]
+fn policies_joined_by_a_slash_are_a_round_robin() {
+    let options = SearchOptions::default();
+    let spec: PolicySpec = "twa/TWA~/twa+/fixed".parse().expect("a round robin");
+    assert_eq!(spec.to_string(), "TWA/TWA~/TWA+/fixed");
+    assert_eq!(
+        built("TWA/TWA~/TWA+", 10, &options).portfolio.names(),
+        ["TWA", "TWA~", "TWA+"]
+    );
+    for bad in [
+        "TWA/TWA",
+        "TWA/learned",
+        "TWA/",
+        "/TWA",
+        "TWA/portfolio",
+        "TWA/WQ",
+    ] {
+        assert!(bad.parse::<PolicySpec>().is_err(), "{bad}");
+    }
+    // A path ending in .json is a model file, slashes or not.
+    assert!(matches!(
+        "TWA/m.json".parse::<PolicySpec>(),
+        Ok(PolicySpec::Learned { model: Some(_) })
+    ));
+    // The default portfolio written out searches exactly as `portfolio`.
+    let limits = Limits {
+        timeout: None,
+        nodes: Some(200_000),
+    };
+    let mut restarted = 0;
+    for seed in 0..12 {
+        let problem = perfect_problem(80, seed);
+        let solve = |spec: &str| {
+            Solver::new()
+                .options(SearchOptions {
+                    heuristic_first: false,
+                    ..SearchOptions::default()
+                })
+                .limits(limits)
+                .policy(spec.parse().expect("a policy"))
+                .solve(&problem, Goal::Fit(4096))
+                .expect("a well-formed problem")
+        };
+        let (default, written) = (solve("portfolio"), solve("fixed/WAT/TAW/TWA"));
+        assert_eq!(default.solution, written.solution, "seed {seed}");
+        let (default, written) = (default.search.unwrap(), written.search.unwrap());
+        assert_eq!(default.nodes, written.nodes, "seed {seed}");
+        assert_eq!(default.policy, written.policy, "seed {seed}");
+        restarted += usize::from(default.restarts > 4);
+    }
+    assert!(restarted > 0, "no problem went past the first round");
 }
 
 #[test]

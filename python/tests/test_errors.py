@@ -76,7 +76,9 @@ def test_solve_options():
     )
     assert message(lambda: telamalloc.solve(problem, policy="nonsense")) == (
         "unknown policy 'nonsense': expected 'fixed', 'portfolio', 'learned', a model file "
-        "(.json) or an order word over W, A, T, Z (e.g. WAT, or TWA+ with conflict boosting)"
+        "(.json), an order word over W, A, T, Z (e.g. WAT, TWA+ with conflict boosting, "
+        "TWA~ or TWA+~ with diversified restarts), or different ones of those joined by / "
+        "(a round robin, e.g. TWA/TWA~/TWA+)"
     )
     assert message(lambda: telamalloc.solve(problem, timeout=-1)) == (
         "timeout must be a positive number of seconds, not -1"

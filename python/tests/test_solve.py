@@ -168,13 +168,11 @@ def test_problem_properties():
     assert "5 buffers" in repr(problem)
 
 
-def test_a_learned_policy_without_its_model_warns_and_runs_the_fixed_one(tmp_path):
+def test_a_policy_model_file_that_is_not_there_is_an_error(tmp_path):
     problem = telamalloc.read_csv(EXAMPLES / "tiny.12.csv")
     missing = tmp_path / "missing.json"
-    with pytest.warns(telamalloc.TelamallocWarning, match="^learned policy: .*fixed policy"):
-        result = telamalloc.solve(problem, policy=str(missing))
-    assert result.solved
-    assert result.warnings and result.warnings[0].startswith("warning: learned policy: ")
+    with pytest.raises(telamalloc.TelamallocError, match="^no policy model file at .*missing.json$"):
+        telamalloc.solve(problem, policy=str(missing))
 
 
 def test_learned_uses_the_built_in_model_from_any_directory(tmp_path, monkeypatch):

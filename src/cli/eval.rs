@@ -15,7 +15,7 @@ pub struct EvalArgs {
     /// Problem files or folders.
     paths: Vec<PathBuf>,
     /// Comma-separated policies: `fixed`, `portfolio` (the default portfolio), order words such as
-    /// WAT or TWA+, `learned`, or model files.
+    /// WAT, TWA+ or TWA~, round robins such as TWA/TWA~/TWA+, `learned`, or model files.
     #[arg(long, value_delimiter = ',', default_value = "fixed,WAT,TAW,TWA")]
     policies: Vec<PolicySpec>,
     /// A split: the problems listed in `datasets/splits/NAME.txt`.
@@ -32,6 +32,10 @@ pub struct EvalArgs {
     /// Runs in parallel (each run is single-threaded).
     #[arg(long, default_value_t = 2, value_parser = super::threads_arg())]
     threads: usize,
+    /// Seed of every run (diversified orders such as TWA~ depend on it): the same seed gives
+    /// the same runs.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
     /// Folder for `eval.md` (the table), `eval.json` (every run) and `eval.svg` (the plot).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -53,7 +57,8 @@ pub fn run(args: EvalArgs) -> Result<i32, CliError> {
         .map_err(CliError::Usage)?;
     let solver = Solver::new()
         .options(options)
-        .limits(args.limit.limits_or(Some(10.0))?);
+        .limits(args.limit.limits_or(Some(10.0))?)
+        .seed(args.seed);
     solver.check_available()?;
     let bar = super::progress_bar(problems.len() * args.policies.len(), "runs");
     let runs = evaluate(&problems, &args.policies, &solver, args.threads, &|| {

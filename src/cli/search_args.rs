@@ -9,10 +9,12 @@ use telamalloc::{Algorithm, PolicySpec, SearchOptions, Solver};
 pub struct SearchArgs {
     /// Policy for `--algo search`: `fixed` (TelaMalloc's order with conflict boosting), an
     /// order word over W (lifetime), A (area), T (section total), Z (size), e.g. WAT, an order
-    /// word with conflict boosting, e.g. TWA+ (fixed is WZA+),
+    /// word with conflict boosting, e.g. TWA+ (fixed is WZA+), an order word with diversified
+    /// restarts, e.g. TWA~ or TWA+~ (runs after the first sort by seeded noisy keys), such
+    /// policies joined by / for a round robin of them (e.g. TWA/TWA~/TWA+),
     /// `learned` (the shipped model, models/policy.json, compiled into the binary), or a model
-    /// file `PATH.json` (read at run time; one that cannot be used falls back to `fixed` with a
-    /// warning). Default: `portfolio`, the round robin fixed, WAT, TAW, TWA.
+    /// file `PATH.json` (read at run time; one that is missing or cannot be used is an error,
+    /// exit 2). Default: `portfolio`, the round robin fixed, WAT, TAW, TWA.
     #[arg(long)]
     pub policy: Option<PolicySpec>,
     /// Worker threads for the search portfolio (the answer does not depend on it); for

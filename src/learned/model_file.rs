@@ -517,7 +517,8 @@ impl PortfolioHead {
 }
 
 /// Whether `name` is a strategy a portfolio head may rank: `fixed`, an order word over `W`, `A`,
-/// `T`, `Z`, or such a word followed by `+` (with conflict boosting).
+/// `T`, `Z`, or such a word followed by `+` (with conflict boosting) and/or `~` (diversified
+/// restarts).
 pub fn is_strategy_name(name: &str) -> bool {
     name == "fixed" || matches!(parse_policy_name(name), Some(PolicyName::Order { .. }))
 }

@@ -229,6 +229,10 @@ impl NodePolicy for LearnedPolicy {
         }
     }
 
+    fn on_run_start(&mut self) {
+        self.fixed.on_run_start();
+    }
+
     fn on_conflict(&mut self, buffers: &[u32]) {
         self.fixed.on_conflict(buffers);
     }

@@ -29,8 +29,8 @@ pub use external::{ExternalMember, MemberEnd};
 pub use observer::{RunObserver, RunSummary, SearchObserver, SearchStart, TryCounts, TryEnd};
 pub use options::{Schedule, SearchOptions, Switch};
 pub use policy::{
-    parse_order, parse_policy_name, Candidate, FixedPolicy, NodePolicy, NodeView, OrderKey,
-    PolicyName, StaticOrder,
+    parse_order, parse_policy_name, Candidate, Diversity, FixedPolicy, NodePolicy, NodeView,
+    OrderKey, PolicyName, StaticOrder,
 };
 pub use root::RootNode;
 pub use stats::SearchStats;

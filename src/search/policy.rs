@@ -149,6 +149,9 @@ pub trait NodePolicy: Send {
     fn reads_conflicts(&self) -> bool {
         false
     }
+
+    /// Hears that a run of this policy begins (each restart is a new run).
+    fn on_run_start(&mut self) {}
 }
 
 /// One letter of a static order word: a key, larger first.
@@ -186,22 +189,49 @@ pub fn parse_order(word: &str) -> Option<Vec<OrderKey>> {
 pub enum PolicyName {
     /// `fixed`: TelaMalloc's order with conflict boosting.
     Fixed,
-    /// An order word (upper case), with conflict boosting when written `WORD+`.
+    /// An order word (upper case), with conflict boosting when written `WORD+` and
+    /// diversified restarts when written `WORD~` (both: `WORD+~`).
     Order {
         /// The word, upper case.
         word: String,
-        /// Whether it ends in `+`.
+        /// Whether it has a `+`.
         boosted: bool,
+        /// Whether it ends in `~`: each restart after the first sorts by seeded, noisy keys
+        /// (see [`Diversity`]).
+        diversified: bool,
     },
 }
 
+impl PolicyName {
+    /// The name as written canonically (`fixed`, `TWA`, `TWA+`, `TWA~`, `TWA+~`).
+    pub fn canonical(&self) -> String {
+        match self {
+            PolicyName::Fixed => "fixed".to_string(),
+            PolicyName::Order {
+                word,
+                boosted,
+                diversified,
+            } => format!(
+                "{word}{}{}",
+                if *boosted { "+" } else { "" },
+                if *diversified { "~" } else { "" }
+            ),
+        }
+    }
+}
+
 /// Parses the name of a single node policy: `fixed` or an order word over `W`, `A`, `T`, `Z`,
-/// optionally followed by `+` (any case). The one grammar of policy names: the CLI's policy
-/// specs and the strategies of a learned portfolio head both use it.
+/// optionally followed by `+` (conflict boosting), then `~` (diversified restarts), in any
+/// case. The one grammar of policy names: the CLI's policy specs and the strategies of a
+/// learned portfolio head both use it.
 pub fn parse_policy_name(name: &str) -> Option<PolicyName> {
     if name.eq_ignore_ascii_case("fixed") {
         return Some(PolicyName::Fixed);
     }
+    let (name, diversified) = match name.strip_suffix('~') {
+        Some(rest) => (rest, true),
+        None => (name, false),
+    };
     let (word, boosted) = match name.strip_suffix('+') {
         Some(word) => (word, true),
         None => (name, false),
@@ -210,7 +240,73 @@ pub fn parse_policy_name(name: &str) -> Option<PolicyName> {
     Some(PolicyName::Order {
         word: word.to_ascii_uppercase(),
         boosted,
+        diversified,
     })
+}
+
+/// How far diversification scales a key: each key of each buffer is multiplied by a factor in
+/// `[1, 1 + DIVERSITY_SPREAD)`, so buffers whose keys differ by less than that may swap places.
+const DIVERSITY_SPREAD: f64 = 0.25;
+
+/// Diversified restarts (heavy-tailed search gains from them): a policy's first run sorts by its
+/// keys; each later run sorts by its keys scaled by seeded noise that is new in every run, so its
+/// restarts explore different trees instead of resuming one. The noise depends only on the seed,
+/// the policy's name, the run and the buffer, so a search is the same run to run and with any
+/// thread count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diversity {
+    seed: u64,
+    runs: u32,
+}
+
+impl Diversity {
+    /// The diversity of the policy named `name` under the solver's `seed`.
+    pub fn new(seed: u64, name: &str) -> Diversity {
+        let seed = name
+            .bytes()
+            .fold(mix(seed ^ 0xd17e_75e7), |h, b| mix(h ^ u64::from(b)));
+        Diversity { seed, runs: 0 }
+    }
+
+    /// Counts a new run.
+    fn start_run(&mut self) {
+        self.runs += 1;
+    }
+
+    /// The noise of the current run: `None` in the first run (the plain order).
+    fn noise(&self) -> Option<KeyNoise> {
+        (self.runs > 1).then(|| KeyNoise(mix(self.seed ^ u64::from(self.runs))))
+    }
+}
+
+/// One run's noise on the keys of an order.
+#[derive(Clone, Copy, Debug)]
+struct KeyNoise(u64);
+
+impl KeyNoise {
+    /// The factor of key `key` of `buffer`, in `[1, 1 + DIVERSITY_SPREAD)`.
+    fn factor(self, buffer: u32, key: usize) -> f64 {
+        let h = mix(self.0 ^ (u64::from(buffer) << 8 | key as u64));
+        1.0 + DIVERSITY_SPREAD * (h >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// SplitMix64's finaliser: a well-mixed 64-bit hash of `x`.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// The value of key `key` for `buffer`.
+fn key_value(view: &NodeView<'_>, key: OrderKey, buffer: u32) -> u128 {
+    match key {
+        OrderKey::Lifetime => view.lifetime(buffer) as u128,
+        OrderKey::Area => view.lifetime(buffer) as u128 * view.size(buffer) as u128,
+        OrderKey::Total => view.largest_unplaced_total(buffer) as u128,
+        OrderKey::Size => view.size(buffer) as u128,
+    }
 }
 
 /// Sorts `buffers` by the keys of `word`, larger first, ties by buffer index.
@@ -218,14 +314,30 @@ pub fn sort_by_order(view: &NodeView<'_>, word: &[OrderKey], buffers: &mut [u32]
     let key = |&b: &u32| -> (Vec<Reverse<u128>>, u32) {
         let values = word
             .iter()
-            .map(|k| {
-                Reverse(match k {
-                    OrderKey::Lifetime => view.lifetime(b) as u128,
-                    OrderKey::Area => view.lifetime(b) as u128 * view.size(b) as u128,
-                    OrderKey::Total => view.largest_unplaced_total(b) as u128,
-                    OrderKey::Size => view.size(b) as u128,
-                })
-            })
+            .map(|&k| Reverse(key_value(view, k, b)))
+            .collect();
+        (values, b)
+    };
+    buffers.sort_by_cached_key(key);
+}
+
+/// Sorts `buffers` by the keys of `word` with the run's noise on them (see [`Diversity`]),
+/// or exactly as [`sort_by_order`] in a policy's first run or without diversity.
+fn sort_diversified(
+    view: &NodeView<'_>,
+    word: &[OrderKey],
+    diversity: Option<&Diversity>,
+    buffers: &mut [u32],
+) {
+    let Some(noise) = diversity.and_then(Diversity::noise) else {
+        return sort_by_order(view, word, buffers);
+    };
+    let key = |&b: &u32| -> (Vec<Reverse<u64>>, u32) {
+        let values = word
+            .iter()
+            .enumerate()
+            // Non-negative floats order as their bit patterns do.
+            .map(|(i, &k)| Reverse((key_value(view, k, b) as f64 * noise.factor(b, i)).to_bits()))
             .collect();
         (values, b)
     };
@@ -238,6 +350,7 @@ pub fn sort_by_order(view: &NodeView<'_>, word: &[OrderKey], buffers: &mut [u32]
 pub struct StaticOrder {
     word: String,
     keys: Vec<OrderKey>,
+    diversity: Option<Diversity>,
 }
 
 impl StaticOrder {
@@ -246,7 +359,17 @@ impl StaticOrder {
         Some(StaticOrder {
             word: word.to_ascii_uppercase(),
             keys: parse_order(word)?,
+            diversity: None,
         })
+    }
+
+    /// The order of `word` with diversified restarts under `seed` (see [`Diversity`]), named
+    /// `word~`; `None` if the word is not an order word.
+    pub fn diversified(word: &str, seed: u64) -> Option<StaticOrder> {
+        let mut order = StaticOrder::new(word)?;
+        order.word.push('~');
+        order.diversity = Some(Diversity::new(seed, &order.word));
+        Some(order)
     }
 }
 
@@ -256,7 +379,13 @@ impl NodePolicy for StaticOrder {
     }
 
     fn preorder(&mut self, view: &NodeView<'_>, buffers: &mut [u32]) {
-        sort_by_order(view, &self.keys, buffers);
+        sort_diversified(view, &self.keys, self.diversity.as_ref(), buffers);
+    }
+
+    fn on_run_start(&mut self) {
+        if let Some(diversity) = &mut self.diversity {
+            diversity.start_run();
+        }
     }
 }
 
@@ -270,6 +399,7 @@ pub struct FixedPolicy {
     activity: Vec<f64>,
     increment: f64,
     boost: bool,
+    diversity: Option<Diversity>,
 }
 
 /// Activity decay per conflict (the increment grows by 1 / DECAY).
@@ -285,6 +415,7 @@ impl FixedPolicy {
             activity: vec![0.0; buffers],
             increment: 1.0,
             boost,
+            diversity: None,
         }
     }
 
@@ -297,7 +428,17 @@ impl FixedPolicy {
             activity: vec![0.0; buffers],
             increment: 1.0,
             boost: true,
+            diversity: None,
         })
+    }
+
+    /// [`FixedPolicy::boosted`] with diversified restarts under `seed` (see [`Diversity`]),
+    /// named `word+~`.
+    pub fn boosted_diversified(word: &str, buffers: usize, seed: u64) -> Option<FixedPolicy> {
+        let mut policy = FixedPolicy::boosted(word, buffers)?;
+        policy.name.push('~');
+        policy.diversity = Some(Diversity::new(seed, &policy.name));
+        Some(policy)
     }
 
     /// The current activity of each buffer.
@@ -312,7 +453,13 @@ impl NodePolicy for FixedPolicy {
     }
 
     fn preorder(&mut self, view: &NodeView<'_>, buffers: &mut [u32]) {
-        sort_by_order(view, &self.keys, buffers);
+        sort_diversified(view, &self.keys, self.diversity.as_ref(), buffers);
+    }
+
+    fn on_run_start(&mut self) {
+        if let Some(diversity) = &mut self.diversity {
+            diversity.start_run();
+        }
     }
 
     fn order_candidates(&mut self, _view: &NodeView<'_>, candidates: &mut [Candidate]) {
@@ -344,5 +491,63 @@ impl NodePolicy for FixedPolicy {
             self.activity.iter_mut().for_each(|a| *a *= 1e-100);
             self.increment *= 1e-100;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policy_names_read_boosting_then_diversity() {
+        let name = parse_policy_name("twa+~").expect("a name");
+        assert_eq!(
+            name,
+            PolicyName::Order {
+                word: "TWA".into(),
+                boosted: true,
+                diversified: true,
+            }
+        );
+        assert_eq!(name.canonical(), "TWA+~");
+        for (written, canonical) in [("TWA~", "TWA~"), ("wat+", "WAT+"), ("Z", "Z")] {
+            let name = parse_policy_name(written).expect("a name");
+            assert_eq!(name.canonical(), canonical);
+        }
+        for bad in ["TWA~+", "fixed~", "~", "+~", "TWA~~", "TXA~"] {
+            assert_eq!(parse_policy_name(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn diversity_leaves_the_first_run_plain_and_changes_every_later_one() {
+        let mut diversity = Diversity::new(7, "TWA~");
+        diversity.start_run();
+        assert!(
+            diversity.noise().is_none(),
+            "the first run is the plain order"
+        );
+        let mut seen = Vec::new();
+        for _ in 0..20 {
+            diversity.start_run();
+            let noise = diversity.noise().expect("noise after the first run");
+            let factors: Vec<u64> = (0..50)
+                .flat_map(|b| (0..3).map(move |k| noise.factor(b, k)))
+                .inspect(|f| assert!((1.0..1.0 + DIVERSITY_SPREAD).contains(f), "{f}"))
+                .map(f64::to_bits)
+                .collect();
+            assert!(!seen.contains(&factors), "a run repeats an earlier one");
+            seen.push(factors);
+        }
+        // The same seed and name give the same noise; another seed or name another.
+        let noise_of = |seed: u64, name: &str| {
+            let mut d = Diversity::new(seed, name);
+            d.start_run();
+            d.start_run();
+            d.noise().expect("second run").factor(3, 0).to_bits()
+        };
+        assert_eq!(noise_of(7, "TWA~"), noise_of(7, "TWA~"));
+        assert_ne!(noise_of(7, "TWA~"), noise_of(8, "TWA~"));
+        assert_ne!(noise_of(7, "TWA~"), noise_of(7, "WAT~"));
     }
 }

@@ -77,6 +77,7 @@ fn run_one(
     {
         return (RunEnd::Outranked, SearchStats::default(), None);
     }
+    worker.policy.on_run_start();
     let mut searcher = Searcher::new(
         instance,
         &mut worker.state,

@@ -21,6 +21,7 @@ pub use minimize::DEFAULT_TIMEOUT as DEFAULT_MINIMIZE_TIMEOUT;
 use crate::analysis::Timeline;
 use crate::baselines::Baseline;
 use crate::cpsat::{self, CpSatError, CpSatStats};
+use crate::learned::ModelError;
 use crate::outcome::{trivially_infeasible, Deadline, Limits, Status};
 use crate::policy_spec::PolicySpec;
 use crate::problem::rules::RuleBreak;
@@ -127,6 +128,14 @@ pub enum SolveError {
     InvalidProblem(RuleBreak),
     /// CP-SAT was asked for but could not run (e.g. its library is not installed).
     CpSat(CpSatError),
+    /// The policy names a model file that cannot be used (missing, unreadable, not a model, or
+    /// made for other features): an error, never a silent change of policy.
+    Model {
+        /// The file named.
+        path: std::path::PathBuf,
+        /// Why it cannot be used.
+        error: ModelError,
+    },
 }
 
 impl fmt::Display for SolveError {
@@ -134,6 +143,16 @@ impl fmt::Display for SolveError {
         match self {
             SolveError::InvalidProblem(why) => write!(f, "invalid problem: {why}"),
             SolveError::CpSat(why) => write!(f, "{why}"),
+            SolveError::Model { path, error } => {
+                let why = error.to_string();
+                let path = path.display().to_string();
+                match error {
+                    ModelError::Missing(_) => write!(f, "no policy model file at {path}"),
+                    // Most reasons name the file already.
+                    _ if why.contains(&path) => write!(f, "policy model: {why}"),
+                    _ => write!(f, "policy model file {path}: {why}"),
+                }
+            }
         }
     }
 }
@@ -305,12 +324,23 @@ impl Solver {
     /// ([`Algorithm::CpSat`] or the `cpsat` switch of the search). [`Solver::solve`] gives the
     /// same error; this lets a caller of many solves (e.g. an evaluation) stop before the first.
     pub fn check_available(&self) -> Result<(), SolveError> {
+        self.check_policy()?;
         let search_with_cpsat = self.algorithm == Algorithm::Search && self.options.cpsat;
         if self.algorithm == Algorithm::CpSat || search_with_cpsat {
             cpsat::library::shared()
                 .map_err(|why| SolveError::CpSat(CpSatError::Unavailable(why)))?;
         }
         Ok(())
+    }
+
+    /// Whether the search's policy can be built: a model file it names must load.
+    fn check_policy(&self) -> Result<(), SolveError> {
+        match &self.policy {
+            PolicySource::Spec(spec) if self.algorithm == Algorithm::Search => spec
+                .check()
+                .map_err(|(path, error)| SolveError::Model { path, error }),
+            _ => Ok(()),
+        }
     }
 
     /// Solves `problem` for `goal`. The problem is checked first ([`Problem::check`] under the
@@ -343,6 +373,7 @@ impl Solver {
             Goal::Minimize => None,
         };
         problem.check(None).map_err(SolveError::InvalidProblem)?;
+        self.check_policy()?;
         let timeline = Timeline::new(problem);
         let load = timeline.load();
         // The limits from `start`, with room left for the validator, which checks the answer
@@ -461,7 +492,7 @@ impl Solver {
     fn build_portfolio(&self, buffers: usize) -> (Portfolio, Vec<String>) {
         match &self.policy {
             PolicySource::Spec(spec) => {
-                let built = spec.build(buffers, &self.options);
+                let built = spec.build_seeded(buffers, &self.options, self.seed);
                 (built.portfolio, built.warnings)
             }
             PolicySource::Custom(factory) => (factory(buffers, &self.options), Vec::new()),

@@ -8,12 +8,14 @@
 //! ```
 //!
 //! The first form trains the candidate ranking (and risk) heads; the second adds the
-//! per-problem portfolio head (see `portfolio.rs`).
+//! per-problem portfolio head (see `portfolio.rs`). `replay` replays round robins of strategies
+//! over strategy races (see `replay_cmd.rs`).
 
 mod data;
 mod eval;
 mod net;
 mod portfolio;
+mod replay_cmd;
 mod schedule;
 
 use burn::optim::AdamConfig;
@@ -88,15 +90,17 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    let result = if std::env::args().nth(1).as_deref() == Some("portfolio") {
-        portfolio::run(portfolio::PortfolioArgs::parse_from(
-            std::env::args()
-                .enumerate()
-                .filter(|(i, _)| *i != 1)
-                .map(|(_, a)| a),
-        ))
-    } else {
-        run(Args::parse())
+    // The arguments without the subcommand's name.
+    let rest = || {
+        std::env::args()
+            .enumerate()
+            .filter(|(i, _)| *i != 1)
+            .map(|(_, a)| a)
+    };
+    let result = match std::env::args().nth(1).as_deref() {
+        Some("portfolio") => portfolio::run(portfolio::PortfolioArgs::parse_from(rest())),
+        Some("replay") => replay_cmd::run(replay_cmd::ReplayArgs::parse_from(rest())),
+        _ => run(Args::parse()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
