@@ -20,6 +20,9 @@ CHILD = r"""
 import json, os, signal, sys, threading, time
 import telamalloc
 
+# A shell that starts jobs in the background (`nohup pytest ... &`) leaves SIGINT ignored, and
+# the child would inherit that: Ctrl-C's usual handler, whatever the parent had.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 problem = telamalloc.read_csv(sys.argv[1])
 options = json.loads(sys.argv[2])
 delay = float(sys.argv[3])
