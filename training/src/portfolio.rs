@@ -13,7 +13,7 @@
 //! (`crate::schedule`): most problems decided within the races' node limit, then the lowest
 //! PAR2 nodes.
 
-use crate::schedule::{replay_all, Race, Replayed};
+use crate::schedule::{read_runs, replay_all, Race, Replayed};
 use burn::module::Module;
 use burn::nn::Linear;
 use burn::optim::{AdamConfig, GradientsParams};
@@ -24,7 +24,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
-use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use telamalloc::training::{
@@ -95,16 +94,6 @@ pub struct PortfolioArgs {
     batch: usize,
 }
 
-#[derive(Deserialize)]
-struct Run {
-    policy: String,
-    problem: String,
-    status: String,
-    nodes: u64,
-    #[serde(default)]
-    buffers: usize,
-}
-
 /// One problem: its features, the cost of each strategy, and what the races saw.
 struct Example {
     features: Vec<f32>,
@@ -153,19 +142,12 @@ fn read_races(
     strategies: Option<&[String]>,
     index: &HashMap<String, PathBuf>,
 ) -> Result<Races, String> {
-    let mut runs: Vec<Run> = Vec::new();
+    let runs = read_runs(files)?;
     let mut hash = 0xcbf2_9ce4_8422_2325u64;
-    for file in files {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-        let mut these: Vec<Run> =
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
-        // Over what training reads (not the timings), so that re-run races hash the same.
-        for r in &these {
-            let line = format!("{},{},{},{}\n", r.policy, r.problem, r.status, r.nodes);
-            hash = crate::data::fnv1a(hash, line.as_bytes());
-        }
-        runs.append(&mut these);
+    // Over what training reads (not the timings), so that re-run races hash the same.
+    for r in &runs {
+        let line = format!("{},{},{},{}\n", r.policy, r.problem, r.status, r.nodes);
+        hash = crate::data::fnv1a(hash, line.as_bytes());
     }
     let strategies: Vec<String> = match strategies {
         Some(s) => s.to_vec(),
@@ -192,7 +174,7 @@ fn read_races(
         let Some(s) = strategies.iter().position(|s| *s == r.policy) else {
             continue;
         };
-        let decided = r.status == "solved" || r.status == "infeasible";
+        let decided = r.decided();
         let entry = by_problem
             .entry(r.problem.clone())
             .or_insert_with(|| (vec![None; strategies.len()], r.buffers));

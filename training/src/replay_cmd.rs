@@ -10,9 +10,8 @@
 //!     --manifest ../datasets/splits/effort-validation-manifest.csv
 //! ```
 
-use crate::schedule::{replay, Race};
+use crate::schedule::{read_runs, replay, Race};
 use clap::Parser;
-use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -33,16 +32,6 @@ pub struct ReplayArgs {
     /// Manifests (`file` and `family` columns) to break the counts down by family.
     #[arg(long, value_delimiter = ',')]
     manifest: Vec<PathBuf>,
-}
-
-#[derive(Deserialize)]
-struct Run {
-    policy: String,
-    problem: String,
-    status: String,
-    nodes: u64,
-    #[serde(default)]
-    buffers: usize,
 }
 
 /// One round robin: its strategies and their runs per round.
@@ -87,22 +76,16 @@ type Races = BTreeMap<String, (usize, BTreeMap<String, Option<u64>>)>;
 fn read(files: &[PathBuf]) -> Result<(Races, BTreeMap<String, u64>), String> {
     let mut races = Races::new();
     let mut stopped_at: BTreeMap<String, u64> = BTreeMap::new();
-    for file in files {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-        let runs: Vec<Run> =
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
-        for r in runs {
-            let decided = r.status == "solved" || r.status == "infeasible";
-            if !decided {
-                let limit = stopped_at.entry(r.policy.clone()).or_insert(0);
-                *limit = (*limit).max(r.nodes);
-            }
-            let entry = races
-                .entry(r.problem)
-                .or_insert((r.buffers, BTreeMap::new()));
-            entry.1.insert(r.policy, decided.then_some(r.nodes.max(1)));
+    for r in read_runs(files)? {
+        let decided = r.decided();
+        if !decided {
+            let limit = stopped_at.entry(r.policy.clone()).or_insert(0);
+            *limit = (*limit).max(r.nodes);
         }
+        let entry = races
+            .entry(r.problem)
+            .or_insert((r.buffers, BTreeMap::new()));
+        entry.1.insert(r.policy, decided.then_some(r.nodes.max(1)));
     }
     Ok((races, stopped_at))
 }

@@ -3,7 +3,45 @@
 //! portfolio with budget weights needs to decide a problem follow from the nodes each strategy
 //! needed alone. This is how share schedules are chosen on validation without running them.
 
+use serde::Deserialize;
+use std::path::PathBuf;
 use telamalloc::training::{round_budget, Schedule};
+
+/// One run of a strategy race, as `telamalloc eval` writes it to `eval.json`.
+#[derive(Deserialize)]
+pub struct Run {
+    /// The strategy.
+    pub policy: String,
+    /// The problem's file name.
+    pub problem: String,
+    /// `solved`, `infeasible`, `limit`, ...
+    pub status: String,
+    /// Nodes it took.
+    pub nodes: u64,
+    /// Free buffers of the problem.
+    #[serde(default)]
+    pub buffers: usize,
+}
+
+impl Run {
+    /// Whether the run decided its problem (solved it or proved it infeasible).
+    pub fn decided(&self) -> bool {
+        self.status == "solved" || self.status == "infeasible"
+    }
+}
+
+/// Every run of the race files `files`, in file order.
+pub fn read_runs(files: &[PathBuf]) -> Result<Vec<Run>, String> {
+    let mut runs = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        let mut these: Vec<Run> =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+        runs.append(&mut these);
+    }
+    Ok(runs)
+}
 
 /// One problem's race: the free buffers (the round's budget unit) and each strategy's nodes
 /// alone when it decided within the race's limit (`None`: not within it).
