@@ -31,7 +31,9 @@ pub struct EvalRun {
 }
 
 /// Runs `solver` (with its policy `policy`) on `problem` at its capacity; a problem without a
-/// capacity, or one that breaks the rules, counts as `invalid`.
+/// capacity, or one that breaks the rules, counts as `invalid`. A solver whose algorithm is not
+/// the search (CP-SAT) is named by its algorithm; CP-SAT's nodes are the node equivalents of its
+/// deterministic time ([`crate::cpsat::NODES_PER_DETERMINISTIC_SECOND`]).
 pub fn run_policy(problem: &Problem, name: &str, policy: &PolicySpec, solver: &Solver) -> EvalRun {
     let solver = solver.clone().policy(policy.clone());
     let result =
@@ -40,15 +42,29 @@ pub fn run_policy(problem: &Problem, name: &str, policy: &PolicySpec, solver: &S
         .as_ref()
         .and_then(|r| r.search.clone())
         .unwrap_or_default();
+    let cpsat = result.as_ref().and_then(|r| r.cpsat.as_ref());
+    let is_search = solver.algorithm_name() == "search";
+    let (seconds, nodes) = match (is_search, cpsat, &result) {
+        (false, Some(cpsat), Some(result)) => (
+            result.elapsed.as_secs_f64(),
+            (cpsat.deterministic_time * crate::cpsat::NODES_PER_DETERMINISTIC_SECOND).round()
+                as u64,
+        ),
+        _ => (stats.seconds, stats.nodes),
+    };
     EvalRun {
-        policy: policy.to_string(),
+        policy: if is_search {
+            policy.to_string()
+        } else {
+            solver.algorithm_name().to_string()
+        },
         problem: name.to_string(),
         status: result
             .as_ref()
             .map_or("invalid", |r| r.status.label())
             .to_string(),
-        seconds: stats.seconds,
-        nodes: stats.nodes,
+        seconds,
+        nodes,
         major_backtracks: stats.major_backtracks,
         buffers: problem.len(),
         deepest: stats.deepest,
@@ -58,12 +74,13 @@ pub fn run_policy(problem: &Problem, name: &str, policy: &PolicySpec, solver: &S
 /// Runs every policy on every problem, `threads` runs at a time (each single-threaded), with
 /// `solver`'s options and limits; the runs come policy by policy, problems in order. The search
 /// itself is evaluated: pass a solver with `heuristic-first` off to keep the baselines out.
+/// `on_done` sees each run as it finishes (in finishing order), e.g. to save it at once.
 pub fn evaluate(
     problems: &[(String, Problem)],
     policies: &[PolicySpec],
     solver: &Solver,
     threads: usize,
-    on_done: &(dyn Fn() + Sync),
+    on_done: &(dyn Fn(&EvalRun) + Sync),
 ) -> Result<Vec<EvalRun>, String> {
     for policy in policies {
         // A model file that cannot be used stops the evaluation before its first run.
@@ -77,9 +94,11 @@ pub fn evaluate(
         .iter()
         .flat_map(|p| (0..problems.len()).map(move |i| (i, p)))
         .collect();
-    run_parallel(&jobs, threads, on_done, |&(i, policy)| {
+    run_parallel(&jobs, threads, &|| {}, |&(i, policy)| {
         let (name, problem) = &problems[i];
-        run_policy(problem, name, policy, solver)
+        let run = run_policy(problem, name, policy, solver);
+        on_done(&run);
+        run
     })
 }
 

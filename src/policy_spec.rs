@@ -174,13 +174,27 @@ impl PolicySpec {
         options: &SearchOptions,
         seed: u64,
     ) -> BuiltPortfolio {
+        self.build_with_model(buffers, options, seed, None)
+    }
+
+    /// [`PolicySpec::build_seeded`] with the network of its model file already read by
+    /// [`PolicySpec::load_model`] (`None`: read it here, if the spec names one), so that a
+    /// caller building many portfolios (a solve, each probe of a minimisation) reads it once.
+    pub fn build_with_model(
+        &self,
+        buffers: usize,
+        options: &SearchOptions,
+        seed: u64,
+        model: Option<Arc<Network>>,
+    ) -> BuiltPortfolio {
         let boost = options.conflict_boost;
         let portfolio = match self {
             PolicySpec::Portfolio => Portfolio::round_robin(buffers, boost),
-            PolicySpec::Learned { model } => {
-                let network = match model {
-                    None => Network::built_in(),
-                    Some(path) => ModelFile::load(path)
+            PolicySpec::Learned { model: path } => {
+                let network = match (model, path) {
+                    (Some(network), _) => Ok(network),
+                    (None, None) => Network::built_in(),
+                    (None, Some(path)) => ModelFile::load(path)
                         .and_then(|m| Network::new(&m))
                         .map(Arc::new),
                 };
@@ -207,17 +221,24 @@ impl PolicySpec {
         }
     }
 
+    /// Reads the model file this spec names, if any, and builds its network for this build's
+    /// features (`None` for every other spec, the built-in model included); on failure, the file
+    /// and why. [`PolicySpec::build_with_model`] takes what it returns.
+    pub fn load_model(&self) -> Result<Option<Arc<Network>>, (PathBuf, ModelError)> {
+        match self {
+            PolicySpec::Learned { model: Some(path) } => ModelFile::load(path)
+                .and_then(|m| Network::new(&m))
+                .map(|network| Some(Arc::new(network)))
+                .map_err(|e| (path.clone(), e)),
+            _ => Ok(None),
+        }
+    }
+
     /// Checks that the model file this spec names, if any, can be used (read, parsed and built
     /// into a network for this build's features); on failure, the file and why. The other
     /// specs, the built-in model included, always can.
     pub fn check(&self) -> Result<(), (PathBuf, ModelError)> {
-        match self {
-            PolicySpec::Learned { model: Some(path) } => ModelFile::load(path)
-                .and_then(|m| Network::new(&m))
-                .map(|_| ())
-                .map_err(|e| (path.clone(), e)),
-            _ => Ok(()),
-        }
+        self.load_model().map(|_| ())
     }
 
     /// The one node policy of `fixed` or an order word; `None` for the portfolio specs.

@@ -264,6 +264,9 @@ fn usage_errors_exit_2() {
             "no-such-algorithm",
         ],
         vec!["solve", "/no/such/file.12.csv"],
+        vec!["solve", tiny.to_str().unwrap(), "--cpsat-share", "-1"],
+        vec!["solve", tiny.to_str().unwrap(), "--cpsat-share", "NaN"],
+        vec!["eval", tiny.to_str().unwrap(), "--algo", "tflite"],
         vec!["frobnicate"],
         vec!["solve"],
     ] {
@@ -757,4 +760,75 @@ fn gen_rejects_options_whose_problem_would_not_read_back() {
     let run = telamalloc(["gen", "random", "--tightness", "1e300", "-o", output]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(read_problem(Path::new(output), None).is_ok());
+}
+
+#[test]
+fn eval_keeps_each_finished_run_while_it_runs_and_tidies_up_after() {
+    let scratch = Scratch::new();
+    let out = scratch.path("eval");
+    let tiny = example("tiny.12.csv");
+    // A perfect packing the search does not decide in a few seconds: the evaluation is still
+    // on it when the tiny problem's run is already saved.
+    let options = telamalloc::generate::PerfectOptions {
+        capacity: 1 << 20,
+        horizon: 1024,
+        buffers: 250,
+        style: telamalloc::generate::CutStyle::NonGuillotine,
+        remove: 7,
+        alignment: 1024,
+        cuts: Default::default(),
+    };
+    let (hard, _) = telamalloc::generate::perfect(&options, 903);
+    let hard = scratch.file(
+        "hard.1048576.csv",
+        &telamalloc::io::write_csv_problem(&hard),
+    );
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_telamalloc"))
+        .args([OsStr::new("eval"), tiny.as_os_str(), hard.as_os_str()])
+        .args([
+            "--policies",
+            "fixed",
+            "--threads",
+            "1",
+            "--timeout",
+            "60",
+            "--out",
+        ])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the binary runs");
+    let partial = out.join("eval.partial.jsonl");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(50);
+    let mut saved = String::new();
+    while std::time::Instant::now() < deadline {
+        saved = std::fs::read_to_string(&partial).unwrap_or_default();
+        if saved.ends_with('\n') || child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let first: serde_json::Value =
+        serde_json::from_str(saved.lines().next().expect("a saved run")).unwrap();
+    assert_eq!(first["problem"], "tiny.12.csv", "{saved}");
+    assert_eq!(first["status"], "solved");
+    assert!(
+        !out.join("eval.json").exists(),
+        "interrupted before the end"
+    );
+    // Run to the end, the evaluation writes eval.json and removes the partial file.
+    let done = telamalloc([
+        OsStr::new("eval"),
+        tiny.as_os_str(),
+        OsStr::new("--policies"),
+        OsStr::new("fixed,portfolio"),
+        OsStr::new("--out"),
+        out.as_os_str(),
+    ]);
+    assert_eq!(done.code, 0, "{}", done.stderr);
+    assert!(out.join("eval.json").exists());
+    assert!(!partial.exists());
 }

@@ -897,3 +897,27 @@ fn risky_candidates_are_postponed_and_the_search_stays_complete() {
         "postponing never changed a solution: the test tests nothing"
     );
 }
+
+#[test]
+fn a_model_read_ahead_is_built_without_reading_the_file_again() {
+    let path = temp_path("read-once.json");
+    std::fs::write(&path, BUILT_IN_MODEL).unwrap();
+    let spec = PolicySpec::Learned {
+        model: Some(path.clone()),
+    };
+    let network = spec.load_model().expect("a usable model file");
+    assert!(network.is_some());
+    std::fs::remove_file(&path).unwrap();
+    // Built from the network read ahead: the learned portfolio, no warning, though the file is
+    // gone.
+    let options = SearchOptions::default();
+    let built = spec.build_with_model(100, &options, 0, network);
+    assert!(built.warnings.is_empty(), "{:?}", built.warnings);
+    assert!(built.portfolio.policies.len() > 1, "the head's strategies");
+    // Built without it, the file is read again: gone, so the fixed policy and a warning.
+    let fallback = spec.build_with_model(100, &options, 0, None);
+    assert_eq!(fallback.warnings.len(), 1, "{:?}", fallback.warnings);
+    assert_eq!(fallback.portfolio.policies.len(), 1);
+    // Other specs name no file.
+    assert!(PolicySpec::Portfolio.load_model().unwrap().is_none());
+}

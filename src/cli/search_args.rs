@@ -21,22 +21,42 @@ pub struct SearchArgs {
     /// `--algo cpsat`, CP-SAT's `num_workers` (deterministic only with 1).
     #[arg(long, default_value_t = 1, value_parser = super::threads_arg())]
     pub threads: usize,
+    #[command(flatten)]
+    pub switches: SwitchArgs,
+}
+
+/// The technique switches, shared by `solve`, `bench` and `eval`.
+#[derive(Args, Clone, Debug, Default)]
+pub struct SwitchArgs {
     #[arg(long = "no", value_delimiter = ',', value_name = "TECHNIQUE",
           help = format!("Turn search techniques off (comma-separated): {}", techniques_help()))]
     pub disable: Vec<String>,
     /// Turn search techniques on (comma-separated, same names; major-backtrack is off by default;
-    /// `cpsat` adds OR-tools' CP-SAT to every portfolio round).
+    /// `cpsat` adds OR-tools' CP-SAT to the portfolio).
     #[arg(long = "with", value_delimiter = ',', value_name = "TECHNIQUE")]
     pub enable: Vec<String>,
+    /// With `--with cpsat`: CP-SAT's share of the search's work, in policies (1: as much as one
+    /// policy of the round robin; 0: none). Its runs start from scratch with doubling budgets.
+    #[arg(long, default_value_t = 1.0, value_name = "POLICIES", value_parser = share_arg)]
+    pub cpsat_share: f64,
+}
+
+impl SwitchArgs {
+    /// Applies these flags to `options`.
+    pub fn apply(&self, options: &mut SearchOptions) -> Result<(), CliError> {
+        options
+            .apply_switches(&self.disable, &self.enable)
+            .map_err(CliError::Usage)?;
+        options.cpsat_share = self.cpsat_share;
+        Ok(())
+    }
 }
 
 impl SearchArgs {
     /// The search options these flags ask for.
     pub fn options(&self) -> Result<SearchOptions, CliError> {
         let mut options = SearchOptions::default();
-        options
-            .apply_switches(&self.disable, &self.enable)
-            .map_err(CliError::Usage)?;
+        self.switches.apply(&mut options)?;
         options.threads = self.threads;
         Ok(options)
     }
@@ -47,6 +67,16 @@ impl SearchArgs {
             .algorithm(algorithm)
             .options(self.options()?)
             .policy(self.policy.clone().unwrap_or_default()))
+    }
+}
+
+/// Parses a `--cpsat-share`: a finite number, 0 or more.
+fn share_arg(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(share) if share.is_finite() && share >= 0.0 => Ok(share),
+        _ => Err(format!(
+            "'{text}' is not a share (a number, 0 or more, e.g. 0.5)"
+        )),
     }
 }
 

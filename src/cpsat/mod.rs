@@ -84,9 +84,13 @@ pub struct CpSatStats {
     pub deterministic_time: f64,
     /// `num_workers`.
     pub workers: usize,
-    /// Solves summed here: 1 for `--algo cpsat`, one per portfolio round with `--with cpsat`
-    /// (the status is the last one's).
+    /// Solves summed here: 1 for `--algo cpsat`, one per run with `--with cpsat` (the status
+    /// is the last one's).
     pub solves: u32,
+    /// With `--with cpsat`: CP-SAT's share of the search's work, in policies (set by the gate
+    /// or `--cpsat-share`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub share: Option<f64>,
 }
 
 impl CpSatStats {
@@ -105,6 +109,7 @@ impl CpSatStats {
             deterministic_time: response.deterministic_time,
             workers: workers.max(1),
             solves: 1,
+            share: None,
         }
     }
 

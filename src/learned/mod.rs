@@ -7,7 +7,9 @@
 //! - [`node_policy`]: [`LearnedPolicy`], a [`NodePolicy`](crate::search::NodePolicy) that
 //!   reorders a node's candidates where the model is confident;
 //! - [`portfolio_head`]: [`PortfolioRanker`], a [`StrategyRanker`](crate::search::StrategyRanker)
-//!   that orders a portfolio per problem.
+//!   that orders a portfolio per problem;
+//! - [`cpsat_gate`]: [`CpSatGate`], a logistic model that sets CP-SAT's share of the work per
+//!   problem when it runs beside the search (`models/cpsat_gate.json`, compiled in).
 //!
 //! The shipped model (`models/policy.json`) is compiled in ([`BUILT_IN_MODEL`],
 //! [`ModelFile::built_in`]): `--policy learned` needs no file and works from any directory.
@@ -27,11 +29,13 @@
 //! assert!(policy.fallback_reason().is_none());
 //! ```
 
+pub mod cpsat_gate;
 pub mod model_file;
 pub mod network;
 pub mod node_policy;
 pub mod portfolio_head;
 
+pub use cpsat_gate::CpSatGate;
 pub use model_file::{
     is_strategy_name, DenseLayer, ModelError, ModelFile, Normalisation, PortfolioHead,
     ShareSchedule, TrainingInfo, BUILT_IN_MODEL, DEFAULT_MODEL_PATH, MAX_LEAD, MODEL_FORMAT,

@@ -90,8 +90,8 @@ pub(crate) struct FitRequest<'a> {
     pub(crate) cancel: Option<&'a AtomicBool>,
     /// Watches the search.
     pub(crate) observer: Option<&'a mut dyn SearchObserver>,
-    /// One more member of every portfolio round (with restarts on), before or after the
-    /// policies as it asks.
+    /// One more member of the portfolio (with restarts on), run before or after the policies of
+    /// a round as it asks, at its share of the work.
     pub(crate) external: Option<&'a dyn ExternalMember>,
 }
 

@@ -77,11 +77,18 @@ pub struct SearchOptions {
     pub portfolio_shares: bool,
     /// Try the fast baselines first and return at once when one fits the capacity.
     pub heuristic_first: bool,
-    /// CP-SAT as one more member of every portfolio round, after the policies, with a
-    /// deterministic budget derived from the round's (needs OR-tools at run time; the front
-    /// door supplies it, see [`crate::cpsat`]). Off by default.
+    /// CP-SAT as one more member of the portfolio, after the policies, with deterministic
+    /// budgets (needs OR-tools at run time; the front door supplies it, see [`crate::cpsat`]).
+    /// Off by default.
     #[serde(default)]
     pub cpsat: bool,
+    /// CP-SAT's share of the search's work, in policies: beside policies of total weight `W`,
+    /// its runs take at most `cpsat_share / W` of the policies' node budgets (1: as much as one
+    /// policy; 0: it never runs). See [`crate::search::ExternalMember::share`].
+    pub cpsat_share: f64,
+    /// With `cpsat`: the learned gate ([`crate::learned::CpSatGate`]) sets CP-SAT's share per
+    /// problem, between its low and high shares, instead of `cpsat_share`.
+    pub cpsat_gate: bool,
     /// Worker threads for the portfolio (1 = sequential). The answer does not depend on it.
     pub threads: usize,
 }
@@ -108,6 +115,8 @@ impl Default for SearchOptions {
             portfolio_shares: true,
             heuristic_first: true,
             cpsat: false,
+            cpsat_share: 1.0,
+            cpsat_gate: true,
             threads: 1,
         }
     }
@@ -161,7 +170,7 @@ macro_rules! switch {
 }
 
 /// Every switch of [`SearchOptions`], in the order of the ablation table.
-pub const SWITCHES: [Switch; 19] = [
+pub const SWITCHES: [Switch; 20] = [
     switch!(
         "canonical",
         canonical,
@@ -249,10 +258,18 @@ pub const SWITCHES: [Switch; 19] = [
     ),
     Switch {
         name: "cpsat",
-        help: "CP-SAT in every portfolio round (needs OR-tools; off by default)",
+        help:
+            "CP-SAT beside the portfolio, at its share of the work (needs OR-tools; off by default)",
         external: true,
         get: |o| o.cpsat,
         set: |o, on| o.cpsat = on,
+    },
+    Switch {
+        name: "cpsat-gate",
+        help: "with cpsat: a learned gate sets CP-SAT's share per problem (off: --cpsat-share)",
+        external: true,
+        get: |o| o.cpsat_gate,
+        set: |o, on| o.cpsat_gate = on,
     },
     Switch {
         name: "luby",

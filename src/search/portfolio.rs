@@ -1,6 +1,7 @@
 //! Restarts over a portfolio of policies with growing node budgets, sequential or on several
 //! threads; the answer is the same either way (the lowest-index decisive run of the earliest
-//! round wins). An [`ExternalMember`], when given, runs in every round too.
+//! round wins). An [`ExternalMember`], when given, runs after (or before) the policies of a round
+//! whenever its share of the work allows, on a doubling schedule of its own.
 
 use super::dfs::{Flow, RunLimits, Searcher, Stop};
 use super::external::{ExternalMember, MemberEnd};
@@ -57,7 +58,7 @@ pub struct RunSettings<'a> {
     /// interleaved with the others' (missing entries and zeros count as 1; all 1: the plain
     /// round robin).
     pub weights: Vec<u64>,
-    /// One more member of every round, before or after the policies as it asks.
+    /// One more member of the rounds, before or after the policies as it asks, at its share.
     pub external: Option<&'a dyn ExternalMember>,
 }
 
@@ -226,39 +227,32 @@ fn run_here(
             .build()
             .expect("thread pool")
     });
-    // An external member solves from scratch each round, so its budgets must double for its
-    // repeated work to stay bounded: with one, rounds follow the geometric schedule.
-    let schedule = if external.is_some() {
-        Schedule::Geometric
-    } else {
-        options.schedule
-    };
     let weights = run_weights(&settings.weights, workers.len());
     let passes = weights.iter().copied().max().unwrap_or(1);
     // Each policy's place in its own restart schedule: its runs so far.
     let mut own_runs = vec![0u32; workers.len()];
     let mut spent: u64 = 0;
     let mut runs: u64 = 0;
-    // The node budget of a policy's run `run` of its own schedule (or the external member's
-    // in round `run`).
+    // The node budget of a policy's run `run` of its own schedule.
     let budget_of = |run: u32| {
         if options.restarts {
-            budget(schedule, run, instance.free.len())
+            budget(options.schedule, run, instance.free.len())
         } else {
             u64::MAX
         }
     };
-    for round in 0u32.. {
+    let mut member = MemberSchedule::new(weights.iter().sum(), instance.free.len());
+    loop {
         for pass in 0..passes {
             // Pass `p` of a round runs the policies whose weight is above `p`, each with the
-            // next budget of its own schedule; the external member runs in the first pass.
+            // next budget of its own schedule, and the external member when its share allows.
             let in_pass: Vec<usize> = (0..workers.len()).filter(|&i| weights[i] > pass).collect();
-            let external = external.filter(|_| pass == 0);
+            let policy_budgets: Vec<u64> =
+                in_pass.iter().map(|&i| budget_of(own_runs[i])).collect();
+            let member_budget = external.and_then(|m| member.next(m, &policy_budgets));
+            let external = external.filter(|_| member_budget.is_some());
             let external_at = external.map(|_| if first { 0 } else { in_pass.len() });
-            let wanted = in_run_order(
-                in_pass.iter().map(|&i| budget_of(own_runs[i])).collect(),
-                external.map(|m| (m.budget(budget_of(round)), m.runs_first())),
-            );
+            let wanted = in_run_order(policy_budgets, member_budget.map(|b| (b, first)));
             let Some(budgets) = round_budgets(&wanted, settings.node_limit, spent) else {
                 return Verdict::Limit;
             };
@@ -331,7 +325,62 @@ fn run_here(
             }
         }
     }
-    unreachable!("the round loop only ends by returning")
+}
+
+/// When the external member runs, and with what budget. It cannot be paused, so its runs start
+/// from scratch on the geometric schedule (doubling budgets: its repeated work is at most as
+/// much again); each runs in the first pass where the member's runs so far, with it, stay within
+/// its share of the node budgets the policies have been given.
+struct MemberSchedule {
+    /// The policies' total weight (runs per round).
+    weight: u64,
+    /// Free buffers: the budget unit.
+    buffers: usize,
+    /// The member's runs so far.
+    runs: u32,
+    /// The budgets of the member's runs so far, with their overheads.
+    member_total: u64,
+    /// The budgets given to the policies' runs so far.
+    policy_total: u64,
+}
+
+impl MemberSchedule {
+    fn new(weight: u64, buffers: usize) -> MemberSchedule {
+        MemberSchedule {
+            weight: weight.max(1),
+            buffers,
+            runs: 0,
+            member_total: 0,
+            policy_total: 0,
+        }
+    }
+
+    /// The member's budget in a pass whose policies get `policy_budgets`, if it runs in it.
+    fn next(&mut self, member: &dyn ExternalMember, policy_budgets: &[u64]) -> Option<u64> {
+        self.next_with(member.share(), member.overhead(), policy_budgets)
+    }
+
+    /// [`MemberSchedule::next`] for a member of `share` (in policies) whose runs cost
+    /// `overhead` node equivalents each beyond their budgets.
+    fn next_with(&mut self, share: f64, overhead: u64, policy_budgets: &[u64]) -> Option<u64> {
+        self.policy_total = policy_budgets
+            .iter()
+            .fold(self.policy_total, |total, &b| total.saturating_add(b));
+        let next = budget(Schedule::Geometric, self.runs, self.buffers);
+        let after = self
+            .member_total
+            .saturating_add(next)
+            .saturating_add(overhead);
+        // In floating point (exact enough, and the same on every machine): share may be a
+        // fraction of a policy.
+        let allowed = after as f64 * self.weight as f64 <= share * self.policy_total as f64;
+        if share.is_nan() || share <= 0.0 || !allowed {
+            return None;
+        }
+        self.runs += 1;
+        self.member_total = after;
+        Some(next)
+    }
 }
 
 /// One run of a round: a policy's search (with its observer), or the external member.
@@ -451,7 +500,8 @@ mod tests {
     use crate::search::strategy::Portfolio;
     use std::sync::Mutex;
 
-    /// Proves "infeasible" once granted `threshold` node equivalents; records its budgets.
+    /// Proves "infeasible" once granted `threshold` node equivalents; records its budgets. Its
+    /// share is 4 policies: as much as the four policies of the round robin together.
     struct Oracle {
         threshold: u64,
         first: bool,
@@ -463,8 +513,8 @@ mod tests {
             "oracle"
         }
 
-        fn budget(&self, nodes: u64) -> u64 {
-            2 * nodes
+        fn share(&self) -> f64 {
+            4.0
         }
 
         fn runs_first(&self) -> bool {
@@ -505,8 +555,7 @@ mod tests {
         let instance = instance();
         let unit = instance.free.len() as u64;
         let (threshold, node_limit) = (threshold(unit), node_limit(unit));
-        // The default (Luby) schedule: with an external member the rounds follow the
-        // geometric one all the same, so the budgets below double each round.
+        // The default (Luby) schedule for the policies; the oracle's budgets double.
         let options = SearchOptions {
             threads,
             ..SearchOptions::default()
@@ -679,8 +728,45 @@ mod tests {
     }
 
     #[test]
+    fn the_external_members_budgets_double_within_its_share() {
+        let mut member = MemberSchedule::new(4, 100);
+        // Luby budgets of four policies (units of 4 x 100 nodes: 1, 1, 2, 1, 1, 2, 4, 1); the
+        // member (share 2: half of the policies' work) runs while its doubling budgets (200,
+        // 400, ...) stay within half of theirs.
+        let granted: Vec<Option<u64>> = [1, 1, 2, 1, 1, 2, 4, 1]
+            .iter()
+            .map(|&luby| member.next_with(2.0, 0, &[400 * luby; 4]))
+            .collect();
+        let expected = [
+            Some(200),
+            Some(400),
+            Some(800),
+            Some(1600),
+            None,
+            Some(3200),
+            None,
+            None,
+        ];
+        assert_eq!(granted, expected);
+        // Never more than its share, after every pass.
+        assert!(member.member_total * 4 <= 2 * member.policy_total);
+        // An overhead of 600 per run counts against the share: the second run waits a pass
+        // (4 x (800 + 400 + 600) is above half of 3,200 policy nodes).
+        let mut slow = MemberSchedule::new(4, 100);
+        let granted: Vec<Option<u64>> = [1, 1, 2, 1]
+            .iter()
+            .map(|&luby| slow.next_with(2.0, 600, &[400 * luby; 4]))
+            .collect();
+        assert_eq!(granted, [Some(200), None, Some(400), Some(800)]);
+        // Share 0: never.
+        let mut none = MemberSchedule::new(4, 100);
+        assert!((0..20).all(|_| none.next_with(0.0, 0, &[400; 4]).is_none()));
+    }
+
+    #[test]
     fn the_external_member_decides_in_its_round_with_any_thread_count() {
-        // Round r gives each policy 2^(r+1) units of nodes, the oracle twice that.
+        // Its budgets double from 2 units (the policies': Luby, 4 units a run); with share 4
+        // they keep within the policies' total, so it runs in each of the first rounds.
         for threads in [1, 2] {
             let (verdict, stats, budgets, unit) =
                 search((threads, false), |unit| 16 * unit, |_| None);
@@ -694,24 +780,24 @@ mod tests {
             assert_eq!(stats.policy.as_deref(), Some("oracle"));
             assert_eq!(
                 budgets,
-                [4 * unit, 8 * unit, 16 * unit],
+                [2 * unit, 4 * unit, 8 * unit, 16 * unit],
                 "threads {threads}"
             );
-            assert_eq!(stats.restarts, 14, "5 runs a round, the last one decides");
+            assert_eq!(stats.restarts, 19, "5 runs a round, the last one decides");
         }
     }
 
     #[test]
     fn a_node_limit_bounds_the_external_members_budget() {
-        // Round 0: 4 policies x 2 units, 4 for the oracle; round 1: 4 x 4 and 8; round 2: the
-        // 4 units left go to the policies first, none to the oracle (which does not run).
+        // Round 0: 4 policies x 4 units, 2 for the oracle; round 1: 4 x 4 and 4; round 2: the
+        // 2 units left go to the first policy, none to the oracle (which does not run).
         let (verdict, stats, budgets, unit) =
             search((1, false), |_| u64::MAX, |unit| Some(40 * unit));
         assert!(matches!(verdict, Verdict::Limit));
-        assert_eq!(budgets, [4 * unit, 8 * unit]);
+        assert_eq!(budgets, [2 * unit, 4 * unit]);
         // Each run also counts the node that hit its budget.
         assert!(
-            stats.nodes + 12 * unit <= 40 * unit + stats.restarts + 1,
+            stats.nodes + 6 * unit <= 40 * unit + stats.restarts + 1,
             "{} nodes",
             stats.nodes
         );
@@ -728,12 +814,12 @@ mod tests {
             );
             assert_eq!(
                 budgets,
-                [4 * unit, 8 * unit, 16 * unit],
+                [2 * unit, 4 * unit, 8 * unit, 16 * unit],
                 "threads {threads}"
             );
             assert_eq!(
-                stats.restarts, 10,
-                "two rounds of 5 runs, then the oracle first"
+                stats.restarts, 15,
+                "three rounds of 5 runs, then the oracle first"
             );
         }
     }

@@ -1,13 +1,14 @@
-//! CP-SAT as the external member of the search's portfolio rounds (`--with cpsat`): the model is
-//! built once, and each round solves it from scratch (CP-SAT cannot be paused) with a
-//! deterministic time limit made from the round's node budget, one worker and the solver's
-//! seed, so that the search's answer is the same run to run and with any thread count.
+//! CP-SAT as the external member of the search's portfolio (`--with cpsat`): the model is built
+//! once, and each run solves it from scratch (CP-SAT cannot be paused) with a deterministic time
+//! limit made from the run's node budget, one worker and the solver's seed, so that the search's
+//! answer is the same run to run and with any thread count.
 //!
-//! The budget: a round gives each policy `nodes`; CP-SAT asks for [`ROUND_SHARE`] times that in
-//! node equivalents, which [`crate::cpsat`] turns into `max_deterministic_time` at
+//! The budgets: the search grants CP-SAT doubling budgets at its share of the policies' work
+//! ([`crate::SearchOptions::cpsat_share`], in policies; see [`crate::search::ExternalMember`]),
+//! which [`crate::cpsat`] turns into `max_deterministic_time` at
 //! [`NODES_PER_DETERMINISTIC_SECOND`](crate::cpsat::NODES_PER_DETERMINISTIC_SECOND). Under a node
-//! limit the search grants it from what the limit has left, like a policy's budget, so `--nodes
-//! N` bounds CP-SAT's deterministic time (over all rounds) by `N` node equivalents too. The wall
+//! limit the search grants them from what the limit has left, like a policy's budget, so `--nodes
+//! N` bounds CP-SAT's deterministic time (over all runs) by `N` node equivalents too. The wall
 //! timeout and the cancel flag stop a solve at once.
 
 use crate::cpsat::{CpSatError, CpSatStats, FitModel, Run};
@@ -18,36 +19,37 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// CP-SAT's budget per round, in multiples of one policy's node budget. With four policies it
-/// gets about a fifth of the wall time. Tuned on `tight-validation` at 10 s (benches/RESULTS.md,
-/// "CP-SAT in the portfolio"): 1 decides 83 of 103 problems and loses none the search alone
-/// decides; 4 still misses the two non-guillotine problems CP-SAT alone needs 3 s for and loses
-/// a thin one the search decides at 6-9 s.
-pub(crate) const ROUND_SHARE: u64 = 1;
-
 /// Whether CP-SAT runs before the policies in each round. After them: on six problems at 10 s,
 /// running first lost a thin problem the search decides late (the policies' last round starts
 /// later) and won nothing the other order did not.
 const RUNS_FIRST: bool = false;
 
+/// The fixed cost of one CP-SAT solve beyond its deterministic budget, in node equivalents:
+/// about 20 ms of wall time (building the model's request, presolve, the answer; 17-23 ms a solve
+/// measured on the hard set, where the search ran about 100,000 nodes a second).
+const RUN_OVERHEAD_NODES: u64 = 2_000;
+
 /// CP-SAT, ready to run in the rounds of one search.
 pub(crate) struct CpSatMember<'a> {
     model: FitModel,
+    /// Its share of the search's work, in policies.
+    share: f64,
     run: Run<'a>,
-    /// Every round's counters, summed.
+    /// Every run's counters, summed.
     stats: Mutex<Option<CpSatStats>>,
-    /// A failure of a round's solve (a bug: a rejected model, an unreadable answer).
+    /// A failure of a run's solve (a bug: a rejected model, an unreadable answer).
     failure: Mutex<Option<CpSatError>>,
 }
 
 impl<'a> CpSatMember<'a> {
-    /// CP-SAT for `problem` (already checked, not trivially infeasible) under `capacity`, run
-    /// with `seed`, within `timeout` of `start` and until `cancel` is set.
+    /// CP-SAT for `problem` (already checked, not trivially infeasible) under `capacity`, with
+    /// `share` of the search's work, run with `seed`, within `timeout` of `start` and until
+    /// `cancel` is set.
     pub(crate) fn new(
         problem: &Problem,
         capacity: u64,
-        seed: u64,
-        (timeout, start): (Option<Duration>, Instant),
+        share: f64,
+        (seed, timeout, start): (u64, Option<Duration>, Instant),
         cancel: Option<&'a AtomicBool>,
     ) -> Result<CpSatMember<'a>, CpSatError> {
         let run = Run {
@@ -62,19 +64,26 @@ impl<'a> CpSatMember<'a> {
         };
         Ok(CpSatMember {
             model: FitModel::new(problem, capacity)?,
+            share,
             run,
             stats: Mutex::new(None),
             failure: Mutex::new(None),
         })
     }
 
-    /// The counters of every round's solve, summed (`None` if it never ran), or the failure of
+    /// The counters of every run's solve, summed (`None` if it never ran), or the failure of
     /// one.
     pub(crate) fn finish(self) -> Result<Option<CpSatStats>, CpSatError> {
         let failure = self.failure.into_inner().unwrap_or_else(|e| e.into_inner());
         match failure {
             Some(failure) => Err(failure),
-            None => Ok(self.stats.into_inner().unwrap_or_else(|e| e.into_inner())),
+            None => {
+                let stats = self.stats.into_inner().unwrap_or_else(|e| e.into_inner());
+                Ok(stats.map(|stats| CpSatStats {
+                    share: Some(self.share),
+                    ..stats
+                }))
+            }
         }
     }
 }
@@ -84,8 +93,12 @@ impl ExternalMember for CpSatMember<'_> {
         "cpsat"
     }
 
-    fn budget(&self, nodes: u64) -> u64 {
-        nodes.saturating_mul(ROUND_SHARE)
+    fn share(&self) -> f64 {
+        self.share
+    }
+
+    fn overhead(&self) -> u64 {
+        RUN_OVERHEAD_NODES
     }
 
     fn runs_first(&self) -> bool {

@@ -21,7 +21,7 @@ pub use minimize::DEFAULT_TIMEOUT as DEFAULT_MINIMIZE_TIMEOUT;
 use crate::analysis::Timeline;
 use crate::baselines::Baseline;
 use crate::cpsat::{self, CpSatError, CpSatStats};
-use crate::learned::ModelError;
+use crate::learned::{ModelError, Network};
 use crate::outcome::{trivially_infeasible, Deadline, Limits, Status};
 use crate::policy_spec::PolicySpec;
 use crate::problem::rules::RuleBreak;
@@ -324,7 +324,12 @@ impl Solver {
     /// ([`Algorithm::CpSat`] or the `cpsat` switch of the search). [`Solver::solve`] gives the
     /// same error; this lets a caller of many solves (e.g. an evaluation) stop before the first.
     pub fn check_available(&self) -> Result<(), SolveError> {
-        self.check_policy()?;
+        self.load_policy_model()?;
+        self.check_library()
+    }
+
+    /// OR-tools' library, when this solver runs CP-SAT.
+    fn check_library(&self) -> Result<(), SolveError> {
         let search_with_cpsat = self.algorithm == Algorithm::Search && self.options.cpsat;
         if self.algorithm == Algorithm::CpSat || search_with_cpsat {
             cpsat::library::shared()
@@ -333,13 +338,14 @@ impl Solver {
         Ok(())
     }
 
-    /// Whether the search's policy can be built: a model file it names must load.
-    fn check_policy(&self) -> Result<(), SolveError> {
+    /// The network of the model file the search's policy names, read once per solve (`None`
+    /// when it names none); an error when the file cannot be used.
+    fn load_policy_model(&self) -> Result<Option<Arc<Network>>, SolveError> {
         match &self.policy {
             PolicySource::Spec(spec) if self.algorithm == Algorithm::Search => spec
-                .check()
+                .load_model()
                 .map_err(|(path, error)| SolveError::Model { path, error }),
-            _ => Ok(()),
+            _ => Ok(None),
         }
     }
 
@@ -373,7 +379,7 @@ impl Solver {
             Goal::Minimize => None,
         };
         problem.check(None).map_err(SolveError::InvalidProblem)?;
-        self.check_policy()?;
+        let model = self.load_policy_model()?;
         let timeline = Timeline::new(problem);
         let load = timeline.load();
         // The limits from `start`, with room left for the validator, which checks the answer
@@ -404,13 +410,13 @@ impl Solver {
             (Algorithm::Search, Goal::Fit(c)) => self.fit(
                 problem,
                 (&timeline, c, start),
-                limits,
+                (limits, model),
                 observer,
                 &mut allocation,
             )?,
             (Algorithm::Search, Goal::Minimize) => {
                 let limits = limits_left(limits, start);
-                self.minimize(problem, &timeline, limits, &mut allocation)
+                self.minimize(problem, &timeline, (limits, model), &mut allocation)
             }
             (Algorithm::CpSat, _) => self
                 .cpsat(problem, goal, load, (start, limits), &mut allocation)
@@ -488,11 +494,17 @@ impl Solver {
         Ok(answer.solution)
     }
 
-    /// The portfolio for a problem of `buffers` buffers, and the warnings its building raised.
-    fn build_portfolio(&self, buffers: usize) -> (Portfolio, Vec<String>) {
+    /// The portfolio for a problem of `buffers` buffers, and the warnings its building raised;
+    /// `model`: the network of the policy's model file, read once per solve.
+    fn build_portfolio(
+        &self,
+        buffers: usize,
+        model: Option<&Arc<Network>>,
+    ) -> (Portfolio, Vec<String>) {
         match &self.policy {
             PolicySource::Spec(spec) => {
-                let built = spec.build_seeded(buffers, &self.options, self.seed);
+                let model = model.cloned();
+                let built = spec.build_with_model(buffers, &self.options, self.seed, model);
                 (built.portfolio, built.warnings)
             }
             PolicySource::Custom(factory) => (factory(buffers, &self.options), Vec::new()),
@@ -505,15 +517,15 @@ impl Solver {
         &self,
         problem: &Problem,
         (timeline, capacity, start): (&Timeline, u64, Instant),
-        limits: Limits,
+        (limits, model): (Limits, Option<Arc<Network>>),
         observer: Option<&mut dyn SearchObserver>,
         allocation: &mut Allocation,
     ) -> Result<Option<Solution>, SolveError> {
-        self.check_available()?;
+        self.check_library()?;
         let member = self
             .cpsat_member(problem, (timeline, capacity, start), limits)
             .map_err(SolveError::CpSat)?;
-        let (portfolio, warnings) = self.build_portfolio(problem.len());
+        let (portfolio, warnings) = self.build_portfolio(problem.len(), model.as_ref());
         allocation.warnings = warnings;
         let request = FitRequest {
             timeline,
@@ -550,23 +562,32 @@ impl Solver {
         if !self.options.cpsat {
             return Ok(None);
         }
+        let share = if self.options.cpsat_gate {
+            let features = crate::training::problem_features(problem, capacity);
+            crate::learned::CpSatGate::built_in().share(&features)
+        } else {
+            self.options.cpsat_share
+        };
+        if share.is_nan() || share <= 0.0 {
+            return Ok(None);
+        }
         if trivially_infeasible(problem, capacity, timeline.load()).is_some() {
             return Ok(None);
         }
-        let limits = (limits.timeout, start);
-        CpSatMember::new(problem, capacity, self.seed, limits, self.cancel.as_deref()).map(Some)
+        let run = (self.seed, limits.timeout, start);
+        CpSatMember::new(problem, capacity, share, run, self.cancel.as_deref()).map(Some)
     }
 
     fn minimize(
         &self,
         problem: &Problem,
         timeline: &Timeline,
-        limits: Limits,
+        (limits, model): (Limits, Option<Arc<Network>>),
         allocation: &mut Allocation,
     ) -> Option<Solution> {
         let warnings = std::cell::RefCell::new(Vec::new());
         let portfolio = || {
-            let (portfolio, new) = self.build_portfolio(problem.len());
+            let (portfolio, new) = self.build_portfolio(problem.len(), model.as_ref());
             let mut seen = warnings.borrow_mut();
             for w in new {
                 if !seen.contains(&w) {

@@ -11,6 +11,7 @@
 //! per-problem portfolio head (see `portfolio.rs`). `replay` replays round robins of strategies
 //! over strategy races (see `replay_cmd.rs`).
 
+mod cpsat_gate;
 mod data;
 mod eval;
 mod net;
@@ -100,6 +101,7 @@ fn main() -> ExitCode {
     let result = match std::env::args().nth(1).as_deref() {
         Some("portfolio") => portfolio::run(portfolio::PortfolioArgs::parse_from(rest())),
         Some("replay") => replay_cmd::run(replay_cmd::ReplayArgs::parse_from(rest())),
+        Some("cpsat-gate") => cpsat_gate::run(cpsat_gate::GateArgs::parse_from(rest())),
         _ => run(Args::parse()),
     };
     match result {

@@ -94,6 +94,27 @@ pub fn dense(l: &Linear) -> DenseLayer {
     }
 }
 
+/// Mean and standard deviation (at least 1e-6) of each of the `width` columns of `rows`.
+pub fn normalisation(rows: &[&[f32]], width: usize) -> (Vec<f32>, Vec<f32>) {
+    let n = rows.len().max(1) as f64;
+    let mut mean = vec![0f64; width];
+    let mut var = vec![0f64; width];
+    for row in rows {
+        for (m, v) in mean.iter_mut().zip(row.iter()) {
+            *m += *v as f64 / n;
+        }
+    }
+    for row in rows {
+        for ((s, v), m) in var.iter_mut().zip(row.iter()).zip(&mean) {
+            *s += (*v as f64 - m).powi(2) / n;
+        }
+    }
+    (
+        mean.iter().map(|&m| m as f32).collect(),
+        var.iter().map(|&v| (v.sqrt().max(1e-6)) as f32).collect(),
+    )
+}
+
 /// Normalises one row of raw features into `out`.
 pub fn push_normalised(out: &mut Vec<f32>, row: &[f32], mean: &[f32], std: &[f32]) {
     out.extend(

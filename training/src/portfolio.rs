@@ -190,15 +190,8 @@ fn read_races(
             .iter()
             .map(|n| n.map_or(2.0 * limit, |n| n as f64))
             .collect();
-        let path = index
-            .get(&name)
-            .ok_or_else(|| format!("problem {name} is in no --problems folder"))?;
-        let problem = telamalloc::io::read_problem(path, None).map_err(|e| e.to_string())?;
-        let capacity = problem
-            .capacity
-            .ok_or_else(|| format!("{}: no capacity in the file name", path.display()))?;
         examples.push(Example {
-            features: problem_features(&problem, capacity).to_vec(),
+            features: features_of(index, &name)?,
             costs,
             nodes,
             buffers,
@@ -214,7 +207,22 @@ fn read_races(
 }
 
 /// File name -> path over the problem folders.
-fn problem_index(folders: &[PathBuf]) -> Result<HashMap<String, PathBuf>, String> {
+/// The problem features of the problem file named `name`, found through `index`.
+pub(crate) fn features_of(
+    index: &HashMap<String, PathBuf>,
+    name: &str,
+) -> Result<Vec<f32>, String> {
+    let path = index
+        .get(name)
+        .ok_or_else(|| format!("problem {name} is in no --problems folder"))?;
+    let problem = telamalloc::io::read_problem(path, None).map_err(|e| e.to_string())?;
+    let capacity = problem
+        .capacity
+        .ok_or_else(|| format!("{}: no capacity in the file name", path.display()))?;
+    Ok(problem_features(&problem, capacity).to_vec())
+}
+
+pub(crate) fn problem_index(folders: &[PathBuf]) -> Result<HashMap<String, PathBuf>, String> {
     let mut index = HashMap::new();
     for folder in folders {
         let entries = std::fs::read_dir(folder)
@@ -292,24 +300,8 @@ fn figures(network: &PortfolioNetwork, data: &[Example]) -> Figures {
 }
 
 fn normalisation(data: &[Example]) -> (Vec<f32>, Vec<f32>) {
-    let width = PROBLEM_FEATURES.len();
-    let n = data.len().max(1) as f64;
-    let mut mean = vec![0f64; width];
-    let mut var = vec![0f64; width];
-    for e in data {
-        for (m, v) in mean.iter_mut().zip(&e.features) {
-            *m += *v as f64 / n;
-        }
-    }
-    for e in data {
-        for ((s, v), m) in var.iter_mut().zip(&e.features).zip(&mean) {
-            *s += (*v as f64 - m).powi(2) / n;
-        }
-    }
-    (
-        mean.iter().map(|&m| m as f32).collect(),
-        var.iter().map(|&v| (v.sqrt().max(1e-6)) as f32).collect(),
-    )
+    let rows: Vec<&[f32]> = data.iter().map(|e| e.features.as_slice()).collect();
+    crate::net::normalisation(&rows, PROBLEM_FEATURES.len())
 }
 
 fn head_of(
