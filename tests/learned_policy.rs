@@ -175,7 +175,7 @@ fn model_file_round_trips() {
     let path = temp_path("round-trip.json");
     std::fs::write(&path, &text).expect("writable temp dir");
     assert_eq!(ModelFile::load(&path).expect("loads"), model);
-    let policy = LearnedPolicy::from_path(&path, 10, true);
+    let policy = LearnedPolicy::from_path(&path, 10, true).expect("a usable model file");
     assert_eq!(policy.fallback_reason(), None);
     assert_eq!(policy.warning(), None);
     let _ = std::fs::remove_file(&path);
@@ -257,7 +257,12 @@ fn schema_mismatch_falls_back_to_the_fixed_policy_with_a_warning_but_the_solver_
         ModelFile::load(&path),
         Err(ModelError::SchemaMismatch(_))
     ));
-    let policy = LearnedPolicy::from_path(&path, 0, true);
+    // Asked for by path, the file is an error; loaded with a fallback, the fixed policy runs.
+    assert!(matches!(
+        LearnedPolicy::from_path(&path, 0, true),
+        Err(ModelError::SchemaMismatch(_))
+    ));
+    let policy = LearnedPolicy::new(ModelFile::load(&path), 0, true);
     let reason = policy.fallback_reason().expect("falls back").to_string();
     assert!(reason.contains("feature schema"), "{reason}");
     assert!(
@@ -292,7 +297,7 @@ fn schema_mismatch_falls_back_to_the_fixed_policy_with_a_warning_but_the_solver_
         assert_eq!(built.warnings, vec![warning.clone()]);
         let learned = run(
             &problem,
-            LearnedPolicy::from_path(&path, n, true),
+            LearnedPolicy::new(ModelFile::load(&path), n, true),
             &options,
             20_000,
         );
@@ -378,7 +383,11 @@ fn bad_model_files_never_panic() {
     for (name, text) in cases {
         let path = temp_path(&format!("{name}.json"));
         std::fs::write(&path, text).expect("writable temp dir");
-        let policy = LearnedPolicy::from_path(&path, n, true);
+        assert!(
+            LearnedPolicy::from_path(&path, n, true).is_err(),
+            "{name}: accepted by path"
+        );
+        let policy = LearnedPolicy::new(ModelFile::load(&path), n, true);
         let reason = policy.fallback_reason().map(str::to_string);
         assert!(reason.is_some(), "{name}: accepted");
         let result = run(&problem, policy, &options, 20_000);
@@ -387,7 +396,10 @@ fn bad_model_files_never_panic() {
         let _ = std::fs::remove_file(&path);
     }
     // No file at all.
-    let missing = LearnedPolicy::from_path(temp_path("does-not-exist.json"), n, true);
+    let gone = temp_path("does-not-exist.json");
+    let error = LearnedPolicy::from_path(&gone, n, true).expect_err("no file, no policy");
+    assert!(matches!(error, ModelError::Missing(_)), "{error}");
+    let missing = LearnedPolicy::new(ModelFile::load(&gone), n, true);
     assert!(missing.fallback_reason().unwrap().contains("no model file"));
 }
 

@@ -73,10 +73,23 @@ impl LearnedPolicy {
         LearnedPolicy::with_network(Network::built_in(), buffers, boost)
     }
 
-    /// The policy of the model file at `path`; if it cannot be used, the fixed policy, with the
-    /// reason in [`LearnedPolicy::fallback_reason`] (nothing is printed).
-    pub fn from_path(path: impl AsRef<Path>, buffers: usize, boost: bool) -> LearnedPolicy {
-        LearnedPolicy::new(ModelFile::load(path.as_ref()), buffers, boost)
+    /// The policy of the model file at `path`, or why that file cannot be used: it is missing
+    /// or unreadable, is not a model file, or holds a model this build cannot run (another
+    /// feature schema, shapes that do not chain). A file that was asked for is never replaced
+    /// by the fixed policy in silence; to fall back on purpose, pass
+    /// [`ModelFile::load`]'s result to [`LearnedPolicy::new`] and read
+    /// [`LearnedPolicy::fallback_reason`].
+    pub fn from_path(
+        path: impl AsRef<Path>,
+        buffers: usize,
+        boost: bool,
+    ) -> Result<LearnedPolicy, ModelError> {
+        let network = Network::new(&ModelFile::load(path.as_ref())?)?;
+        Ok(LearnedPolicy::with_network(
+            Ok(Arc::new(network)),
+            buffers,
+            boost,
+        ))
     }
 
     /// Why the policy runs as the fixed policy, if it does.
