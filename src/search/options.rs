@@ -110,7 +110,7 @@ impl Default for SearchOptions {
             floor_tiling: true,
             section_inference: true,
             overload: false,
-            edge_finding: false,
+            edge_finding: true,
             unplaced_floor: true,
             decomposition: true,
             forced_isolated: true,
