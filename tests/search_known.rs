@@ -931,6 +931,8 @@ fn floor_tiling_cuts_the_search_on_perfect_packings() {
         for (tiling, total) in [(true, &mut with), (false, &mut without)] {
             let mut options = common::without_heuristics();
             options.restarts = false;
+            // Measured without edge finding, which solves most of these with little search.
+            options.edge_finding = false;
             options.floor_tiling = tiling;
             let result = run_search(&problem, 1 << 20, &options, None, nodes(5_000_000));
             assert!(
@@ -945,4 +947,38 @@ fn floor_tiling_cuts_the_search_on_perfect_packings() {
         with * 5 < without * 4,
         "tiling: {with} against {without} nodes"
     );
+}
+
+/// Edge finding where it was measured to matter: tight time-slab packings (tight-validation's
+/// `perfect.time-slab.n200.r6.s400` and `n300.r9.s400`) take the default search 6,426 and 2,638
+/// nodes, and about 200 and 300 (one per buffer, barely a backtrack) with edge finding. Under a
+/// limit of 1,000 nodes the switch decides both and the default neither.
+#[test]
+fn edge_finding_decides_tight_time_slab_packings_the_default_needs_more_nodes_for() {
+    let capacity = 1 << 20;
+    for (buffers, remove) in [(200, 6), (300, 9)] {
+        let options = PerfectOptions {
+            capacity,
+            horizon: 1024,
+            buffers,
+            style: CutStyle::TimeSlab,
+            remove,
+            alignment: 1024,
+            cuts: Default::default(),
+        };
+        let (problem, _) = generate::perfect(&options, 400);
+        let solve = |edge_finding| {
+            let options = SearchOptions {
+                edge_finding,
+                ..common::without_heuristics()
+            };
+            run_search(&problem, capacity, &options, None, nodes(1_000))
+        };
+        let label = format!("time slab, {buffers} buffers, {remove} removed");
+        expect_solved(&problem, capacity, solve(true).outcome, &label);
+        assert!(
+            matches!(solve(false).outcome, Outcome::LimitReached),
+            "{label}: the default search decides it within 1,000 nodes now; pick a harder case"
+        );
+    }
 }

@@ -14,7 +14,9 @@ RULES: `base`, or a comma-separated set of
   dp   detectable precedences (a buffer's lowest offset rises above the buffers that cannot go
        above it: latest start of v < earliest end of u),
   mdp  the same from the top (latest starts fall below the buffers that must go above),
-  ov   overload over windows [lowest offset, latest end] (every pair of window bounds).
+  ov   overload over windows [lowest offset, latest end] (every pair of window bounds),
+  ef   edge finding over the same windows, from below and from the top (eff: from below
+       only; efm: from the top only).
 Prints per problem: solved / infeasible / cap (node limit), the deepest placement count, nodes.
 """
 import csv, sys, time
@@ -121,6 +123,41 @@ def run(path, cap, rules, node_cap):
                                 ub[u] = lst - p[u]; changed = True
                                 if lb[u] > ub[u]:
                                     return None
+                if 'ef' in rules or 'eff' in rules or 'efm' in rules:
+                    fwd = 'ef' in rules or 'eff' in rules
+                    mir = 'ef' in rules or 'efm' in rules
+                    # Edge finding over windows [e, l]: the buffers of U inside the window (set W)
+                    # and a buffer u outside it. If u cannot go below W (W's start plus all sizes
+                    # overflows l), u goes above: lb_u >= e + p(W). If u cannot go above W (the
+                    # sizes overflow below l from the top), u goes below: ub_u <= l - p(W) - p_u.
+                    lows = sorted(set(lb[i] for i in U))
+                    highs = sorted(set(ub[i] + p[i] for i in U))
+                    for e in lows:
+                        for l in highs:
+                            if l <= e:
+                                continue
+                            W = [i for i in U if lb[i] >= e and ub[i] + p[i] <= l]
+                            if not W:
+                                continue
+                            pw = sum(p[i] for i in W)
+                            if e + pw > l:
+                                return None
+                            inside = set(W)
+                            for u in U:
+                                if u in inside:
+                                    continue
+                                if min(e, lb[u]) + pw + p[u] > max(l, ub[u] + p[u]):
+                                    return None
+                                if fwd and min(e, lb[u]) + pw + p[u] > l and e + pw > lb[u]:
+                                    # u cannot end by l together with W: it ends after W's start
+                                    # ... u goes above W
+                                    lb[u] = e + pw; changed = True
+                                    if lb[u] > ub[u]:
+                                        return None
+                                if mir and max(l, ub[u] + p[u]) - pw - p[u] < e and l - pw - p[u] < ub[u]:
+                                    ub[u] = l - pw - p[u]; changed = True
+                                    if lb[u] > ub[u]:
+                                        return None
                 if 'ov' in rules:
                     lows = sorted(set(lb[i] for i in U))
                     highs = sorted(set(ub[i] + p[i] for i in U))

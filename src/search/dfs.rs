@@ -2,6 +2,7 @@
 //! minor backtracks try the next candidate, major backtracks jump back to the placements behind
 //! the last conflict and re-explore from there with the new priorities.
 
+use super::edge_finding::EdgeFinder;
 use super::instance::Instance;
 use super::observer::{RunObserver, TryCounts, TryEnd};
 use super::options::SearchOptions;
@@ -98,6 +99,8 @@ pub struct Searcher<'a> {
     /// With the `node-cache` switch: the keys of the nodes refuted so far by this policy's
     /// runs (kept across its restarts).
     failed_nodes: &'a mut HashSet<u128>,
+    /// With the `edge-finding` switch: the edge finder and its bounds.
+    edge: Option<EdgeFinder>,
 }
 
 /// About how many buffers' worth of node work may pass between two looks at the deadline: a
@@ -188,6 +191,7 @@ impl<'a> Searcher<'a> {
             observer,
             failed_parts: HashSet::new(),
             failed_nodes,
+            edge: options.edge_finding.then(|| EdgeFinder::new(instance)),
         }
     }
 
@@ -261,7 +265,17 @@ impl<'a> Searcher<'a> {
         for (rank, &b) in buffers.iter().enumerate() {
             self.ranks[b as usize] = rank as u32;
         }
+        // The part's canonical order starts again at 0: what edge finding proved under the
+        // order above it is forgotten while the part is searched.
+        let edge_mark = self.edge.as_mut().map(|edge| {
+            let mark = edge.mark();
+            edge.forget(self.instance, self.state, &buffers);
+            mark
+        });
         let flow = self.search(&buffers, sections, 0, 0, depth);
+        if let (Some(edge), Some(mark)) = (self.edge.as_mut(), edge_mark) {
+            edge.undo(mark);
+        }
         for (&b, &rank) in buffers.iter().zip(&saved) {
             self.ranks[b as usize] = rank;
         }
@@ -461,9 +475,54 @@ impl<'a> Searcher<'a> {
         flow
     }
 
-    /// Tries the candidates of a node in the policy's order.
+    /// Edge finding at a node (with its switch), then its candidates in the policy's order;
+    /// what edge finding proved is taken back on the way up.
     #[allow(clippy::too_many_arguments)]
     fn branch(
+        &mut self,
+        buffers: &[u32],
+        sections: Range<usize>,
+        bound: u64,
+        bound_rank: u32,
+        depth: u32,
+        min_height: u64,
+        unplaced: usize,
+    ) -> Flow {
+        let Some(edge) = self.edge.as_mut() else {
+            return self.branch_candidates(
+                buffers, sections, bound, bound_rank, depth, min_height, unplaced,
+            );
+        };
+        let mark = edge.mark();
+        let canonical =
+            self.options
+                .canonical
+                .then_some((bound, bound_rank, self.ranks.as_slice()));
+        let proved = edge.propagate(
+            self.instance,
+            self.state,
+            buffers,
+            sections.clone(),
+            canonical,
+        );
+        let flow = match proved {
+            Err(s) => {
+                self.conflict_in_section(s);
+                Flow::Failed
+            }
+            Ok(()) => self.branch_candidates(
+                buffers, sections, bound, bound_rank, depth, min_height, unplaced,
+            ),
+        };
+        if let Some(edge) = self.edge.as_mut() {
+            edge.undo(mark);
+        }
+        flow
+    }
+
+    /// Tries the candidates of a node in the policy's order.
+    #[allow(clippy::too_many_arguments)]
+    fn branch_candidates(
         &mut self,
         buffers: &[u32],
         sections: Range<usize>,
@@ -488,6 +547,9 @@ impl<'a> Searcher<'a> {
             }
             if self.options.dominance && offset >= min_height {
                 continue;
+            }
+            if self.edge.as_ref().is_some_and(|e| offset < e.lowest(b_idx)) {
+                continue; // edge finding proved it starts higher
             }
             if self.options.twins {
                 let twin = self.instance.twin_before[b_idx];

@@ -5,12 +5,13 @@
 //! budgets.
 //!
 //! Laid out by phase: `instance` (the immutable problem data), `state` (placement,
-//! propagation and undo), `dfs` (decisions and backtracking), `portfolio` and `schedule`
+//! propagation and undo), `edge_finding` (per-section reasoning over address windows), `dfs` (decisions and backtracking), `portfolio` and `schedule`
 //! (restarts), [`policy`] and [`strategy`] (the two decision seams), [`observer`] (who watches),
 //! [`features`] (what learned components see). The crate's front door, [`crate::Solver`], is the
 //! only caller of the engine's entry point.
 
 mod dfs;
+pub(crate) mod edge_finding;
 pub mod external;
 pub mod features;
 pub(crate) mod instance;

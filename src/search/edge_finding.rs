@@ -1,0 +1,454 @@
+//! Edge finding over address windows, per maximal section: the 1-D disjunctive reasoning CP-SAT
+//! runs on each clique of simultaneously live buffers, from below and from the top.
+//!
+//! At a node every unplaced buffer `u` has a window: it starts at or above its lowest offset
+//! `lb(u)` (its placed neighbours' ends and the canonical bound) and ends at or below
+//! `lct(u)`, the capacity at first. For a window `[e, l]` let `W` be the unplaced buffers of a
+//! section whose windows lie inside it, and `p(W)` their total size:
+//! - **overload**: `e + p(W) > l` fails the node;
+//! - **from below**: if a buffer `u` outside `W` cannot fit in the window together with `W`
+//!   (`min(e, lb(u)) + p(W) + size(u) > l`), it does not end by `l`, so it goes above all of
+//!   `W`: `lb(u) >= e + p(W)`;
+//! - **from the top**: if `u` cannot go below `e` together with `W` (`max(l, lct(u)) - p(W) -
+//!   size(u) < e`), it goes below all of `W`: `lct(u) <= l - p(W)`.
+//!
+//! Raised lowest offsets and lowered ends feed each other, across sections, until nothing
+//! changes. A buffer whose raised lowest offset is above the offset the search would place it
+//! at cannot be placed there: the search leaves it out of the node's candidates. The deductions
+//! hold for every solution below the node, so the search stays complete.
+
+use super::instance::Instance;
+use super::state::State;
+use std::ops::Range;
+
+/// Section passes per node at most, in multiples of the node's section count: the fixpoint
+/// stops there (stopping early is sound, only weaker).
+const MAX_PASSES_PER_SECTION: usize = 16;
+
+/// One unplaced buffer of a section, as the section's pass sees it.
+#[derive(Clone, Copy, Debug)]
+struct Task {
+    buffer: u32,
+    lowest: u64,
+    end: u64,
+    size: u64,
+}
+
+/// The edge finder of one search run: its bounds, kept along the search path (what a node
+/// proves holds below it; [`EdgeFinder::undo`] takes it back on the way up), and scratch space.
+pub struct EdgeFinder {
+    /// Per buffer, the lowest offset proved at the current node (for its unplaced buffers).
+    lowest: Vec<u64>,
+    /// Per buffer, the highest end proved at the current node.
+    ends: Vec<u64>,
+    /// The bounds before each change: buffer, lowest offset, end.
+    trail: Vec<(u32, u64, u64)>,
+    /// Per section, whether its free buffers are not all live in a neighbouring section too
+    /// (only those sections are passed over: a section whose buffers a neighbour holds as well
+    /// deduces nothing the neighbour does not).
+    maximal: Vec<bool>,
+    tasks: Vec<Task>,
+    lows: Vec<u64>,
+    highs: Vec<u64>,
+    /// The sections waiting for a pass, and whether each is queued.
+    queue: std::collections::VecDeque<usize>,
+    queued: Vec<bool>,
+    /// The buffers whose bounds the current pass moved.
+    moved: Vec<u32>,
+}
+
+impl EdgeFinder {
+    /// An edge finder for `instance`.
+    pub fn new(instance: &Instance) -> EdgeFinder {
+        let count = instance.members.len();
+        let maximal = (0..count)
+            .map(|s| {
+                let within = |other: usize| {
+                    let others = &instance.members[other];
+                    instance.members[s]
+                        .iter()
+                        .all(|b| others.binary_search(b).is_ok())
+                };
+                let held_by_a_neighbour =
+                    (s > 0 && within(s - 1)) || (s + 1 < count && within(s + 1));
+                !instance.members[s].is_empty() && !held_by_a_neighbour
+            })
+            .collect();
+        EdgeFinder {
+            lowest: vec![0; instance.sizes.len()],
+            ends: vec![instance.capacity; instance.sizes.len()],
+            trail: Vec::new(),
+            maximal,
+            tasks: Vec::new(),
+            lows: Vec::new(),
+            highs: Vec::new(),
+            queue: std::collections::VecDeque::new(),
+            queued: vec![false; count],
+            moved: Vec::new(),
+        }
+    }
+
+    /// The lowest offset the last propagation proved for unplaced buffer `b`.
+    pub fn lowest(&self, b: usize) -> u64 {
+        self.lowest[b]
+    }
+
+    /// Where the trail stands: [`EdgeFinder::undo`] with it takes back what follows.
+    pub fn mark(&self) -> usize {
+        self.trail.len()
+    }
+
+    /// Restores the bounds as they were at `mark`.
+    pub fn undo(&mut self, mark: usize) {
+        while self.trail.len() > mark {
+            let (b, lowest, end) = self.trail.pop().expect("above the mark");
+            self.lowest[b as usize] = lowest;
+            self.ends[b as usize] = end;
+        }
+    }
+
+    /// Forgets what was proved for the unplaced buffers of `buffers` (undone by
+    /// [`EdgeFinder::undo`]): an independent part is searched in a canonical order of its own,
+    /// starting again from offset 0, so bounds proved under the order above it do not hold.
+    pub fn forget(&mut self, instance: &Instance, state: &State, buffers: &[u32]) {
+        for &b in buffers {
+            let b = b as usize;
+            if !state.is_placed(b) && (self.lowest[b], self.ends[b]) != (0, instance.capacity) {
+                self.save(b);
+                self.lowest[b] = 0;
+                self.ends[b] = instance.capacity;
+            }
+        }
+    }
+
+    /// Records buffer `b`'s bounds before they change.
+    fn save(&mut self, b: usize) {
+        self.trail.push((b as u32, self.lowest[b], self.ends[b]));
+    }
+
+    /// Propagates at a node whose unplaced buffers are those of `buffers` and whose sections
+    /// are `sections`, starting from the bounds its parent proved (they hold below it too).
+    /// `canonical`: the canonical bound and rank (every unplaced buffer starts at or above the
+    /// bound, and above it if its rank is below the bound's), with `ranks` the buffers' ranks.
+    /// Only the sections of buffers whose bounds move get a pass. `Err(section)`: a section
+    /// cannot hold its unplaced buffers, so no solution extends the node. Call
+    /// [`EdgeFinder::undo`] with the mark taken before, on the way up.
+    pub fn propagate(
+        &mut self,
+        instance: &Instance,
+        state: &State,
+        buffers: &[u32],
+        sections: Range<usize>,
+        canonical: Option<(u64, u32, &[u32])>,
+    ) -> Result<(), usize> {
+        self.queue.clear();
+        let mut verdict = Ok(());
+        for &b in buffers {
+            let b = b as usize;
+            if state.is_placed(b) {
+                continue;
+            }
+            let mut lowest = state.min_offsets[b];
+            if let Some((bound, bound_rank, ranks)) = canonical {
+                if lowest < bound || (lowest == bound && ranks[b] < bound_rank) {
+                    // Not at the bound: at the next offset its alignment allows above it.
+                    let alignment = instance.alignments[b].max(1);
+                    let above = if ranks[b] < bound_rank {
+                        bound + 1
+                    } else {
+                        bound
+                    };
+                    lowest = above.div_ceil(alignment) * alignment;
+                }
+            }
+            if lowest > self.lowest[b] {
+                self.save(b);
+                self.lowest[b] = lowest;
+                if lowest + instance.sizes[b] > self.ends[b] {
+                    verdict = Err(instance.sections[b].start);
+                    break;
+                }
+                self.enqueue(instance, b, &sections);
+            }
+        }
+        let mut passes = sections.len().saturating_mul(MAX_PASSES_PER_SECTION);
+        while verdict.is_ok() {
+            let Some(s) = self.queue.pop_front() else {
+                break;
+            };
+            self.queued[s] = false;
+            if passes == 0 {
+                continue; // out of work: drain the queue
+            }
+            passes -= 1;
+            if self.section(instance, state, s).is_err() {
+                verdict = Err(s);
+                break;
+            }
+            // Every maximal section of a buffer whose bounds moved gets another pass.
+            let moved = std::mem::take(&mut self.moved);
+            for &b in &moved {
+                self.enqueue(instance, b as usize, &sections);
+            }
+            self.moved = moved;
+            self.moved.clear();
+        }
+        for s in self.queue.drain(..) {
+            self.queued[s] = false;
+        }
+        self.moved.clear();
+        verdict
+    }
+
+    /// Queues the maximal sections of buffer `b` within `sections` that are not queued yet.
+    fn enqueue(&mut self, instance: &Instance, b: usize, sections: &Range<usize>) {
+        let span = instance.sections[b].clone();
+        for t in span.start.max(sections.start)..span.end.min(sections.end) {
+            if self.maximal[t] && !self.queued[t] {
+                self.queued[t] = true;
+                self.queue.push_back(t);
+            }
+        }
+    }
+
+    /// One pass over section `s` (the buffers whose bounds it moves go to `moved`); `Err` if
+    /// the section fails.
+    fn section(&mut self, instance: &Instance, state: &State, s: usize) -> Result<(), ()> {
+        let mut tasks = std::mem::take(&mut self.tasks);
+        tasks.clear();
+        tasks.extend(
+            instance.members[s]
+                .iter()
+                .filter(|&&b| !state.is_placed(b as usize))
+                .map(|&b| Task {
+                    buffer: b,
+                    lowest: self.lowest[b as usize],
+                    end: self.ends[b as usize],
+                    size: instance.sizes[b as usize],
+                }),
+        );
+        let result = self.section_tasks(instance, &mut tasks);
+        self.tasks = tasks;
+        result
+    }
+
+    fn section_tasks(&mut self, instance: &Instance, tasks: &mut [Task]) -> Result<(), ()> {
+        if tasks.len() < 2 {
+            return Ok(());
+        }
+        let largest = tasks.iter().map(|t| t.size).max().unwrap_or(0);
+        // Highest lowest offset first: sweeping `e` downwards adds tasks to the window.
+        tasks.sort_unstable_by_key(|t| std::cmp::Reverse(t.lowest));
+        if tasks.iter().all(|t| t.end == instance.capacity) {
+            // Every window ends at the capacity: a rule fires only where the buffers that
+            // start at or above some `e` leave less than the largest size free above `e`.
+            let mut above = 0u64;
+            let mut tightest = u64::MAX;
+            for t in tasks.iter() {
+                above += t.size;
+                let room = instance.capacity.checked_sub(t.lowest + above).ok_or(())?;
+                tightest = tightest.min(room);
+            }
+            if tightest >= largest {
+                return Ok(());
+            }
+        }
+        self.lows.clear();
+        self.lows.extend(tasks.iter().map(|t| t.lowest));
+        self.lows.dedup();
+        self.highs.clear();
+        self.highs.extend(tasks.iter().map(|t| t.end));
+        self.highs.sort_unstable();
+        self.highs.dedup();
+        for hi in 0..self.highs.len() {
+            let l = self.highs[hi];
+            let mut inside = 0u64;
+            let mut next = 0;
+            for lo in 0..self.lows.len() {
+                let e = self.lows[lo];
+                while next < tasks.len() && tasks[next].lowest >= e {
+                    if tasks[next].end <= l {
+                        inside += tasks[next].size;
+                    }
+                    next += 1;
+                }
+                if inside == 0 || l <= e {
+                    continue;
+                }
+                if e + inside > l {
+                    return Err(());
+                }
+                if inside + largest <= l - e {
+                    continue; // no buffer is large enough to be pushed out of the window
+                }
+                for t in tasks.iter() {
+                    if t.lowest >= e && t.end <= l {
+                        continue; // in the window
+                    }
+                    if self.push_out(instance, *t, (e, l), inside)? {
+                        self.moved.push(t.buffer);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The two edge-finding rules for task `t` outside window `(e, l)` holding `inside` bytes
+    /// of buffers; whether a bound moved.
+    fn push_out(
+        &mut self,
+        instance: &Instance,
+        t: Task,
+        (e, l): (u64, u64),
+        inside: u64,
+    ) -> Result<bool, ()> {
+        let from = e.min(t.lowest);
+        let to = l.max(t.end);
+        let needed = from + inside + t.size;
+        if needed > to {
+            return Err(());
+        }
+        let b = t.buffer as usize;
+        let alignment = instance.alignments[b].max(1);
+        let mut changed = false;
+        if needed > l {
+            // It does not end by `l`: above the window's buffers.
+            let raised = (e + inside).div_ceil(alignment) * alignment;
+            if raised > self.lowest[b] {
+                self.save(b);
+                self.lowest[b] = raised;
+                changed = true;
+            }
+        }
+        if to < e + inside + t.size {
+            // It cannot start at `e` or above: below the window's buffers.
+            let Some(start) = l.checked_sub(inside + t.size) else {
+                return Err(());
+            };
+            let lowered = start / alignment * alignment + t.size;
+            if lowered < self.ends[b] {
+                self.save(b);
+                self.ends[b] = lowered;
+                changed = true;
+            }
+        }
+        if self.lowest[b] + t.size > self.ends[b] {
+            return Err(());
+        }
+        Ok(changed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::problem::{Buffer, Problem};
+
+    /// Capacity 10. `w` (size 2, live at 0-2) is placed at 0; `v` (size 6, live at 0-3) then
+    /// starts at 2 or above; `u` (size 4, live at 2-3) shares the section 2-3 with `v`, where
+    /// the two fill the capacity. `v` cannot go under `u` (2 + 6 + 4 > 10), so `u` ends by 4
+    /// (from the top), and then `v` starts at 4 or above (from below).
+    fn squeezed() -> (Instance, State) {
+        let buffers = vec![
+            Buffer::new("w", 0, 2, 2),
+            Buffer::new("v", 0, 3, 6),
+            Buffer::new("u", 2, 3, 4),
+        ];
+        let problem = Problem::new(buffers, None);
+        let instance = Instance::new(&problem, 10);
+        let mut state = State::new(&instance);
+        state.place(&instance, 0, 0, 1, true);
+        (instance, state)
+    }
+
+    #[test]
+    fn both_rules_fire_and_feed_each_other() {
+        let (instance, state) = squeezed();
+        let mut edge = EdgeFinder::new(&instance);
+        let all = 0..instance.members.len();
+        assert_eq!(state.min_offsets[1], 2);
+        assert_eq!(
+            edge.propagate(&instance, &state, &[0, 1, 2], all, None),
+            Ok(())
+        );
+        assert_eq!(edge.ends[2], 4, "u goes under v");
+        assert_eq!(edge.lowest(1), 4, "v goes above u");
+        assert_eq!(edge.lowest(2), 0);
+        // Taken back on the way up.
+        edge.undo(0);
+        assert_eq!((edge.lowest(1), edge.ends[2]), (0, 10));
+    }
+
+    #[test]
+    fn an_overfull_window_fails_the_node() {
+        let (instance, state) = squeezed();
+        let mut edge = EdgeFinder::new(&instance);
+        let all = 0..instance.members.len();
+        // With every buffer at or above 1 (a canonical bound), u and v need 1 + 4 + 6 > 10.
+        let ranks = [0, 0, 0];
+        let failed = edge.propagate(&instance, &state, &[0, 1, 2], all, Some((1, 0, &ranks)));
+        assert!(failed.is_err());
+    }
+
+    #[test]
+    fn the_canonical_rank_lifts_a_buffer_off_the_bound() {
+        let (instance, state) = squeezed();
+        let mut edge = EdgeFinder::new(&instance);
+        let all = 0..instance.members.len();
+        // The last placement was at 0 with rank 1. u, ranked after it, may still start at 0,
+        // under v; ranked before it (rank 0), u must start above 0 and no longer fits under v.
+        let after = [0, 2, 2];
+        let mark = edge.mark();
+        let ok = edge.propagate(
+            &instance,
+            &state,
+            &[0, 1, 2],
+            all.clone(),
+            Some((0, 1, &after)),
+        );
+        assert_eq!(ok, Ok(()));
+        assert_eq!(edge.lowest(2), 0);
+        edge.undo(mark);
+        let before = [0, 2, 0];
+        let lifted = edge.propagate(&instance, &state, &[0, 1, 2], all, Some((0, 1, &before)));
+        assert!(lifted.is_err());
+    }
+
+    #[test]
+    fn a_part_forgets_what_was_proved_above_it_until_undone() {
+        let (instance, state) = squeezed();
+        let mut edge = EdgeFinder::new(&instance);
+        let all = 0..instance.members.len();
+        assert_eq!(
+            edge.propagate(&instance, &state, &[1, 2], all.clone(), None),
+            Ok(())
+        );
+        let proved = (edge.lowest(1), edge.lowest(2), edge.ends[2]);
+        assert_eq!(proved, (4, 0, 4));
+        // An independent part starts an order of its own: it starts from nothing proved.
+        let mark = edge.mark();
+        edge.forget(&instance, &state, &[1, 2]);
+        assert_eq!((edge.lowest(1), edge.lowest(2), edge.ends[2]), (0, 0, 10));
+        // Its own propagation proves what the placements imply, and is taken back with it.
+        assert_eq!(
+            edge.propagate(&instance, &state, &[1, 2], all, None),
+            Ok(())
+        );
+        assert_eq!((edge.lowest(1), edge.lowest(2), edge.ends[2]), proved);
+        edge.undo(mark);
+        assert_eq!((edge.lowest(1), edge.lowest(2), edge.ends[2]), proved);
+        edge.undo(0);
+        assert_eq!((edge.lowest(1), edge.lowest(2), edge.ends[2]), (0, 0, 10));
+    }
+
+    #[test]
+    fn only_sections_no_neighbour_contains_are_passed_over() {
+        let (instance, _) = squeezed();
+        let edge = EdgeFinder::new(&instance);
+        // Sections 0-2 (w, v) and 2-3 (v, u): neither holds the other's buffers.
+        let live: Vec<&Vec<u32>> = instance.members.iter().collect();
+        assert_eq!(live, [&vec![0, 1], &vec![1, 2]]);
+        assert_eq!(edge.maximal, [true, true]);
+    }
+}
