@@ -488,24 +488,8 @@ impl<'a> Searcher<'a> {
         min_height: u64,
         unplaced: usize,
     ) -> Flow {
-        let Some(edge) = self.edge.as_mut() else {
-            return self.branch_candidates(
-                buffers, sections, bound, bound_rank, depth, min_height, unplaced,
-            );
-        };
-        let mark = edge.mark();
-        let canonical =
-            self.options
-                .canonical
-                .then_some((bound, bound_rank, self.ranks.as_slice()));
-        let proved = edge.propagate(
-            self.instance,
-            self.state,
-            buffers,
-            sections.clone(),
-            canonical,
-        );
-        let flow = match proved {
+        let mark = self.edge.as_ref().map(EdgeFinder::mark);
+        let flow = match self.edge_finding(buffers, sections.clone(), bound, bound_rank) {
             Err(s) => {
                 self.conflict_in_section(s);
                 Flow::Failed
@@ -514,10 +498,29 @@ impl<'a> Searcher<'a> {
                 buffers, sections, bound, bound_rank, depth, min_height, unplaced,
             ),
         };
-        if let Some(edge) = self.edge.as_mut() {
+        if let (Some(edge), Some(mark)) = (self.edge.as_mut(), mark) {
             edge.undo(mark);
         }
         flow
+    }
+
+    /// Edge finding at a node, with its switch (`Ok` without it): `Err(section)` when a section
+    /// cannot hold its unplaced buffers.
+    fn edge_finding(
+        &mut self,
+        buffers: &[u32],
+        sections: Range<usize>,
+        bound: u64,
+        bound_rank: u32,
+    ) -> Result<(), usize> {
+        let Some(edge) = self.edge.as_mut() else {
+            return Ok(());
+        };
+        let canonical =
+            self.options
+                .canonical
+                .then_some((bound, bound_rank, self.ranks.as_slice()));
+        edge.propagate(self.instance, self.state, buffers, sections, canonical)
     }
 
     /// Tries the candidates of a node in the policy's order.

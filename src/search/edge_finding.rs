@@ -19,6 +19,7 @@
 
 use super::instance::Instance;
 use super::state::State;
+use crate::problem::align_up;
 use std::ops::Range;
 
 /// Section passes per node at most, in multiples of the node's section count: the fixpoint
@@ -152,19 +153,18 @@ impl EdgeFinder {
             if let Some((bound, bound_rank, ranks)) = canonical {
                 if lowest < bound || (lowest == bound && ranks[b] < bound_rank) {
                     // Not at the bound: at the next offset its alignment allows above it.
-                    let alignment = instance.alignments[b].max(1);
                     let above = if ranks[b] < bound_rank {
                         bound + 1
                     } else {
                         bound
                     };
-                    lowest = above.div_ceil(alignment) * alignment;
+                    lowest = align_up(above, instance.alignments[b].max(1)).unwrap_or(u64::MAX);
                 }
             }
             if lowest > self.lowest[b] {
                 self.save(b);
                 self.lowest[b] = lowest;
-                if lowest + instance.sizes[b] > self.ends[b] {
+                if lowest.saturating_add(instance.sizes[b]) > self.ends[b] {
                     verdict = Err(instance.sections[b].start);
                     break;
                 }
@@ -186,11 +186,9 @@ impl EdgeFinder {
                 break;
             }
             // Every maximal section of a buffer whose bounds moved gets another pass.
-            let moved = std::mem::take(&mut self.moved);
-            for &b in &moved {
-                self.enqueue(instance, b as usize, &sections);
+            for i in 0..self.moved.len() {
+                self.enqueue(instance, self.moved[i] as usize, &sections);
             }
-            self.moved = moved;
             self.moved.clear();
         }
         for s in self.queue.drain(..) {
@@ -314,7 +312,7 @@ impl EdgeFinder {
         let mut changed = false;
         if needed > l {
             // It does not end by `l`: above the window's buffers.
-            let raised = (e + inside).div_ceil(alignment) * alignment;
+            let raised = align_up(e + inside, alignment).unwrap_or(u64::MAX);
             if raised > self.lowest[b] {
                 self.save(b);
                 self.lowest[b] = raised;
@@ -333,7 +331,7 @@ impl EdgeFinder {
                 changed = true;
             }
         }
-        if self.lowest[b] + t.size > self.ends[b] {
+        if self.lowest[b].saturating_add(t.size) > self.ends[b] {
             return Err(());
         }
         Ok(changed)
