@@ -51,11 +51,12 @@ pub struct EdgeFinder {
     tasks: Vec<Task>,
     lows: Vec<u64>,
     highs: Vec<u64>,
-    /// Per cell (a distinct lowest offset `i`, a distinct end `j`; row-major over `highs`),
-    /// first the total and the largest size of the tasks in it, then, cumulated, the total
-    /// size of the tasks starting at or above `lows[i]` and ending by `highs[j]`, and the
-    /// largest size of those starting at or above `lows[i]` and ending above `highs[j]`.
+    /// Per cell `(i, j)` of a pass (`lows[i]`, `highs[j]`; row-major): the total size of the
+    /// tasks starting at or above `lows[i]` and ending by `highs[j]` (the window's contents;
+    /// per cell before it is cumulated).
     inside: Vec<u64>,
+    /// Per cell `(i, j)`: the largest size of the tasks starting at or above `lows[i]` and
+    /// ending above `highs[j]` (outside the window; per cell before it is cumulated).
     largest_ending_above: Vec<u64>,
     /// Per distinct lowest offset, the largest size of the tasks starting below it.
     largest_below: Vec<u64>,
