@@ -60,7 +60,7 @@ pub fn run(args: EvalArgs) -> Result<i32, CliError> {
     let solver = Solver::new()
         .algorithm(algorithm)
         .options(options)
-        .limits(args.limit.limits_or(Some(10.0))?)
+        .limits(args.limit.limits_or(10.0)?)
         .seed(args.seed);
     solver.check_available()?;
     // CP-SAT has no policies: one run per problem.

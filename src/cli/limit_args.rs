@@ -20,13 +20,22 @@ pub struct LimitArgs {
 impl LimitArgs {
     /// The limits these flags ask for.
     pub fn limits(&self) -> Result<Limits, CliError> {
-        self.limits_or(None)
+        Ok(Limits {
+            timeout: duration(self.timeout)?,
+            nodes: self.nodes,
+        })
     }
 
-    /// The limits these flags ask for, with `timeout` (seconds) when `--timeout` is not given.
-    pub fn limits_or(&self, timeout: Option<f64>) -> Result<Limits, CliError> {
+    /// The limits these flags ask for, with a wall-clock limit of `default_timeout` seconds
+    /// when neither flag is given. A node limit alone stays alone: a run cut by the clock
+    /// instead would make a node-limited evaluation depend on the machine and its load.
+    pub fn limits_or(&self, default_timeout: f64) -> Result<Limits, CliError> {
+        let timeout = match (self.timeout, self.nodes) {
+            (None, None) => Some(default_timeout),
+            (timeout, _) => timeout,
+        };
         Ok(Limits {
-            timeout: duration(self.timeout.or(timeout))?,
+            timeout: duration(timeout)?,
             nodes: self.nodes,
         })
     }
@@ -40,4 +49,33 @@ fn duration(seconds: Option<f64>) -> Result<Option<Duration>, CliError> {
             Limits::timeout_from_secs(s).map_err(|why| CliError::Usage(format!("--timeout {why}")))
         })
         .transpose()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits(timeout: Option<f64>, nodes: Option<u64>) -> Limits {
+        LimitArgs { timeout, nodes }
+            .limits_or(10.0)
+            .expect("valid limits")
+    }
+
+    #[test]
+    fn the_default_timeout_applies_only_without_either_limit() {
+        let ten = Some(Duration::from_secs(10));
+        assert_eq!(
+            (limits(None, None).timeout, limits(None, None).nodes),
+            (ten, None)
+        );
+        let nodes_only = limits(None, Some(5000));
+        assert_eq!((nodes_only.timeout, nodes_only.nodes), (None, Some(5000)));
+        let both = limits(Some(2.5), Some(5000));
+        assert_eq!(both.timeout, Some(Duration::from_secs_f64(2.5)));
+        assert_eq!(both.nodes, Some(5000));
+        assert_eq!(
+            limits(Some(3.0), None).timeout,
+            Some(Duration::from_secs(3))
+        );
+    }
 }

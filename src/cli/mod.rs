@@ -49,7 +49,8 @@ enum Command {
     /// Run algorithms over problems and print a comparison table.
     Bench(bench::BenchArgs),
     /// Compare search policies over a split or files: solved, median and p90 time and nodes
-    /// (10 s per run unless --timeout says otherwise).
+    /// (10 s per run unless --timeout or --nodes says otherwise: a node limit alone is not also
+    /// cut by the clock).
     Eval(eval::EvalArgs),
     /// Read solve logs back through the library and summarise them.
     Logs(logs::LogsArgs),
