@@ -25,7 +25,8 @@ use std::sync::Arc;
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum PolicySpec {
-    /// The default round robin: `fixed`, `WAT`, `TAW`, `TWA` with doubling budgets.
+    /// The default round robin, `fixed/WAT~/TAW~/TWA`: the fixed policy, `WAT` and `TAW` with
+    /// diversified restarts, and `TWA`, each on its own restart schedule.
     #[default]
     Portfolio,
     /// TelaMalloc's order (longest lifetime, then size, then area) with conflict boosting (when
@@ -45,7 +46,7 @@ pub enum PolicySpec {
     },
     /// A round robin of these single policies (`fixed` or order words), written joined by `/`
     /// (`TWA/TWA~/TWA+`): each runs its own restart schedule, one run per round, in this order
-    /// (`fixed/WAT/TAW/TWA` searches as `portfolio` does).
+    /// (`fixed/WAT~/TAW~/TWA` searches as `portfolio` does).
     RoundRobin(Vec<PolicySpec>),
     /// The learned policy of a model file (`None`: the built-in model,
     /// [`BUILT_IN_MODEL`](crate::learned::BUILT_IN_MODEL), which is the repository's
@@ -189,7 +190,7 @@ impl PolicySpec {
     ) -> BuiltPortfolio {
         let boost = options.conflict_boost;
         let portfolio = match self {
-            PolicySpec::Portfolio => Portfolio::round_robin(buffers, boost),
+            PolicySpec::Portfolio => Portfolio::round_robin(buffers, boost, seed),
             PolicySpec::Learned { model: path } => {
                 let network = match (model, path) {
                     (Some(network), _) => Ok(network),

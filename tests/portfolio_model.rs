@@ -367,7 +367,7 @@ fn policy_names_stand_for_portfolios() {
     assert!(without.portfolio.ranker.is_none());
     std::fs::remove_file(&path).ok();
     let default = built("portfolio", 10, &options);
-    assert_eq!(default.portfolio.names(), ["fixed", "WAT", "TAW", "TWA"]);
+    assert_eq!(default.portfolio.names(), ["fixed", "WAT~", "TAW~", "TWA"]);
     assert!(default.portfolio.ranker.is_none());
     assert_eq!(built("TWA+", 10, &options).portfolio.names(), ["TWA+"]);
     assert_eq!(single("wat+", 10, &options).name(), "WAT+");
@@ -421,7 +421,7 @@ fn policies_joined_by_a_slash_are_a_round_robin() {
                 .solve(&problem, Goal::Fit(4096))
                 .expect("a well-formed problem")
         };
-        let (default, written) = (solve("portfolio"), solve("fixed/WAT/TAW/TWA"));
+        let (default, written) = (solve("portfolio"), solve("fixed/WAT~/TAW~/TWA"));
         assert_eq!(default.solution, written.solution, "seed {seed}");
         let (default, written) = (default.search.unwrap(), written.search.unwrap());
         assert_eq!(default.nodes, written.nodes, "seed {seed}");

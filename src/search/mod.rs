@@ -116,7 +116,7 @@ pub(crate) fn fit(
     } = request;
     if portfolio.policies.is_empty() {
         // Nothing to run would never decide: an empty portfolio means the default one.
-        portfolio = Portfolio::round_robin(problem.len(), options.conflict_boost);
+        portfolio = Portfolio::round_robin(problem.len(), options.conflict_boost, 0);
     }
     let load = timeline.load();
     if let Some(o) = observer.as_mut() {
@@ -251,7 +251,7 @@ fn hint_dive(
     hinted.check(Some(capacity)).ok()?;
     let budget = (HINT_DIVE_NODES_PER_BUFFER * problem.len() as u64).max(HINT_DIVE_NODES);
     request.limits.nodes = Some(request.limits.nodes.map_or(budget, |n| n.min(budget)));
-    let portfolio = Portfolio::round_robin(hinted.len(), request.options.conflict_boost);
+    let portfolio = Portfolio::round_robin(hinted.len(), request.options.conflict_boost, 0);
     let result = fit(&hinted, capacity, portfolio, request);
     match result.outcome {
         Outcome::Found(layout) => Some((Some(layout), result.stats)),

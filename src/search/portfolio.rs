@@ -572,7 +572,7 @@ mod tests {
             weights: Vec::new(),
             external: Some(&oracle),
         };
-        let policies = Portfolio::round_robin(instance.free.len(), true).policies;
+        let policies = Portfolio::round_robin(instance.free.len(), true, 0).policies;
         let mut stats = SearchStats::default();
         let verdict = run(&instance, &options, policies, settings, &mut stats);
         (verdict, stats, oracle.budgets.into_inner().unwrap(), unit)
@@ -591,7 +591,7 @@ mod tests {
             weights: Vec::new(),
             external: None,
         };
-        let policies = Portfolio::round_robin(instance.free.len(), true).policies;
+        let policies = Portfolio::round_robin(instance.free.len(), true, 0).policies;
         let mut stats = SearchStats::default();
         let verdict = run(instance, options, policies, settings, &mut stats);
         let counts = [
@@ -631,7 +631,7 @@ mod tests {
             threads,
             ..SearchOptions::default()
         };
-        let policies = Portfolio::round_robin(instance.free.len(), true).policies;
+        let policies = Portfolio::round_robin(instance.free.len(), true, 0).policies;
         let verdict = run(
             &instance,
             &options,
@@ -653,8 +653,8 @@ mod tests {
         let runs = weighted_runs(vec![3, 1, 1, 1], 17 * 4 * unit, 1);
         let round: [(&str, u64); 6] = [
             ("fixed", 1),
-            ("WAT", 1),
-            ("TAW", 1),
+            ("WAT~", 1),
+            ("TAW~", 1),
             ("TWA", 1),
             ("fixed", 1),
             ("fixed", 2),
@@ -676,7 +676,7 @@ mod tests {
         let of = |runs: &[(String, u64)], policy: &str| -> Vec<u64> {
             runs.iter().filter(|r| r.0 == policy).map(|r| r.1).collect()
         };
-        let (weighted, equal) = (of(&runs, "WAT"), of(&alone, "WAT"));
+        let (weighted, equal) = (of(&runs, "WAT~"), of(&alone, "WAT~"));
         assert_eq!(weighted[..], equal[..weighted.len()]);
         let threaded = weighted_runs(vec![3, 1, 1, 1], 17 * 4 * unit, 2);
         assert_eq!(threaded, runs);

@@ -83,13 +83,20 @@ impl Portfolio {
         Portfolio::new(vec![policy])
     }
 
-    /// The default round robin: the fixed policy, then the static orders WAT, TAW and TWA.
-    pub fn round_robin(buffers: usize, conflict_boost: bool) -> Portfolio {
+    /// The default round robin (`fixed/WAT~/TAW~/TWA`): the fixed policy, then the static
+    /// orders WAT and TAW with diversified restarts (seeded by `seed`; see
+    /// [`Diversity`](super::Diversity)) and TWA plain. Diversifying WAT and TAW decides more on
+    /// every validation set at the same node limits, and TWA plain keeps the hard set's nodes
+    /// (models/README.md, "Diversified restarts win every validation set").
+    pub fn round_robin(buffers: usize, conflict_boost: bool, seed: u64) -> Portfolio {
         let mut policies: Vec<Box<dyn NodePolicy>> =
             vec![Box::new(FixedPolicy::new(buffers, conflict_boost))];
-        for word in ["WAT", "TAW", "TWA"] {
-            policies.push(Box::new(StaticOrder::new(word).expect("an order word")));
+        for word in ["WAT", "TAW"] {
+            policies.push(Box::new(
+                StaticOrder::diversified(word, seed).expect("an order word"),
+            ));
         }
+        policies.push(Box::new(StaticOrder::new("TWA").expect("an order word")));
         Portfolio::new(policies)
     }
 
