@@ -19,10 +19,9 @@ use telamalloc::cpsat::proto::{
 };
 use telamalloc::generate::{perfect, random, CutStyle, PerfectOptions, RandomOptions};
 use telamalloc::io::read_problem;
-use telamalloc::PolicySpec;
 use telamalloc::{
-    validate, Algorithm, Buffer, Goal, Infeasibility, Limits, Problem, SearchOptions, Solution,
-    SolveError, Solver, Status,
+    validate, Algorithm, Buffer, Goal, Infeasibility, Limits, PolicySpec, Problem, SearchOptions,
+    Solution, SolveError, Solver, Status,
 };
 
 fn varint(value: u64) -> Vec<u8> {

@@ -20,10 +20,7 @@ pub struct LimitArgs {
 impl LimitArgs {
     /// The limits these flags ask for.
     pub fn limits(&self) -> Result<Limits, CliError> {
-        Ok(Limits {
-            timeout: duration(self.timeout)?,
-            nodes: self.nodes,
-        })
+        self.with_timeout(self.timeout)
     }
 
     /// The limits these flags ask for, with a wall-clock limit of `default_timeout` seconds
@@ -34,6 +31,11 @@ impl LimitArgs {
             (None, None) => Some(default_timeout),
             (timeout, _) => timeout,
         };
+        self.with_timeout(timeout)
+    }
+
+    /// These flags' node limit with `timeout` seconds of wall clock.
+    fn with_timeout(&self, timeout: Option<f64>) -> Result<Limits, CliError> {
         Ok(Limits {
             timeout: duration(timeout)?,
             nodes: self.nodes,

@@ -115,7 +115,8 @@ pub(crate) fn fit(
         external,
     } = request;
     if portfolio.policies.is_empty() {
-        // Nothing to run would never decide: an empty portfolio means the default one.
+        // Nothing to run would never decide: an empty portfolio means the default one (seed 0:
+        // the solver's seed reaches the search only through the portfolio it builds).
         portfolio = Portfolio::round_robin(problem.len(), options.conflict_boost, 0);
     }
     let load = timeline.load();
@@ -251,6 +252,8 @@ fn hint_dive(
     hinted.check(Some(capacity)).ok()?;
     let budget = (HINT_DIVE_NODES_PER_BUFFER * problem.len() as u64).max(HINT_DIVE_NODES);
     request.limits.nodes = Some(request.limits.nodes.map_or(budget, |n| n.min(budget)));
+    // The default round robin whatever the caller's policy, with its diversified orders at
+    // seed 0: the dive is the same for every seed.
     let portfolio = Portfolio::round_robin(hinted.len(), request.options.conflict_boost, 0);
     let result = fit(&hinted, capacity, portfolio, request);
     match result.outcome {
