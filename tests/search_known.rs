@@ -968,8 +968,10 @@ fn edge_finding_decides_tight_time_slab_packings_the_default_needs_more_nodes_fo
         };
         let (problem, _) = generate::perfect(&options, 400);
         let solve = |edge_finding| {
+            // Slack filling off: it decides both within the limit too.
             let options = SearchOptions {
                 edge_finding,
+                slack_fill: false,
                 ..common::without_heuristics()
             };
             run_search(&problem, capacity, &options, None, nodes(1_000))
@@ -979,6 +981,42 @@ fn edge_finding_decides_tight_time_slab_packings_the_default_needs_more_nodes_fo
         assert!(
             matches!(solve(false).outcome, Outcome::LimitReached),
             "{label}: the default search decides it within 1,000 nodes now; pick a harder case"
+        );
+    }
+}
+
+/// Slack filling where it was measured to matter: a 250-buffer guillotine packing with one and
+/// with two pieces removed (`telamalloc gen perfect --style guillotine --cuts edge --buffers
+/// 250 --remove K --seed 20001 --alignment 1024 --horizon 1024`). Its phantoms give the holes
+/// the removed pieces' shapes, so the filled problem is decided in 270 and 5,229 nodes, where
+/// the search without it needs 32,711 nodes for one hole and leaves two undecided at 200,000.
+/// Under a limit of 20,000 nodes the switch decides both and the search without it neither.
+#[test]
+fn slack_filling_decides_slack_packings_the_search_without_it_does_not() {
+    let capacity = 1 << 20;
+    for remove in [1, 2] {
+        let options = PerfectOptions {
+            capacity,
+            horizon: 1024,
+            buffers: 250,
+            style: CutStyle::Guillotine,
+            remove,
+            alignment: 1024,
+            cuts: generate::CutPositions::Edge,
+        };
+        let (problem, _) = generate::perfect(&options, 20001);
+        let solve = |slack_fill| {
+            let options = SearchOptions {
+                slack_fill,
+                ..common::without_heuristics()
+            };
+            run_search(&problem, capacity, &options, None, nodes(20_000))
+        };
+        let label = format!("guillotine, 250 buffers, {remove} removed");
+        expect_solved(&problem, capacity, solve(true).outcome, &label);
+        assert!(
+            matches!(solve(false).outcome, Outcome::LimitReached),
+            "{label}: the search without slack filling decides it within 20,000 nodes now"
         );
     }
 }

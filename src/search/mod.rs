@@ -22,6 +22,7 @@ pub mod policy;
 mod portfolio;
 pub mod root;
 pub mod schedule;
+mod slack_fill;
 pub(crate) mod state;
 pub mod stats;
 pub mod strategy;
@@ -188,6 +189,13 @@ pub(crate) fn fit(
                 let weights = portfolio.apply_ranking(&view, options.portfolio_shares);
                 stats.portfolio = portfolio.names();
                 stats.weights = weights.clone();
+                let filled = (options.slack_fill && options.restarts)
+                    .then(|| slack_fill::fill(problem, &instance))
+                    .flatten();
+                if filled.is_some() {
+                    stats.portfolio.insert(0, "slack-fill".to_string());
+                    stats.weights.insert(0, 1);
+                }
                 let settings = portfolio::RunSettings {
                     stop,
                     // The hint dive's nodes count against the limit.
@@ -197,6 +205,7 @@ pub(crate) fn fit(
                         .map(|o| &mut **o as &mut dyn SearchObserver),
                     weights,
                     external,
+                    filled: filled.as_ref(),
                 };
                 match portfolio::run(&instance, options, portfolio.policies, settings, &mut stats) {
                     portfolio::Verdict::Found(offsets) => Outcome::Found(Solution { offsets }),

@@ -76,6 +76,10 @@ pub struct SearchOptions {
     /// Restarts over a portfolio of policies with growing node budgets (off: one complete run of
     /// the first policy).
     pub restarts: bool,
+    /// Slack filling: on a nearly full problem (at most 5% slack, no fixed buffers, no gaps),
+    /// also search a restriction whose phantom buffers fill every section's slack, first in
+    /// each restart round at one policy's share (see `search::slack_fill`). Needs `restarts`.
+    pub slack_fill: bool,
     /// The restart schedule.
     pub schedule: Schedule,
     /// When a strategy ranker (a learned portfolio head) plans the portfolio for the problem,
@@ -119,6 +123,7 @@ impl Default for SearchOptions {
             conflict_boost: true,
             major_backtrack: false,
             restarts: true,
+            slack_fill: true,
             schedule: Schedule::Luby,
             portfolio_shares: true,
             heuristic_first: true,
@@ -179,7 +184,7 @@ macro_rules! switch {
 }
 
 /// Every switch of [`SearchOptions`], in the order of the ablation table.
-pub const SWITCHES: [Switch; 21] = [
+pub const SWITCHES: [Switch; 22] = [
     switch!(
         "canonical",
         canonical,
@@ -259,6 +264,11 @@ pub const SWITCHES: [Switch; 21] = [
         "restarts",
         restarts,
         "restart over the portfolio with growing budgets"
+    ),
+    switch!(
+        "slack-fill",
+        slack_fill,
+        "on nearly full problems, also search a restriction whose phantom buffers fill the slack"
     ),
     switch!(
         "portfolio-shares",

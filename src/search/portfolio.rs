@@ -8,8 +8,10 @@ use super::external::{ExternalMember, MemberEnd};
 use super::instance::Instance;
 use super::observer::{RunObserver, RunSummary, SearchObserver};
 use super::options::{Schedule, SearchOptions};
+use super::policy::FixedPolicy;
 use super::policy::NodePolicy;
 use super::schedule::budget;
+use super::slack_fill::Filled;
 use super::state::State;
 use super::stats::SearchStats;
 use crate::outcome::{Deadline, Infeasibility};
@@ -17,6 +19,16 @@ use rayon::prelude::*;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
+
+impl Worker<'_> {
+    /// The name of this worker's runs: its policy's, or `slack-fill` for a filled problem's.
+    fn name(&self) -> String {
+        match self.filled {
+            Some(_) => "slack-fill".to_string(),
+            None => self.policy.name(),
+        }
+    }
+}
 
 /// What the portfolio concluded.
 pub enum Verdict {
@@ -35,9 +47,18 @@ enum RunEnd {
     Stopped,
     /// A run before it in the round decided first (threads only); its result is not needed.
     Outranked,
+    /// A filled problem's run was exhausted: its restriction has no layout, which decides
+    /// nothing about the problem.
+    Retired,
 }
 
-struct Worker {
+struct Worker<'i> {
+    /// The instance this worker searches when it is not the problem's: a filled problem
+    /// (see [`super::slack_fill`]).
+    filled: Option<&'i Filled>,
+    /// A filled problem's worker whose run was exhausted: its restriction has no layout, which
+    /// proves nothing about the problem, so it runs no more.
+    retired: bool,
     policy: Box<dyn NodePolicy>,
     state: State,
     /// The node cache of this policy's runs: a key decides the search below its node whatever
@@ -60,6 +81,9 @@ pub struct RunSettings<'a> {
     pub weights: Vec<u64>,
     /// One more member of the rounds, before or after the policies as it asks, at its share.
     pub external: Option<&'a dyn ExternalMember>,
+    /// A filled problem (with the `slack-fill` switch): searched first in every round, at one
+    /// policy's share, by the fixed policy.
+    pub filled: Option<&'a Filled>,
 }
 
 /// One run's result: its index in the round, how it ended, its counters and its observer.
@@ -68,7 +92,7 @@ type RunResult = (usize, RunEnd, SearchStats, Option<Box<dyn RunObserver>>);
 fn run_one(
     instance: &Instance,
     options: &SearchOptions,
-    worker: &mut Worker,
+    worker: &mut Worker<'_>,
     limits: RunLimits<'_>,
     observer: Option<Box<dyn RunObserver>>,
 ) -> (RunEnd, SearchStats, Option<Box<dyn RunObserver>>) {
@@ -194,9 +218,51 @@ pub fn run(
     settings: RunSettings<'_>,
     stats: &mut SearchStats,
 ) -> Verdict {
-    on_stack_for(instance.free.len(), || {
+    let depth = settings
+        .filled
+        .map_or(0, |filled| filled.instance.free.len())
+        .max(instance.free.len());
+    on_stack_for(depth, || {
         run_here(instance, options, policies, settings, stats)
     })
+}
+
+/// The portfolio's workers: one per policy (only the first without restarts), after the
+/// filled problem's when there is one (restarts only: its exhausted run proves nothing).
+fn workers_for<'i>(
+    instance: &Instance,
+    options: &SearchOptions,
+    policies: Vec<Box<dyn NodePolicy>>,
+    filled: Option<&'i Filled>,
+) -> Vec<Worker<'i>> {
+    let mut workers: Vec<Worker> = policies
+        .into_iter()
+        .map(|policy| Worker {
+            filled: None,
+            retired: false,
+            policy,
+            state: State::new(instance),
+            failed_nodes: HashSet::new(),
+        })
+        .collect();
+    if !options.restarts {
+        workers.truncate(1);
+        return workers;
+    }
+    if let Some(filled) = filled {
+        let policy = FixedPolicy::new(filled.instance.sizes.len(), options.conflict_boost);
+        workers.insert(
+            0,
+            Worker {
+                filled: Some(filled),
+                retired: false,
+                policy: Box::new(policy),
+                state: State::new(&filled.instance),
+                failed_nodes: HashSet::new(),
+            },
+        );
+    }
+    workers
 }
 
 /// [`run`] on the current thread (and its pool's threads).
@@ -207,16 +273,10 @@ fn run_here(
     mut settings: RunSettings<'_>,
     stats: &mut SearchStats,
 ) -> Verdict {
-    let mut workers: Vec<Worker> = policies
-        .into_iter()
-        .map(|policy| Worker {
-            policy,
-            state: State::new(instance),
-            failed_nodes: HashSet::new(),
-        })
-        .collect();
-    if !options.restarts {
-        workers.truncate(1);
+    let mut workers = workers_for(instance, options, policies, settings.filled);
+    if workers.first().is_some_and(|w| w.filled.is_some()) {
+        // The filled problem's worker runs first in every round, at weight 1.
+        settings.weights.insert(0, 1);
     }
     let external = settings.external.filter(|_| options.restarts);
     let first = external.is_some_and(|m| m.runs_first());
@@ -246,7 +306,9 @@ fn run_here(
         for pass in 0..passes {
             // Pass `p` of a round runs the policies whose weight is above `p`, each with the
             // next budget of its own schedule, and the external member when its share allows.
-            let in_pass: Vec<usize> = (0..workers.len()).filter(|&i| weights[i] > pass).collect();
+            let in_pass: Vec<usize> = (0..workers.len())
+                .filter(|&i| weights[i] > pass && !workers[i].retired)
+                .collect();
             let policy_budgets: Vec<u64> =
                 in_pass.iter().map(|&i| budget_of(own_runs[i])).collect();
             let member_budget = external.and_then(|m| member.next(m, &policy_budgets));
@@ -261,13 +323,13 @@ fn run_here(
             }
             let first_run = runs as u32;
             let names = in_run_order(
-                in_pass.iter().map(|&i| workers[i].policy.name()).collect(),
+                in_pass.iter().map(|&i| workers[i].name()).collect(),
                 external.map(|m| (m.name().to_string(), first)),
             );
             let policy_jobs = workers
                 .iter_mut()
                 .enumerate()
-                .filter(|(i, _)| weights[*i] > pass)
+                .filter(|(i, _)| in_pass.contains(i))
                 .enumerate()
                 .map(|(k, (_, worker))| {
                     let run = usize::from(external_at == Some(0)) + k;
@@ -289,6 +351,11 @@ fn run_here(
                 Some(pool) => pool.install(|| round.parallel(jobs)),
                 None => round.sequential(jobs),
             };
+            // The worker behind run `i` of this pass (`None`: the external member).
+            let worker_of = |i: usize| {
+                let before = usize::from(external_at == Some(0));
+                (external_at != Some(i)).then(|| in_pass[i - before])
+            };
             for (i, end, run_stats, run_observer) in results {
                 stats.add(&run_stats);
                 if let Some(observer) = settings.observer.as_mut() {
@@ -309,10 +376,18 @@ fn run_here(
                 });
                 runs += 1;
                 stats.restarts = runs - 1;
+                let filled = worker_of(i).and_then(|w| workers[w].filled);
                 match end {
-                    RunEnd::Found(offsets) => {
+                    RunEnd::Found(mut offsets) => {
                         stats.policy = Some(names[i].clone());
+                        if let Some(filled) = filled {
+                            offsets.truncate(filled.buffers); // the phantoms go
+                        }
                         return Verdict::Found(offsets);
+                    }
+                    RunEnd::Retired => {
+                        let w = worker_of(i).expect("a worker's run");
+                        workers[w].retired = true;
                     }
                     RunEnd::Infeasible(why) => {
                         stats.policy = Some(names[i].clone());
@@ -384,8 +459,8 @@ impl MemberSchedule {
 }
 
 /// One run of a round: a policy's search (with its observer), or the external member.
-enum Job<'w> {
-    Policy(&'w mut Worker, Option<Box<dyn RunObserver>>),
+enum Job<'w, 'i> {
+    Policy(&'w mut Worker<'i>, Option<Box<dyn RunObserver>>),
     External(&'w dyn ExternalMember),
 }
 
@@ -403,7 +478,7 @@ impl Round<'_> {
     fn run_job(
         &self,
         i: usize,
-        job: Job<'_>,
+        job: Job<'_, '_>,
         outranked: Option<(&AtomicUsize, usize)>,
     ) -> RunResult {
         match job {
@@ -413,8 +488,13 @@ impl Round<'_> {
                     stop: self.stop,
                     outranked,
                 };
+                let instance = worker.filled.map_or(self.instance, |f| &f.instance);
                 let (end, stats, observer) =
-                    run_one(self.instance, self.options, worker, limits, observer);
+                    run_one(instance, self.options, worker, limits, observer);
+                let end = match end {
+                    RunEnd::Infeasible(_) if worker.filled.is_some() => RunEnd::Retired,
+                    end => end,
+                };
                 (i, end, stats, observer)
             }
             Job::External(member) => {
@@ -455,7 +535,7 @@ impl Round<'_> {
     }
 
     /// The runs one after another, up to the first that decides or stops.
-    fn sequential(&self, jobs: Vec<Job<'_>>) -> Vec<RunResult> {
+    fn sequential(&self, jobs: Vec<Job<'_, '_>>) -> Vec<RunResult> {
         let mut results = Vec::new();
         for (i, job) in jobs.into_iter().enumerate() {
             if self.budgets[i] == 0 {
@@ -477,7 +557,7 @@ impl Round<'_> {
     /// The runs on the pool's threads. The lowest index that decided this round stops later
     /// runs; earlier ones go on (one of them may still decide, and the earliest decisive run is
     /// the answer).
-    fn parallel(&self, jobs: Vec<Job<'_>>) -> Vec<RunResult> {
+    fn parallel(&self, jobs: Vec<Job<'_, '_>>) -> Vec<RunResult> {
         let decided = AtomicUsize::new(usize::MAX);
         jobs.into_par_iter()
             .enumerate()
@@ -497,6 +577,7 @@ impl Round<'_> {
 mod tests {
     use super::*;
     use crate::generate::{perfect, CutStyle, PerfectOptions};
+    use crate::problem::Problem;
     use crate::search::strategy::Portfolio;
     use std::sync::Mutex;
 
@@ -571,6 +652,7 @@ mod tests {
             observer: None,
             weights: Vec::new(),
             external: Some(&oracle),
+            filled: None,
         };
         let policies = Portfolio::round_robin(instance.free.len(), true, 0).policies;
         let mut stats = SearchStats::default();
@@ -590,6 +672,7 @@ mod tests {
             observer: None,
             weights: Vec::new(),
             external: None,
+            filled: None,
         };
         let policies = Portfolio::round_robin(instance.free.len(), true, 0).policies;
         let mut stats = SearchStats::default();
@@ -626,6 +709,7 @@ mod tests {
             observer: Some(&mut log),
             weights,
             external: None,
+            filled: None,
         };
         let options = SearchOptions {
             threads,
@@ -641,6 +725,86 @@ mod tests {
         );
         assert!(matches!(verdict, Verdict::Limit), "not decided this early");
         log.0
+    }
+
+    /// A perfect packing of 80 buffers with two pieces removed, and its problem.
+    fn slack_packing() -> Problem {
+        let options = PerfectOptions {
+            capacity: 1 << 20,
+            horizon: 1000,
+            buffers: 80,
+            style: CutStyle::Guillotine,
+            remove: 2,
+            alignment: 1024,
+            cuts: Default::default(),
+        };
+        perfect(&options, 3).0
+    }
+
+    /// The portfolio's verdict on `problem` with `filled` as its filled problem, and its runs.
+    fn with_filled(problem: &Problem, filled: &Filled) -> (Verdict, Vec<(String, u64)>) {
+        let instance = Instance::new(problem, 1 << 20);
+        let mut log = RunLog(Vec::new());
+        let settings = RunSettings {
+            stop: Deadline::none(),
+            node_limit: Some(1_000_000),
+            observer: Some(&mut log),
+            weights: Vec::new(),
+            external: None,
+            filled: Some(filled),
+        };
+        let options = SearchOptions::default();
+        let policies = Portfolio::round_robin(instance.free.len(), true, 0).policies;
+        let verdict = run(
+            &instance,
+            &options,
+            policies,
+            settings,
+            &mut SearchStats::default(),
+        );
+        (verdict, log.0)
+    }
+
+    #[test]
+    fn a_filled_problems_layout_is_the_problems_without_the_phantoms() {
+        let problem = slack_packing();
+        let filled = crate::search::slack_fill::fill(&problem, &Instance::new(&problem, 1 << 20))
+            .expect("a little slack");
+        assert!(
+            filled.instance.sizes.len() > problem.len(),
+            "phantoms added"
+        );
+        let (verdict, runs) = with_filled(&problem, &filled);
+        let Verdict::Found(offsets) = verdict else {
+            panic!("solved");
+        };
+        // The filled problem's run comes first and decides: its phantoms are dropped.
+        assert_eq!(runs.len(), 1, "{runs:?}");
+        assert_eq!(runs[0].0, "slack-fill");
+        assert_eq!(offsets.len(), problem.len());
+        let solution = crate::problem::Solution { offsets };
+        assert!(crate::validate(&problem, &solution, Some(1 << 20)).is_valid());
+    }
+
+    #[test]
+    fn a_filled_problem_without_a_layout_proves_nothing_and_retires() {
+        let problem = slack_packing();
+        // A restriction with no layout at all: one more buffer as large as the capacity.
+        let mut impossible = problem.clone();
+        impossible
+            .buffers
+            .push(crate::problem::Buffer::new("wall", 0, 1000, 1 << 20));
+        let filled = Filled {
+            instance: Instance::new(&impossible, 1 << 20),
+            buffers: problem.len(),
+        };
+        let (verdict, runs) = with_filled(&problem, &filled);
+        assert!(
+            matches!(verdict, Verdict::Found(_)),
+            "the problem is solved"
+        );
+        let filled_runs = runs.iter().filter(|r| r.0 == "slack-fill").count();
+        assert_eq!(filled_runs, 1, "retired after its exhausted run: {runs:?}");
     }
 
     #[test]

@@ -1,0 +1,184 @@
+//! Slack filling: a restriction of a nearly full problem that the search decides much faster.
+//!
+//! In a section whose buffers fill the capacity exactly, zero-slack reasoning forces its floor
+//! to be covered at every step, and the search barely branches. A few bytes of slack switch that
+//! off: the search must also choose where the holes go, and a perfect packing with one piece
+//! removed can take a hundred times the nodes of the full one. Slack filling gives the holes a
+//! shape: the slack of each section (capacity minus the sizes live in it) is cut into phantom
+//! buffers, level by level (each phantom spans a maximal stretch of consecutive sections whose
+//! slack reaches its level), and added to the problem. The result has no slack anywhere.
+//!
+//! It is a restriction, not a reformulation: a layout of the filled problem, phantoms dropped,
+//! is a layout of the problem, but the holes of every layout need not take the phantoms'
+//! shapes, so a filled problem without a layout proves nothing. The portfolio therefore runs it
+//! as one more member of its rounds (first in each, at one policy's share), whose exhausted run
+//! only retires it.
+
+use super::instance::Instance;
+use crate::problem::{Buffer, Problem};
+
+/// The most slack, as a share of the capacity over the time the sections cover, for which the
+/// problem is filled: the problems it helps are nearly full (perfect packings with 1-4% of
+/// their pieces removed have 0.5-5%), while on-chip scratchpads with room to spare (30-60%)
+/// would be turned into a different, harder problem.
+pub(crate) const MAX_SLACK_SHARE: f64 = 0.05;
+
+/// A filled problem for the portfolio: its instance, and how many of its first buffers are the
+/// problem's (the phantoms follow them).
+pub(crate) struct Filled {
+    /// The search instance of the filled problem, at the problem's capacity.
+    pub(crate) instance: Instance,
+    /// The problem's buffers: a layout's first `buffers` offsets are the problem's layout.
+    pub(crate) buffers: usize,
+}
+
+/// The filled problem of `problem` (whose search instance is `instance`), if it qualifies: no
+/// fixed buffers and no gaps (a phantom would have to avoid them), some slack, and at most
+/// [`MAX_SLACK_SHARE`] of it.
+pub(crate) fn fill(problem: &Problem, instance: &Instance) -> Option<Filled> {
+    if problem.has_gaps() || instance.preset.iter().any(|&p| p) {
+        return None;
+    }
+    let capacity = instance.capacity;
+    let slack: Vec<u64> = instance
+        .totals
+        .iter()
+        .map(|&total| capacity.checked_sub(total))
+        .collect::<Option<_>>()?;
+    let (mut area, mut covered) = (0.0, 0.0);
+    for (s, &room) in slack.iter().enumerate() {
+        let length = (instance.section_ends[s] - instance.section_starts[s]) as f64;
+        area += room as f64 * length;
+        covered += length;
+    }
+    if area == 0.0 || area > MAX_SLACK_SHARE * capacity as f64 * covered {
+        return None;
+    }
+    let phantoms = phantoms(&slack, &instance.section_starts, &instance.section_ends);
+    let buffers = problem.buffers.len();
+    let mut filled = problem.clone();
+    filled.buffers.extend(
+        phantoms
+            .iter()
+            .enumerate()
+            .map(|(k, &(lower, upper, size))| {
+                Buffer::new(format!("slack-{k}"), lower, upper, size)
+            }),
+    );
+    Some(Filled {
+        instance: Instance::new(&filled, capacity),
+        buffers,
+    })
+}
+
+/// The level decomposition of a slack profile: `slack[s]` over `[starts[s], ends[s])` (sections
+/// in time order; a gap between two sections counts as no slack). Each phantom `(lower, upper,
+/// size)` is the band between two levels over a maximal stretch where the slack reaches the
+/// upper level: a profile with `k` rises gives `k` phantoms, and over every section the
+/// phantoms live there add up to its slack.
+fn phantoms(slack: &[u64], starts: &[u64], ends: &[u64]) -> Vec<(u64, u64, u64)> {
+    let mut out = Vec::new();
+    // Open bands, lowest first: (start time, lower level, upper level).
+    let mut open: Vec<(u64, u64, u64)> = Vec::new();
+    let mut level = 0;
+    // Closes the bands above `to` at time `at`, keeping the part of a band below `to` open.
+    let mut settle = |open: &mut Vec<(u64, u64, u64)>, at: u64, to: u64| {
+        while let Some(&(start, low, high)) = open.last() {
+            if high <= to {
+                break;
+            }
+            open.pop();
+            out.push((start, at, high - low.max(to)));
+            if low < to {
+                open.push((start, low, to));
+                break;
+            }
+        }
+    };
+    for s in 0..slack.len() {
+        if s > 0 && ends[s - 1] != starts[s] {
+            settle(&mut open, ends[s - 1], 0);
+            level = 0;
+        }
+        let here = slack[s];
+        if here < level {
+            settle(&mut open, starts[s], here);
+        } else if here > level {
+            open.push((starts[s], level, here));
+        }
+        level = here;
+    }
+    if let Some(&end) = ends.last() {
+        settle(&mut open, end, 0);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Over each section, the sizes of the phantoms live there.
+    fn profile(phantoms: &[(u64, u64, u64)], starts: &[u64]) -> Vec<u64> {
+        starts
+            .iter()
+            .map(|&t| {
+                phantoms
+                    .iter()
+                    .filter(|&&(lower, upper, _)| lower <= t && t < upper)
+                    .map(|p| p.2)
+                    .sum()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_levels_of_a_profile_become_bands() {
+        // Slack 3, 5, 8, 3 over [0,5), [5,10), [10,12), [12,15), then a gap, then 2 over [20,25).
+        let (starts, ends) = ([0, 5, 10, 12, 20], [5, 10, 12, 15, 25]);
+        let slack = [3, 5, 8, 3, 2];
+        let mut bands = phantoms(&slack, &starts, &ends);
+        bands.sort();
+        assert_eq!(
+            bands,
+            [(0, 15, 3), (5, 12, 2), (10, 12, 3), (20, 25, 2)],
+            "one band per rise"
+        );
+        assert_eq!(profile(&bands, &starts), slack);
+    }
+
+    #[test]
+    fn no_slack_gives_no_phantoms() {
+        assert!(phantoms(&[0, 0], &[0, 4], &[4, 9]).is_empty());
+    }
+
+    #[test]
+    fn a_perfect_packing_with_a_piece_removed_is_filled_back() {
+        use crate::generate::{perfect, CutStyle, PerfectOptions};
+        let options = PerfectOptions {
+            capacity: 1 << 20,
+            horizon: 1000,
+            buffers: 100,
+            style: CutStyle::Guillotine,
+            remove: 1,
+            alignment: 1024,
+            cuts: Default::default(),
+        };
+        let (problem, _) = perfect(&options, 7);
+        let instance = Instance::new(&problem, 1 << 20);
+        let filled = fill(&problem, &instance).expect("a little slack");
+        assert_eq!(filled.buffers, problem.buffers.len());
+        // No section of the filled problem has slack left.
+        assert!(filled.instance.totals.iter().all(|&t| t == 1 << 20));
+        // A full packing has nothing to fill.
+        let full = perfect(
+            &PerfectOptions {
+                remove: 0,
+                ..options
+            },
+            7,
+        )
+        .0;
+        assert!(fill(&full, &Instance::new(&full, 1 << 20)).is_none());
+    }
+}
