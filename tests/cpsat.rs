@@ -771,8 +771,9 @@ fn with_cpsat_the_examples_are_solved_at_their_optimum_and_refuted_below() {
 /// non-guillotine --buffers 250 --remove 7 --alignment 1024 --horizon 1024 --seed S`). With seed
 /// [`CPSAT_FAST`] the search alone needs over 2 million nodes and CP-SAT 0.034 deterministic
 /// seconds; with [`NEITHER_FAST`], neither decides in 5 s. Those figures are for the search
-/// without edge finding, which decides both far sooner: the tests of CP-SAT's place in the
-/// rounds turn it off (`edge_finding: false`), so that the search still stalls there.
+/// without edge finding and slack filling, which decide both far sooner: the tests of CP-SAT's
+/// place in the rounds turn them off (`edge_finding: false, slack_fill: false`), so that the
+/// search still stalls there.
 fn non_guillotine(seed: u64) -> Problem {
     let options = PerfectOptions {
         capacity: 1 << 20,
@@ -927,6 +928,7 @@ fn with_cpsat_its_share_is_the_gates_or_the_one_asked_for() {
                 cpsat_share: share,
                 heuristic_first: false,
                 edge_finding: false,
+                slack_fill: false,
                 ..SearchOptions::default()
             })
             .nodes(SMALL_NODE_LIMIT)

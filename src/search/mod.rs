@@ -189,13 +189,14 @@ pub(crate) fn fit(
                 let weights = portfolio.apply_ranking(&view, options.portfolio_shares);
                 stats.portfolio = portfolio.names();
                 stats.weights = weights.clone();
-                let filled = (options.slack_fill && options.restarts)
-                    .then(|| slack_fill::fill(problem, &instance))
-                    .flatten();
-                if filled.is_some() {
-                    stats.portfolio.insert(0, "slack-fill".to_string());
-                    stats.weights.insert(0, 1);
-                }
+                let filled = if options.slack_fill && options.restarts {
+                    slack_fill::fill(problem, &instance)
+                } else {
+                    Vec::new()
+                };
+                let filled_names = filled.iter().map(|f| f.shape.name().to_string());
+                stats.portfolio.splice(0..0, filled_names);
+                stats.weights.splice(0..0, filled.iter().map(|_| 1));
                 let settings = portfolio::RunSettings {
                     stop,
                     // The hint dive's nodes count against the limit.
@@ -205,7 +206,7 @@ pub(crate) fn fit(
                         .map(|o| &mut **o as &mut dyn SearchObserver),
                     weights,
                     external,
-                    filled: filled.as_ref(),
+                    filled: &filled,
                 };
                 match portfolio::run(&instance, options, portfolio.policies, settings, &mut stats) {
                     portfolio::Verdict::Found(offsets) => Outcome::Found(Solution { offsets }),

@@ -21,10 +21,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 impl Worker<'_> {
-    /// The name of this worker's runs: its policy's, or `slack-fill` for a filled problem's.
+    /// The name of this worker's runs: its policy's, or its shape's for a filled problem's.
     fn name(&self) -> String {
         match self.filled {
-            Some(_) => "slack-fill".to_string(),
+            Some(filled) => filled.shape.name().to_string(),
             None => self.policy.name(),
         }
     }
@@ -81,9 +81,9 @@ pub struct RunSettings<'a> {
     pub weights: Vec<u64>,
     /// One more member of the rounds, before or after the policies as it asks, at its share.
     pub external: Option<&'a dyn ExternalMember>,
-    /// A filled problem (with the `slack-fill` switch): searched first in every round, at one
-    /// policy's share, by the fixed policy.
-    pub filled: Option<&'a Filled>,
+    /// The filled problems (with the `slack-fill` switch): searched first in every round, in
+    /// this order, each at one policy's share, by the fixed policy.
+    pub filled: &'a [Filled],
 }
 
 /// One run's result: its index in the round, how it ended, its counters and its observer.
@@ -220,20 +220,21 @@ pub fn run(
 ) -> Verdict {
     let depth = settings
         .filled
-        .map_or(0, |filled| filled.instance.free.len())
-        .max(instance.free.len());
+        .iter()
+        .map(|filled| filled.instance.free.len())
+        .fold(instance.free.len(), usize::max);
     on_stack_for(depth, || {
         run_here(instance, options, policies, settings, stats)
     })
 }
 
-/// The portfolio's workers: one per policy (only the first without restarts), after the
-/// filled problem's when there is one (restarts only: its exhausted run proves nothing).
+/// The portfolio's workers: one per policy (only the first without restarts), after one per
+/// filled problem (restarts only: an exhausted run of one proves nothing).
 fn workers_for<'i>(
     instance: &Instance,
     options: &SearchOptions,
     policies: Vec<Box<dyn NodePolicy>>,
-    filled: Option<&'i Filled>,
+    filled: &'i [Filled],
 ) -> Vec<Worker<'i>> {
     let mut workers: Vec<Worker> = policies
         .into_iter()
@@ -249,20 +250,17 @@ fn workers_for<'i>(
         workers.truncate(1);
         return workers;
     }
-    if let Some(filled) = filled {
+    let filled_workers = filled.iter().map(|filled| {
         let policy = FixedPolicy::new(filled.instance.sizes.len(), options.conflict_boost);
-        workers.insert(
-            0,
-            Worker {
-                filled: Some(filled),
-                retired: false,
-                policy: Box::new(policy),
-                state: State::new(&filled.instance),
-                failed_nodes: HashSet::new(),
-            },
-        );
-    }
-    workers
+        Worker {
+            filled: Some(filled),
+            retired: false,
+            policy: Box::new(policy),
+            state: State::new(&filled.instance),
+            failed_nodes: HashSet::new(),
+        }
+    });
+    filled_workers.chain(workers).collect()
 }
 
 /// [`run`] on the current thread (and its pool's threads).
@@ -274,10 +272,11 @@ fn run_here(
     stats: &mut SearchStats,
 ) -> Verdict {
     let mut workers = workers_for(instance, options, policies, settings.filled);
-    if workers.first().is_some_and(|w| w.filled.is_some()) {
-        // The filled problem's worker runs first in every round, at weight 1.
-        settings.weights.insert(0, 1);
-    }
+    // The filled problems' workers run first in every round, at weight 1 each.
+    let filled_workers = workers.iter().filter(|w| w.filled.is_some()).count();
+    settings
+        .weights
+        .splice(0..0, std::iter::repeat_n(1, filled_workers));
     let external = settings.external.filter(|_| options.restarts);
     let first = external.is_some_and(|m| m.runs_first());
     let pool = (options.threads > 1).then(|| {
@@ -652,7 +651,7 @@ mod tests {
             observer: None,
             weights: Vec::new(),
             external: Some(&oracle),
-            filled: None,
+            filled: &[],
         };
         let policies = Portfolio::round_robin(instance.free.len(), true, 0).policies;
         let mut stats = SearchStats::default();
@@ -672,7 +671,7 @@ mod tests {
             observer: None,
             weights: Vec::new(),
             external: None,
-            filled: None,
+            filled: &[],
         };
         let policies = Portfolio::round_robin(instance.free.len(), true, 0).policies;
         let mut stats = SearchStats::default();
@@ -709,7 +708,7 @@ mod tests {
             observer: Some(&mut log),
             weights,
             external: None,
-            filled: None,
+            filled: &[],
         };
         let options = SearchOptions {
             threads,
@@ -741,8 +740,8 @@ mod tests {
         perfect(&options, 3).0
     }
 
-    /// The portfolio's verdict on `problem` with `filled` as its filled problem, and its runs.
-    fn with_filled(problem: &Problem, filled: &Filled) -> (Verdict, Vec<(String, u64)>) {
+    /// The portfolio's verdict on `problem` with `filled` as its filled problems, and its runs.
+    fn with_filled(problem: &Problem, filled: &[Filled]) -> (Verdict, Vec<(String, u64)>) {
         let instance = Instance::new(problem, 1 << 20);
         let mut log = RunLog(Vec::new());
         let settings = RunSettings {
@@ -751,7 +750,7 @@ mod tests {
             observer: Some(&mut log),
             weights: Vec::new(),
             external: None,
-            filled: Some(filled),
+            filled,
         };
         let options = SearchOptions::default();
         let policies = Portfolio::round_robin(instance.free.len(), true, 0).policies;
@@ -768,10 +767,9 @@ mod tests {
     #[test]
     fn a_filled_problems_layout_is_the_problems_without_the_phantoms() {
         let problem = slack_packing();
-        let filled = crate::search::slack_fill::fill(&problem, &Instance::new(&problem, 1 << 20))
-            .expect("a little slack");
+        let filled = crate::search::slack_fill::fill(&problem, &Instance::new(&problem, 1 << 20));
         assert!(
-            filled.instance.sizes.len() > problem.len(),
+            filled[0].instance.sizes.len() > problem.len(),
             "phantoms added"
         );
         let (verdict, runs) = with_filled(&problem, &filled);
@@ -795,10 +793,11 @@ mod tests {
             .buffers
             .push(crate::problem::Buffer::new("wall", 0, 1000, 1 << 20));
         let filled = Filled {
+            shape: crate::search::slack_fill::Shape::Nested,
             instance: Instance::new(&impossible, 1 << 20),
             buffers: problem.len(),
         };
-        let (verdict, runs) = with_filled(&problem, &filled);
+        let (verdict, runs) = with_filled(&problem, std::slice::from_ref(&filled));
         assert!(
             matches!(verdict, Verdict::Found(_)),
             "the problem is solved"

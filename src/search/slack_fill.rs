@@ -5,8 +5,9 @@
 //! off: the search must also choose where the holes go, and a perfect packing with one piece
 //! removed can take a hundred times the nodes of the full one. Slack filling gives the holes a
 //! shape: the slack of each section (capacity minus the sizes live in it) is cut into phantom
-//! buffers, level by level (each phantom spans a maximal stretch of consecutive sections whose
-//! slack reaches its level), and added to the problem. The result has no slack anywhere.
+//! buffers and added to the problem, which then has no slack anywhere. The cut is a guess at
+//! the holes' shapes, made two ways ([`Shape`]): nested bands, level by level, as holes nested
+//! in time would give, and first-in-first-out pieces, as holes that overlap in time would.
 //!
 //! It is a restriction, not a reformulation: a layout of the filled problem, phantoms dropped,
 //! is a layout of the problem, but the holes of every layout need not take the phantoms'
@@ -16,6 +17,7 @@
 
 use super::instance::Instance;
 use crate::problem::{Buffer, Problem};
+use std::collections::VecDeque;
 
 /// The most slack, as a share of the capacity over the time the sections cover, for which the
 /// problem is filled: the problems it helps are nearly full (perfect packings with 1-4% of
@@ -23,19 +25,79 @@ use crate::problem::{Buffer, Problem};
 /// would be turned into a different, harder problem.
 pub(crate) const MAX_SLACK_SHARE: f64 = 0.05;
 
+/// How the slack profile is cut into phantoms. Each rise of the profile opens slack and each
+/// fall closes some: the shapes differ in which open slack a fall closes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// The latest opened first: bands between levels, nested in time (a profile with `k` rises
+    /// gives `k` phantoms).
+    Nested,
+    /// The earliest opened first: pieces that overlap in time, as two holes do when one starts
+    /// before the other ends.
+    Crossing,
+}
+
+impl Shape {
+    /// The name of the filled problem's runs (in `--stats` and solve logs).
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Shape::Nested => "slack-fill",
+            Shape::Crossing => "slack-fill-fifo",
+        }
+    }
+}
+
 /// A filled problem for the portfolio: its instance, and how many of its first buffers are the
 /// problem's (the phantoms follow them).
 pub(crate) struct Filled {
+    /// How its phantoms were cut.
+    pub(crate) shape: Shape,
     /// The search instance of the filled problem, at the problem's capacity.
     pub(crate) instance: Instance,
     /// The problem's buffers: a layout's first `buffers` offsets are the problem's layout.
     pub(crate) buffers: usize,
 }
 
-/// The filled problem of `problem` (whose search instance is `instance`), if it qualifies: no
-/// fixed buffers and no gaps (a phantom would have to avoid them), some slack, and at most
-/// [`MAX_SLACK_SHARE`] of it.
-pub(crate) fn fill(problem: &Problem, instance: &Instance) -> Option<Filled> {
+/// The filled problems of `problem` (whose search instance is `instance`), one per [`Shape`]
+/// (one when both cut alike), if it qualifies: no fixed buffers and no gaps (a phantom would
+/// have to avoid them), some slack, and at most [`MAX_SLACK_SHARE`] of it.
+pub(crate) fn fill(problem: &Problem, instance: &Instance) -> Vec<Filled> {
+    let Some(slack) = small_slack(problem, instance) else {
+        return Vec::new();
+    };
+    let (starts, ends) = (&instance.section_starts, &instance.section_ends);
+    let nested = phantoms(&slack, starts, ends);
+    let mut crossing = crossing(&slack, starts, ends);
+    let mut sorted = nested.clone();
+    sorted.sort_unstable();
+    crossing.sort_unstable();
+    let mut shapes = vec![(Shape::Nested, nested)];
+    if crossing != sorted {
+        shapes.push((Shape::Crossing, crossing));
+    }
+    shapes
+        .into_iter()
+        .map(|(shape, phantoms)| {
+            let mut filled = problem.clone();
+            filled.buffers.extend(
+                phantoms
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &(lower, upper, size))| {
+                        Buffer::new(format!("slack-{k}"), lower, upper, size)
+                    }),
+            );
+            Filled {
+                shape,
+                instance: Instance::new(&filled, instance.capacity),
+                buffers: problem.buffers.len(),
+            }
+        })
+        .collect()
+}
+
+/// Each section's slack, if the problem qualifies for filling (see [`fill`]).
+fn small_slack(problem: &Problem, instance: &Instance) -> Option<Vec<u64>> {
     if problem.has_gaps() || instance.preset.iter().any(|&p| p) {
         return None;
     }
@@ -54,21 +116,7 @@ pub(crate) fn fill(problem: &Problem, instance: &Instance) -> Option<Filled> {
     if area == 0.0 || area > MAX_SLACK_SHARE * capacity as f64 * covered {
         return None;
     }
-    let phantoms = phantoms(&slack, &instance.section_starts, &instance.section_ends);
-    let buffers = problem.buffers.len();
-    let mut filled = problem.clone();
-    filled.buffers.extend(
-        phantoms
-            .iter()
-            .enumerate()
-            .map(|(k, &(lower, upper, size))| {
-                Buffer::new(format!("slack-{k}"), lower, upper, size)
-            }),
-    );
-    Some(Filled {
-        instance: Instance::new(&filled, capacity),
-        buffers,
-    })
+    Some(slack)
 }
 
 /// The level decomposition of a slack profile: `slack[s]` over `[starts[s], ends[s])` (sections
@@ -114,6 +162,47 @@ fn phantoms(slack: &[u64], starts: &[u64], ends: &[u64]) -> Vec<(u64, u64, u64)>
     out
 }
 
+/// The first-in-first-out cut of a slack profile (arguments as for [`phantoms`]): each fall
+/// closes the earliest opened slack first, so a rise and the fall that closes it make one
+/// phantom, split where amounts differ. Over every section the phantoms add up to its slack.
+fn crossing(slack: &[u64], starts: &[u64], ends: &[u64]) -> Vec<(u64, u64, u64)> {
+    let mut out = Vec::new();
+    // Open slack, earliest first: (start time, amount); the amounts add up to the level.
+    let mut open: VecDeque<(u64, u64)> = VecDeque::new();
+    let mut close = |open: &mut VecDeque<(u64, u64)>, at: u64, mut amount: u64| {
+        while amount > 0 {
+            let Some(first) = open.front_mut() else {
+                break;
+            };
+            let taken = first.1.min(amount);
+            out.push((first.0, at, taken));
+            amount -= taken;
+            first.1 -= taken;
+            if first.1 == 0 {
+                open.pop_front();
+            }
+        }
+    };
+    let mut level = 0;
+    for s in 0..slack.len() {
+        if s > 0 && ends[s - 1] != starts[s] {
+            close(&mut open, ends[s - 1], level);
+            level = 0;
+        }
+        let here = slack[s];
+        if here > level {
+            open.push_back((starts[s], here - level));
+        } else if here < level {
+            close(&mut open, starts[s], level - here);
+        }
+        level = here;
+    }
+    if let Some(&end) = ends.last() {
+        close(&mut open, end, level);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,8 +237,26 @@ mod tests {
     }
 
     #[test]
+    fn first_in_first_out_gives_holes_that_overlap_in_time() {
+        // Two holes, 5 over [0,10) and 3 over [5,15): slack 5, 8, 3.
+        let (starts, ends) = ([0, 5, 10], [5, 10, 15]);
+        let slack = [5, 8, 3];
+        let mut pieces = crossing(&slack, &starts, &ends);
+        pieces.sort();
+        assert_eq!(pieces, [(0, 10, 5), (5, 15, 3)]);
+        assert_eq!(profile(&pieces, &starts), slack);
+        // The nested bands of the same profile are three.
+        assert_eq!(phantoms(&slack, &starts, &ends).len(), 3);
+        // Nested holes, 5 over [0,15) and 3 over [5,10): split where the inner one ends.
+        let slack = [5, 8, 5];
+        let pieces = crossing(&slack, &starts, &ends);
+        assert_eq!(profile(&pieces, &starts), slack);
+    }
+
+    #[test]
     fn no_slack_gives_no_phantoms() {
         assert!(phantoms(&[0, 0], &[0, 4], &[4, 9]).is_empty());
+        assert!(crossing(&[0, 0], &[0, 4], &[4, 9]).is_empty());
     }
 
     #[test]
@@ -166,10 +273,14 @@ mod tests {
         };
         let (problem, _) = perfect(&options, 7);
         let instance = Instance::new(&problem, 1 << 20);
-        let filled = fill(&problem, &instance).expect("a little slack");
-        assert_eq!(filled.buffers, problem.buffers.len());
-        // No section of the filled problem has slack left.
-        assert!(filled.instance.totals.iter().all(|&t| t == 1 << 20));
+        let filled = fill(&problem, &instance);
+        assert!(!filled.is_empty(), "a little slack");
+        assert_eq!(filled[0].shape, Shape::Nested);
+        for filled in &filled {
+            assert_eq!(filled.buffers, problem.buffers.len());
+            // No section of the filled problem has slack left.
+            assert!(filled.instance.totals.iter().all(|&t| t == 1 << 20));
+        }
         // A full packing has nothing to fill.
         let full = perfect(
             &PerfectOptions {
@@ -179,6 +290,6 @@ mod tests {
             7,
         )
         .0;
-        assert!(fill(&full, &Instance::new(&full, 1 << 20)).is_none());
+        assert!(fill(&full, &Instance::new(&full, 1 << 20)).is_empty());
     }
 }
