@@ -189,7 +189,8 @@ pub(crate) fn fit(
                 let weights = portfolio.apply_ranking(&view, options.portfolio_shares);
                 stats.portfolio = portfolio.names();
                 stats.weights = weights.clone();
-                let filled = if options.slack_fill && options.restarts {
+                // Not once the time is up: filling builds an instance per shape.
+                let filled = if options.slack_fill && options.restarts && !stop.passed() {
                     slack_fill::fill(problem, &instance)
                 } else {
                     Vec::new()
