@@ -195,9 +195,18 @@ pub(crate) fn fit(
                 } else {
                     Vec::new()
                 };
-                let filled_names = filled.iter().map(|f| f.shape.name().to_string());
+                let drawer = if filled.is_empty() {
+                    None
+                } else {
+                    slack_fill::Drawer::new(problem, &instance)
+                };
+                let mut filled_names: Vec<String> =
+                    filled.iter().map(|f| f.shape.name().to_string()).collect();
+                if drawer.is_some() {
+                    filled_names.push(slack_fill::Shape::Drawn.name().to_string());
+                }
+                stats.weights.splice(0..0, filled_names.iter().map(|_| 1));
                 stats.portfolio.splice(0..0, filled_names);
-                stats.weights.splice(0..0, filled.iter().map(|_| 1));
                 let settings = portfolio::RunSettings {
                     stop,
                     // The hint dive's nodes count against the limit.
@@ -208,6 +217,7 @@ pub(crate) fn fit(
                     weights,
                     external,
                     filled: &filled,
+                    drawer: drawer.as_ref(),
                 };
                 match portfolio::run(&instance, options, portfolio.policies, settings, &mut stats) {
                     portfolio::Verdict::Found(offsets) => Outcome::Found(Solution { offsets }),

@@ -11,7 +11,7 @@ use super::options::{Schedule, SearchOptions};
 use super::policy::FixedPolicy;
 use super::policy::NodePolicy;
 use super::schedule::budget;
-use super::slack_fill::Filled;
+use super::slack_fill::{Drawer, Filled, Shape};
 use super::state::State;
 use super::stats::SearchStats;
 use crate::outcome::{Deadline, Infeasibility};
@@ -20,13 +20,46 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-impl Worker<'_> {
+impl<'i> Worker<'i> {
+    /// A worker of `policy` on the problem's instance.
+    fn new(policy: Box<dyn NodePolicy>, instance: &Instance) -> Worker<'i> {
+        Worker {
+            filled: None,
+            retired: false,
+            drawer: None,
+            drawn: None,
+            draws: 0,
+            policy,
+            state: State::new(instance),
+            failed_nodes: HashSet::new(),
+        }
+    }
+
     /// The name of this worker's runs: its policy's, or its shape's for a filled problem's.
     fn name(&self) -> String {
-        match self.filled {
-            Some(filled) => filled.shape.name().to_string(),
-            None => self.policy.name(),
+        match (self.filled, self.drawer) {
+            (Some(filled), _) => filled.shape.name().to_string(),
+            (None, Some(_)) => Shape::Drawn.name().to_string(),
+            (None, None) => self.policy.name(),
         }
+    }
+
+    /// How many of its problem's buffers are the problem's, for a filled problem's worker.
+    fn filled_buffers(&self) -> Option<usize> {
+        self.filled
+            .map(|f| f.buffers)
+            .or(self.drawn.as_ref().map(|d| d.buffers))
+    }
+
+    /// The lottery member's next draw: a new filled problem, with a fresh state, node cache and
+    /// fixed policy (its buffers differ from draw to draw).
+    fn redraw(&mut self, drawer: &Drawer<'_>, conflict_boost: bool) {
+        let drawn = drawer.draw(self.draws);
+        self.draws += 1;
+        self.state = State::new(&drawn.instance);
+        self.failed_nodes.clear();
+        self.policy = Box::new(FixedPolicy::new(drawn.instance.sizes.len(), conflict_boost));
+        self.drawn = Some(drawn);
     }
 }
 
@@ -59,6 +92,11 @@ struct Worker<'i> {
     /// A filled problem's worker whose run was exhausted: its restriction has no layout, which
     /// proves nothing about the problem, so it runs no more.
     retired: bool,
+    /// The lottery member's drawer: each of its runs searches a newly drawn filled problem.
+    drawer: Option<&'i Drawer<'i>>,
+    /// The lottery member's current filled problem, and how many it has drawn.
+    drawn: Option<Filled>,
+    draws: u64,
     policy: Box<dyn NodePolicy>,
     state: State,
     /// The node cache of this policy's runs: a key decides the search below its node whatever
@@ -84,6 +122,9 @@ pub struct RunSettings<'a> {
     /// The filled problems (with the `slack-fill` switch): searched first in every round, in
     /// this order, each at one policy's share, by the fixed policy.
     pub filled: &'a [Filled],
+    /// The lottery member (with `slack-fill`): after the filled problems, at one policy's
+    /// share, each run on a newly drawn filled problem.
+    pub drawer: Option<&'a Drawer<'a>>,
 }
 
 /// One run's result: its index in the round, how it ended, its counters and its observer.
@@ -102,21 +143,37 @@ fn run_one(
     {
         return (RunEnd::Outranked, SearchStats::default(), None);
     }
-    worker.policy.on_run_start();
+    if let Some(drawer) = worker.drawer {
+        worker.redraw(drawer, options.conflict_boost);
+    }
+    let Worker {
+        filled,
+        drawn,
+        policy,
+        state,
+        failed_nodes,
+        ..
+    } = worker;
+    let instance = match (drawn.as_ref(), filled) {
+        (Some(drawn), _) => &drawn.instance,
+        (None, Some(filled)) => &filled.instance,
+        (None, None) => instance,
+    };
+    policy.on_run_start();
     let mut searcher = Searcher::new(
         instance,
-        &mut worker.state,
+        state,
         options,
-        worker.policy.as_mut(),
+        policy.as_mut(),
         limits,
         observer,
-        &mut worker.failed_nodes,
+        failed_nodes,
     );
     let flow = searcher.run();
     let stats = searcher.stats.clone();
     let observer = searcher.take_observer();
     let end = match flow {
-        Flow::Found => RunEnd::Found(worker.state.solution.clone()),
+        Flow::Found => RunEnd::Found(state.solution.clone()),
         Flow::Failed => RunEnd::Infeasible(Infeasibility::Exhausted),
         Flow::Stop(Stop::Budget) => RunEnd::Budget,
         Flow::Stop(Stop::Outranked) => RunEnd::Outranked,
@@ -222,7 +279,13 @@ pub fn run(
         .filled
         .iter()
         .map(|filled| filled.instance.free.len())
-        .fold(instance.free.len(), usize::max);
+        .fold(instance.free.len(), usize::max)
+        // A drawn problem has at most two phantoms per section (a rise and a fall each).
+        .max(
+            settings
+                .drawer
+                .map_or(0, |_| instance.free.len() + 2 * instance.members.len()),
+        );
     on_stack_for(depth, || {
         run_here(instance, options, policies, settings, stats)
     })
@@ -234,17 +297,11 @@ fn workers_for<'i>(
     instance: &Instance,
     options: &SearchOptions,
     policies: Vec<Box<dyn NodePolicy>>,
-    filled: &'i [Filled],
+    (filled, drawer): (&'i [Filled], Option<&'i Drawer<'i>>),
 ) -> Vec<Worker<'i>> {
     let mut workers: Vec<Worker> = policies
         .into_iter()
-        .map(|policy| Worker {
-            filled: None,
-            retired: false,
-            policy,
-            state: State::new(instance),
-            failed_nodes: HashSet::new(),
-        })
+        .map(|policy| Worker::new(policy, instance))
         .collect();
     if !options.restarts {
         workers.truncate(1);
@@ -254,13 +311,18 @@ fn workers_for<'i>(
         let policy = FixedPolicy::new(filled.instance.sizes.len(), options.conflict_boost);
         Worker {
             filled: Some(filled),
-            retired: false,
-            policy: Box::new(policy),
-            state: State::new(&filled.instance),
-            failed_nodes: HashSet::new(),
+            ..Worker::new(Box::new(policy), &filled.instance)
         }
     });
-    filled_workers.chain(workers).collect()
+    // The lottery member's policy and state are replaced at each draw.
+    let drawing = drawer.map(|drawer| Worker {
+        drawer: Some(drawer),
+        ..Worker::new(
+            Box::new(FixedPolicy::new(0, options.conflict_boost)),
+            instance,
+        )
+    });
+    filled_workers.chain(drawing).chain(workers).collect()
 }
 
 /// [`run`] on the current thread (and its pool's threads).
@@ -271,9 +333,13 @@ fn run_here(
     mut settings: RunSettings<'_>,
     stats: &mut SearchStats,
 ) -> Verdict {
-    let mut workers = workers_for(instance, options, policies, settings.filled);
+    let members = (settings.filled, settings.drawer);
+    let mut workers = workers_for(instance, options, policies, members);
     // The filled problems' workers run first in every round, at weight 1 each.
-    let filled_workers = workers.iter().filter(|w| w.filled.is_some()).count();
+    let filled_workers = workers
+        .iter()
+        .filter(|w| w.filled.is_some() || w.drawer.is_some())
+        .count();
     settings
         .weights
         .splice(0..0, std::iter::repeat_n(1, filled_workers));
@@ -375,12 +441,12 @@ fn run_here(
                 });
                 runs += 1;
                 stats.restarts = runs - 1;
-                let filled = worker_of(i).and_then(|w| workers[w].filled);
+                let filled_buffers = worker_of(i).and_then(|w| workers[w].filled_buffers());
                 match end {
                     RunEnd::Found(mut offsets) => {
                         stats.policy = Some(names[i].clone());
-                        if let Some(filled) = filled {
-                            offsets.truncate(filled.buffers); // the phantoms go
+                        if let Some(buffers) = filled_buffers {
+                            offsets.truncate(buffers); // the phantoms go
                         }
                         return Verdict::Found(offsets);
                     }
@@ -492,6 +558,8 @@ impl Round<'_> {
                     run_one(instance, self.options, worker, limits, observer);
                 let end = match end {
                     RunEnd::Infeasible(_) if worker.filled.is_some() => RunEnd::Retired,
+                    // One drawn shape refuted: the next run draws another.
+                    RunEnd::Infeasible(_) if worker.drawer.is_some() => RunEnd::Budget,
                     end => end,
                 };
                 (i, end, stats, observer)
@@ -652,6 +720,7 @@ mod tests {
             weights: Vec::new(),
             external: Some(&oracle),
             filled: &[],
+            drawer: None,
         };
         let policies = Portfolio::round_robin(instance.free.len(), true, 0).policies;
         let mut stats = SearchStats::default();
@@ -672,6 +741,7 @@ mod tests {
             weights: Vec::new(),
             external: None,
             filled: &[],
+            drawer: None,
         };
         let policies = Portfolio::round_robin(instance.free.len(), true, 0).policies;
         let mut stats = SearchStats::default();
@@ -709,6 +779,7 @@ mod tests {
             weights,
             external: None,
             filled: &[],
+            drawer: None,
         };
         let options = SearchOptions {
             threads,
@@ -751,6 +822,7 @@ mod tests {
             weights: Vec::new(),
             external: None,
             filled,
+            drawer: None,
         };
         let options = SearchOptions::default();
         let policies = Portfolio::round_robin(instance.free.len(), true, 0).policies;

@@ -16,6 +16,7 @@
 //! only retires it.
 
 use super::instance::Instance;
+use super::policy::mix;
 use crate::problem::{Buffer, Problem};
 use std::collections::VecDeque;
 
@@ -35,6 +36,9 @@ pub(crate) enum Shape {
     /// The earliest opened first: pieces that overlap in time, as two holes do when one starts
     /// before the other ends.
     Crossing,
+    /// Drawn: each fall closes open slack chosen at random (seeded by the draw), a new shape for
+    /// every run of its member ([`Drawer`]).
+    Drawn,
 }
 
 impl Shape {
@@ -43,6 +47,7 @@ impl Shape {
         match self {
             Shape::Nested => "slack-fill",
             Shape::Crossing => "slack-fill-fifo",
+            Shape::Drawn => "slack-fill-draw",
         }
     }
 }
@@ -77,23 +82,69 @@ pub(crate) fn fill(problem: &Problem, instance: &Instance) -> Vec<Filled> {
     }
     shapes
         .into_iter()
-        .map(|(shape, phantoms)| {
-            let mut filled = problem.clone();
-            filled.buffers.extend(
-                phantoms
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &(lower, upper, size))| {
-                        Buffer::new(format!("slack-{k}"), lower, upper, size)
-                    }),
-            );
-            Filled {
-                shape,
-                instance: Instance::new(&filled, instance.capacity),
-                buffers: problem.buffers.len(),
-            }
-        })
+        .map(|(shape, phantoms)| filled(problem, instance.capacity, shape, &phantoms))
         .collect()
+}
+
+/// `problem` with `phantoms` added, as a [`Filled`] of `shape` at `capacity`.
+fn filled(problem: &Problem, capacity: u64, shape: Shape, phantoms: &[(u64, u64, u64)]) -> Filled {
+    let mut filled = problem.clone();
+    filled.buffers.extend(
+        phantoms
+            .iter()
+            .enumerate()
+            .map(|(k, &(lower, upper, size))| {
+                Buffer::new(format!("slack-{k}"), lower, upper, size)
+            }),
+    );
+    Filled {
+        shape,
+        instance: Instance::new(&filled, capacity),
+        buffers: problem.buffers.len(),
+    }
+}
+
+/// Draws filled problems of one problem, a new cut of its slack for each draw: the lottery
+/// member of the portfolio. When a shape matches the holes, its filled problem is decided in
+/// about one node per buffer; most do not, so each run draws again.
+pub(crate) struct Drawer<'p> {
+    problem: &'p Problem,
+    capacity: u64,
+    slack: Vec<u64>,
+    starts: &'p [u64],
+    ends: &'p [u64],
+}
+
+impl<'p> Drawer<'p> {
+    /// The drawer of `problem` (whose search instance is `instance`), if it qualifies for
+    /// filling and its slack can be cut in more than one way.
+    pub(crate) fn new(problem: &'p Problem, instance: &'p Instance) -> Option<Drawer<'p>> {
+        let slack = small_slack(problem, instance)?;
+        let (starts, ends) = (&instance.section_starts[..], &instance.section_ends[..]);
+        let mut nested = phantoms(&slack, starts, ends);
+        let mut first = crossing(&slack, starts, ends);
+        nested.sort_unstable();
+        first.sort_unstable();
+        (nested != first).then_some(Drawer {
+            problem,
+            capacity: instance.capacity,
+            slack,
+            starts,
+            ends,
+        })
+    }
+
+    /// Draw number `draw`: each fall of the slack profile closes open slack chosen by a hash
+    /// of the draw and the fall (the same draw gives the same shape).
+    pub(crate) fn draw(&self, draw: u64) -> Filled {
+        let mut falls = 0u64;
+        let pieces = matched(&self.slack, self.starts, self.ends, |open| {
+            falls += 1;
+            let h = mix(mix(draw) ^ falls);
+            (h % open as u64) as usize
+        });
+        filled(self.problem, self.capacity, Shape::Drawn, &pieces)
+    }
 }
 
 /// Each section's slack, if the problem qualifies for filling (see [`fill`]).
@@ -166,20 +217,31 @@ fn phantoms(slack: &[u64], starts: &[u64], ends: &[u64]) -> Vec<(u64, u64, u64)>
 /// closes the earliest opened slack first, so a rise and the fall that closes it make one
 /// phantom, split where amounts differ. Over every section the phantoms add up to its slack.
 fn crossing(slack: &[u64], starts: &[u64], ends: &[u64]) -> Vec<(u64, u64, u64)> {
+    matched(slack, starts, ends, |_| 0)
+}
+
+/// Cuts a slack profile (arguments as for [`phantoms`]) by matching falls to open slack: at each
+/// piece of a fall, `pick(n)` chooses which of the `n` open slacks (earliest first) it closes.
+/// Over every section the phantoms add up to its slack.
+fn matched(
+    slack: &[u64],
+    starts: &[u64],
+    ends: &[u64],
+    mut pick: impl FnMut(usize) -> usize,
+) -> Vec<(u64, u64, u64)> {
     let mut out = Vec::new();
     // Open slack, earliest first: (start time, amount); the amounts add up to the level.
     let mut open: VecDeque<(u64, u64)> = VecDeque::new();
     let mut close = |open: &mut VecDeque<(u64, u64)>, at: u64, mut amount: u64| {
-        while amount > 0 {
-            let Some(first) = open.front_mut() else {
-                break;
-            };
-            let taken = first.1.min(amount);
-            out.push((first.0, at, taken));
+        while amount > 0 && !open.is_empty() {
+            let i = pick(open.len()).min(open.len() - 1);
+            let chosen = &mut open[i];
+            let taken = chosen.1.min(amount);
+            out.push((chosen.0, at, taken));
             amount -= taken;
-            first.1 -= taken;
-            if first.1 == 0 {
-                open.pop_front();
+            chosen.1 -= taken;
+            if chosen.1 == 0 {
+                open.remove(i);
             }
         }
     };
@@ -251,6 +313,48 @@ mod tests {
         let slack = [5, 8, 5];
         let pieces = crossing(&slack, &starts, &ends);
         assert_eq!(profile(&pieces, &starts), slack);
+    }
+
+    #[test]
+    fn every_draw_fills_the_whole_slack_and_a_draw_repeats() {
+        use crate::generate::{perfect, CutStyle, PerfectOptions};
+        let options = PerfectOptions {
+            capacity: 1 << 20,
+            horizon: 1000,
+            buffers: 200,
+            style: CutStyle::Mixed,
+            remove: 8,
+            alignment: 1024,
+            cuts: Default::default(),
+        };
+        let (problem, _) = perfect(&options, 11);
+        let instance = Instance::new(&problem, 1 << 20);
+        let drawer = Drawer::new(&problem, &instance).expect("slack cut more than one way");
+        let phantoms = |filled: &Filled| -> Vec<(u64, u64, u64)> {
+            let sizes = &filled.instance.sizes[filled.buffers..];
+            let lifetimes = &filled.instance.lifetimes[filled.buffers..];
+            sizes
+                .iter()
+                .zip(lifetimes)
+                .map(|(&s, &l)| (s, l, 0))
+                .collect()
+        };
+        let mut shapes = std::collections::HashSet::new();
+        for draw in 0..8 {
+            let filled = drawer.draw(draw);
+            assert_eq!(filled.shape, Shape::Drawn);
+            assert!(
+                filled.instance.totals.iter().all(|&t| t == 1 << 20),
+                "draw {draw}"
+            );
+            assert_eq!(
+                phantoms(&filled),
+                phantoms(&drawer.draw(draw)),
+                "draw {draw} repeats"
+            );
+            shapes.insert(phantoms(&filled));
+        }
+        assert!(shapes.len() > 1, "the draws differ");
     }
 
     #[test]
