@@ -11,9 +11,12 @@ import time
 import telamalloc
 from conftest import DATA
 
-# A perfect packing with pieces removed (`telamalloc gen perfect --style mixed --buffers 250
-# --remove 10 --seed 305`): feasible at its capacity, and the search leaves it undecided for
-# well over 20 s (on this project's 2-core machine).
+# A perfect packing with pieces removed (effort-validation's
+# `perfect.guillotine.central.n350.r14.s20003`: `telamalloc gen perfect --style guillotine --cuts
+# central --buffers 350 --remove 14 --seed 20003 --alignment 1024 --horizon 1024`): feasible at
+# its capacity, and the search leaves it undecided for well over 20 s (30 s, 637,395 nodes, on
+# this project's 2-core machine on 2026-11-24). The one before (mixed, 250 buffers, 10 removed,
+# seed 305) is decided in 0.1 s since slack filling.
 HARD = DATA / "hard.1048576.csv"
 
 CHILD = r"""
