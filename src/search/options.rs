@@ -77,8 +77,9 @@ pub struct SearchOptions {
     /// the first policy).
     pub restarts: bool,
     /// Slack filling: on a nearly full problem (at most 5% slack, no fixed buffers, no gaps),
-    /// also search a restriction whose phantom buffers fill every section's slack, first in
-    /// each restart round at one policy's share (see `search::slack_fill`). Needs `restarts`.
+    /// also search restrictions whose phantom buffers fill every section's slack (two fixed
+    /// cuts and a lottery of drawn ones), first in each restart round at one policy's share
+    /// each (see `search::slack_fill`). Needs `restarts`.
     pub slack_fill: bool,
     /// The restart schedule.
     pub schedule: Schedule,

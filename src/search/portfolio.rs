@@ -20,6 +20,48 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
+/// What the portfolio concluded.
+pub enum Verdict {
+    /// Offsets of every buffer.
+    Found(Vec<u64>),
+    /// Proven infeasible: a complete run found nothing, or the external member proved it.
+    Infeasible(Infeasibility),
+    /// Time, node limit or cancellation.
+    Limit,
+}
+
+enum RunEnd {
+    Found(Vec<u64>),
+    Infeasible(Infeasibility),
+    Budget,
+    Stopped,
+    /// A run before it in the round decided first (threads only); its result is not needed.
+    Outranked,
+    /// A filled problem's run was exhausted: its restriction has no layout, which decides
+    /// nothing about the problem.
+    Retired,
+}
+
+struct Worker<'i> {
+    /// The instance this worker searches when it is not the problem's: a filled problem
+    /// (see [`super::slack_fill`]).
+    filled: Option<&'i Filled>,
+    /// A filled problem's worker whose run was exhausted: its restriction has no layout, which
+    /// proves nothing about the problem, so it runs no more.
+    retired: bool,
+    /// The lottery member's drawer: each of its runs searches a newly drawn filled problem.
+    drawer: Option<&'i Drawer<'i>>,
+    /// The lottery member's current filled problem.
+    drawn: Option<Filled>,
+    /// How many filled problems the lottery member has drawn: the next draw's number.
+    draws: u64,
+    policy: Box<dyn NodePolicy>,
+    state: State,
+    /// The node cache of this policy's runs: a key decides the search below its node whatever
+    /// run meets it (it includes the ranks), so a restart skips what earlier runs refuted.
+    failed_nodes: HashSet<u128>,
+}
+
 impl<'i> Worker<'i> {
     /// A worker of `policy` on the problem's instance.
     fn new(policy: Box<dyn NodePolicy>, instance: &Instance) -> Worker<'i> {
@@ -61,47 +103,6 @@ impl<'i> Worker<'i> {
         self.policy = Box::new(FixedPolicy::new(drawn.instance.sizes.len(), conflict_boost));
         self.drawn = Some(drawn);
     }
-}
-
-/// What the portfolio concluded.
-pub enum Verdict {
-    /// Offsets of every buffer.
-    Found(Vec<u64>),
-    /// Proven infeasible: a complete run found nothing, or the external member proved it.
-    Infeasible(Infeasibility),
-    /// Time, node limit or cancellation.
-    Limit,
-}
-
-enum RunEnd {
-    Found(Vec<u64>),
-    Infeasible(Infeasibility),
-    Budget,
-    Stopped,
-    /// A run before it in the round decided first (threads only); its result is not needed.
-    Outranked,
-    /// A filled problem's run was exhausted: its restriction has no layout, which decides
-    /// nothing about the problem.
-    Retired,
-}
-
-struct Worker<'i> {
-    /// The instance this worker searches when it is not the problem's: a filled problem
-    /// (see [`super::slack_fill`]).
-    filled: Option<&'i Filled>,
-    /// A filled problem's worker whose run was exhausted: its restriction has no layout, which
-    /// proves nothing about the problem, so it runs no more.
-    retired: bool,
-    /// The lottery member's drawer: each of its runs searches a newly drawn filled problem.
-    drawer: Option<&'i Drawer<'i>>,
-    /// The lottery member's current filled problem, and how many it has drawn.
-    drawn: Option<Filled>,
-    draws: u64,
-    policy: Box<dyn NodePolicy>,
-    state: State,
-    /// The node cache of this policy's runs: a key decides the search below its node whatever
-    /// run meets it (it includes the ranks), so a restart skips what earlier runs refuted.
-    failed_nodes: HashSet<u128>,
 }
 
 /// The limits of a portfolio, and who watches it.

@@ -6,14 +6,16 @@
 //! removed can take a hundred times the nodes of the full one. Slack filling gives the holes a
 //! shape: the slack of each section (capacity minus the sizes live in it) is cut into phantom
 //! buffers and added to the problem, which then has no slack anywhere. The cut is a guess at
-//! the holes' shapes, made two ways ([`Shape`]): nested bands, level by level, as holes nested
-//! in time would give, and first-in-first-out pieces, as holes that overlap in time would.
+//! the holes' shapes ([`Shape`]): nested bands, level by level, as holes nested in time would
+//! give; first-in-first-out pieces, as holes that overlap in time would; and random cuts, a new
+//! one for each run of a lottery member ([`Drawer`]), since a cut that matches the holes is
+//! decided in about one node per buffer.
 //!
 //! It is a restriction, not a reformulation: a layout of the filled problem, phantoms dropped,
 //! is a layout of the problem, but the holes of every layout need not take the phantoms'
-//! shapes, so a filled problem without a layout proves nothing. The portfolio therefore runs it
-//! as one more member of its rounds (first in each, at one policy's share), whose exhausted run
-//! only retires it.
+//! shapes, so a filled problem without a layout proves nothing. The portfolio therefore runs
+//! each as one more member of its rounds (first in each, at one policy's share), whose
+//! exhausted run only retires it (or, for the lottery, ends that draw).
 
 use super::instance::Instance;
 use super::policy::mix;
