@@ -190,23 +190,11 @@ pub(crate) fn fit(
                 stats.portfolio = portfolio.names();
                 stats.weights = weights.clone();
                 // Not once the time is up: filling builds an instance per shape.
-                let filled = if options.slack_fill && options.restarts && !stop.passed() {
-                    slack_fill::fill(problem, &instance)
+                let members = if options.slack_fill && options.restarts && !stop.passed() {
+                    slack_fill::members(problem, &instance)
                 } else {
-                    Vec::new()
+                    slack_fill::Members::none()
                 };
-                let drawer = if filled.is_empty() {
-                    None
-                } else {
-                    slack_fill::Drawer::new(problem, &instance)
-                };
-                let mut filled_names: Vec<String> =
-                    filled.iter().map(|f| f.shape.name().to_string()).collect();
-                if drawer.is_some() {
-                    filled_names.push(slack_fill::Shape::Drawn.name().to_string());
-                }
-                stats.weights.splice(0..0, filled_names.iter().map(|_| 1));
-                stats.portfolio.splice(0..0, filled_names);
                 let settings = portfolio::RunSettings {
                     stop,
                     // The hint dive's nodes count against the limit.
@@ -216,8 +204,8 @@ pub(crate) fn fit(
                         .map(|o| &mut **o as &mut dyn SearchObserver),
                     weights,
                     external,
-                    filled: &filled,
-                    drawer: drawer.as_ref(),
+                    filled: &members.filled,
+                    drawer: members.drawer.as_ref(),
                 };
                 match portfolio::run(&instance, options, portfolio.policies, settings, &mut stats) {
                     portfolio::Verdict::Found(offsets) => Outcome::Found(Solution { offsets }),

@@ -336,14 +336,17 @@ fn run_here(
 ) -> Verdict {
     let members = (settings.filled, settings.drawer);
     let mut workers = workers_for(instance, options, policies, members);
-    // The filled problems' workers run first in every round, at weight 1 each.
-    let filled_workers = workers
+    // The slack-filling members run first in every round, at weight 1 each; the counters name
+    // them before the policies.
+    let member_names: Vec<String> = workers
         .iter()
         .filter(|w| w.filled.is_some() || w.drawer.is_some())
-        .count();
-    settings
-        .weights
-        .splice(0..0, std::iter::repeat_n(1, filled_workers));
+        .map(Worker::name)
+        .collect();
+    let ones = || std::iter::repeat_n(1, member_names.len());
+    settings.weights.splice(0..0, ones());
+    stats.weights.splice(0..0, ones());
+    stats.portfolio.splice(0..0, member_names.iter().cloned());
     let external = settings.external.filter(|_| options.restarts);
     let first = external.is_some_and(|m| m.runs_first());
     let pool = (options.threads > 1).then(|| {
@@ -769,9 +772,14 @@ mod tests {
         }
     }
 
-    /// The runs of the default portfolio with `weights` on [`instance`] within `nodes`.
-    fn weighted_runs(weights: Vec<u64>, nodes: u64, threads: usize) -> Vec<(String, u64)> {
-        let instance = instance();
+    /// The default portfolio on `instance` within `nodes`, with `weights` and the filled
+    /// problems `filled`: its verdict and every run's policy and nodes.
+    fn logged_run(
+        instance: &Instance,
+        options: &SearchOptions,
+        (nodes, weights): (u64, Vec<u64>),
+        filled: &[Filled],
+    ) -> (Verdict, Vec<(String, u64)>) {
         let mut log = RunLog(Vec::new());
         let settings = RunSettings {
             stop: Deadline::none(),
@@ -779,23 +787,29 @@ mod tests {
             observer: Some(&mut log),
             weights,
             external: None,
-            filled: &[],
+            filled,
             drawer: None,
-        };
-        let options = SearchOptions {
-            threads,
-            ..SearchOptions::default()
         };
         let policies = Portfolio::round_robin(instance.free.len(), true, 0).policies;
         let verdict = run(
-            &instance,
-            &options,
+            instance,
+            options,
             policies,
             settings,
             &mut SearchStats::default(),
         );
+        (verdict, log.0)
+    }
+
+    /// The runs of the default portfolio with `weights` on [`instance`] within `nodes`.
+    fn weighted_runs(weights: Vec<u64>, nodes: u64, threads: usize) -> Vec<(String, u64)> {
+        let options = SearchOptions {
+            threads,
+            ..SearchOptions::default()
+        };
+        let (verdict, runs) = logged_run(&instance(), &options, (nodes, weights), &[]);
         assert!(matches!(verdict, Verdict::Limit), "not decided this early");
-        log.0
+        runs
     }
 
     /// A perfect packing of 80 buffers with two pieces removed, and its problem.
@@ -815,32 +829,15 @@ mod tests {
     /// The portfolio's verdict on `problem` with `filled` as its filled problems, and its runs.
     fn with_filled(problem: &Problem, filled: &[Filled]) -> (Verdict, Vec<(String, u64)>) {
         let instance = Instance::new(problem, 1 << 20);
-        let mut log = RunLog(Vec::new());
-        let settings = RunSettings {
-            stop: Deadline::none(),
-            node_limit: Some(1_000_000),
-            observer: Some(&mut log),
-            weights: Vec::new(),
-            external: None,
-            filled,
-            drawer: None,
-        };
         let options = SearchOptions::default();
-        let policies = Portfolio::round_robin(instance.free.len(), true, 0).policies;
-        let verdict = run(
-            &instance,
-            &options,
-            policies,
-            settings,
-            &mut SearchStats::default(),
-        );
-        (verdict, log.0)
+        logged_run(&instance, &options, (1_000_000, Vec::new()), filled)
     }
 
     #[test]
     fn a_filled_problems_layout_is_the_problems_without_the_phantoms() {
         let problem = slack_packing();
-        let filled = crate::search::slack_fill::fill(&problem, &Instance::new(&problem, 1 << 20));
+        let instance = Instance::new(&problem, 1 << 20);
+        let filled = crate::search::slack_fill::members(&problem, &instance).filled;
         assert!(
             filled[0].instance.sizes.len() > problem.len(),
             "phantoms added"

@@ -65,31 +65,67 @@ pub(crate) struct Filled {
     pub(crate) buffers: usize,
 }
 
-/// The filled problems of `problem` (whose search instance is `instance`), one per [`Shape`]
-/// (one when both cut alike), if it qualifies: no fixed buffers and no gaps (a phantom would
-/// have to avoid them), some slack, and at most [`MAX_SLACK_SHARE`] of it.
-pub(crate) fn fill(problem: &Problem, instance: &Instance) -> Vec<Filled> {
-    let Some(slack) = small_slack(problem, instance) else {
-        return Vec::new();
-    };
-    let (starts, ends) = (&instance.section_starts, &instance.section_ends);
-    let nested = phantoms(&slack, starts, ends);
-    let mut crossing = crossing(&slack, starts, ends);
-    let mut sorted = nested.clone();
-    sorted.sort_unstable();
-    crossing.sort_unstable();
-    let mut shapes = vec![(Shape::Nested, nested)];
-    if crossing != sorted {
-        shapes.push((Shape::Crossing, crossing));
+/// The slack-filling members of a problem's portfolio: the filled problems of the fixed cuts,
+/// and the lottery's drawer.
+pub(crate) struct Members<'p> {
+    /// The nested cut's filled problem, then the first-in-first-out cut's when it differs.
+    pub(crate) filled: Vec<Filled>,
+    /// The lottery, when the slack can be cut in more than one way.
+    pub(crate) drawer: Option<Drawer<'p>>,
+}
+
+impl Members<'_> {
+    /// No members: the problem is not filled.
+    pub(crate) fn none() -> Self {
+        Members {
+            filled: Vec::new(),
+            drawer: None,
+        }
     }
-    shapes
-        .into_iter()
-        .map(|(shape, phantoms)| filled(problem, instance.capacity, shape, &phantoms))
-        .collect()
+}
+
+/// The slack-filling members of `problem` (whose search instance is `instance`), if it
+/// qualifies: no fixed buffers and no gaps (a phantom would have to avoid them), some slack,
+/// and at most [`MAX_SLACK_SHARE`] of it. None otherwise.
+pub(crate) fn members<'p>(problem: &'p Problem, instance: &'p Instance) -> Members<'p> {
+    let Some(slack) = small_slack(problem, instance) else {
+        return Members::none();
+    };
+    let (starts, ends) = (&instance.section_starts[..], &instance.section_ends[..]);
+    let nested = nested(&slack, starts, ends);
+    let crossing = crossing(&slack, starts, ends);
+    let (mut nested_sorted, mut crossing_sorted) = (nested.clone(), crossing.clone());
+    nested_sorted.sort_unstable();
+    crossing_sorted.sort_unstable();
+    let capacity = instance.capacity;
+    let mut filled = vec![with_phantoms(problem, capacity, Shape::Nested, &nested)];
+    if nested_sorted == crossing_sorted {
+        // One cut only: first in, first out and every draw give the nested bands.
+        return Members {
+            filled,
+            drawer: None,
+        };
+    }
+    filled.push(with_phantoms(problem, capacity, Shape::Crossing, &crossing));
+    Members {
+        filled,
+        drawer: Some(Drawer {
+            problem,
+            capacity,
+            slack,
+            starts,
+            ends,
+        }),
+    }
 }
 
 /// `problem` with `phantoms` added, as a [`Filled`] of `shape` at `capacity`.
-fn filled(problem: &Problem, capacity: u64, shape: Shape, phantoms: &[(u64, u64, u64)]) -> Filled {
+fn with_phantoms(
+    problem: &Problem,
+    capacity: u64,
+    shape: Shape,
+    phantoms: &[(u64, u64, u64)],
+) -> Filled {
     let mut filled = problem.clone();
     filled.buffers.extend(
         phantoms
@@ -118,24 +154,6 @@ pub(crate) struct Drawer<'p> {
 }
 
 impl<'p> Drawer<'p> {
-    /// The drawer of `problem` (whose search instance is `instance`), if it qualifies for
-    /// filling and its slack can be cut in more than one way.
-    pub(crate) fn new(problem: &'p Problem, instance: &'p Instance) -> Option<Drawer<'p>> {
-        let slack = small_slack(problem, instance)?;
-        let (starts, ends) = (&instance.section_starts[..], &instance.section_ends[..]);
-        let mut nested = phantoms(&slack, starts, ends);
-        let mut first = crossing(&slack, starts, ends);
-        nested.sort_unstable();
-        first.sort_unstable();
-        (nested != first).then_some(Drawer {
-            problem,
-            capacity: instance.capacity,
-            slack,
-            starts,
-            ends,
-        })
-    }
-
     /// Draw number `draw`: each fall of the slack profile closes open slack chosen by a hash
     /// of the draw and the fall (the same draw gives the same shape).
     pub(crate) fn draw(&self, draw: u64) -> Filled {
@@ -145,11 +163,11 @@ impl<'p> Drawer<'p> {
             let h = mix(mix(draw) ^ falls);
             (h % open as u64) as usize
         });
-        filled(self.problem, self.capacity, Shape::Drawn, &pieces)
+        with_phantoms(self.problem, self.capacity, Shape::Drawn, &pieces)
     }
 }
 
-/// Each section's slack, if the problem qualifies for filling (see [`fill`]).
+/// Each section's slack, if the problem qualifies for filling (see [`members`]).
 fn small_slack(problem: &Problem, instance: &Instance) -> Option<Vec<u64>> {
     if problem.has_gaps() || instance.preset.iter().any(|&p| p) {
         return None;
@@ -172,57 +190,23 @@ fn small_slack(problem: &Problem, instance: &Instance) -> Option<Vec<u64>> {
     Some(slack)
 }
 
-/// The level decomposition of a slack profile: `slack[s]` over `[starts[s], ends[s])` (sections
-/// in time order; a gap between two sections counts as no slack). Each phantom `(lower, upper,
-/// size)` is the band between two levels over a maximal stretch where the slack reaches the
-/// upper level: a profile with `k` rises gives `k` phantoms, and over every section the
-/// phantoms live there add up to its slack.
-fn phantoms(slack: &[u64], starts: &[u64], ends: &[u64]) -> Vec<(u64, u64, u64)> {
-    let mut out = Vec::new();
-    // Open bands, lowest first: (start time, lower level, upper level).
-    let mut open: Vec<(u64, u64, u64)> = Vec::new();
-    let mut level = 0;
-    // Closes the bands above `to` at time `at`, keeping the part of a band below `to` open.
-    let mut settle = |open: &mut Vec<(u64, u64, u64)>, at: u64, to: u64| {
-        while let Some(&(start, low, high)) = open.last() {
-            if high <= to {
-                break;
-            }
-            open.pop();
-            out.push((start, at, high - low.max(to)));
-            if low < to {
-                open.push((start, low, to));
-                break;
-            }
-        }
-    };
-    for s in 0..slack.len() {
-        if s > 0 && ends[s - 1] != starts[s] {
-            settle(&mut open, ends[s - 1], 0);
-            level = 0;
-        }
-        let here = slack[s];
-        if here < level {
-            settle(&mut open, starts[s], here);
-        } else if here > level {
-            open.push((starts[s], level, here));
-        }
-        level = here;
-    }
-    if let Some(&end) = ends.last() {
-        settle(&mut open, end, 0);
-    }
-    out
+/// The nested cut of a slack profile: `slack[s]` over `[starts[s], ends[s])` (sections in time
+/// order; a gap between two sections counts as no slack). Each fall closes the latest opened
+/// slack first, so each phantom `(lower, upper, size)` is the band between two levels over a
+/// maximal stretch where the slack reaches the upper level: a profile with `k` rises gives `k`
+/// phantoms, and over every section the phantoms live there add up to its slack.
+fn nested(slack: &[u64], starts: &[u64], ends: &[u64]) -> Vec<(u64, u64, u64)> {
+    matched(slack, starts, ends, |open| open - 1)
 }
 
-/// The first-in-first-out cut of a slack profile (arguments as for [`phantoms`]): each fall
+/// The first-in-first-out cut of a slack profile (arguments as for [`nested`]): each fall
 /// closes the earliest opened slack first, so a rise and the fall that closes it make one
 /// phantom, split where amounts differ. Over every section the phantoms add up to its slack.
 fn crossing(slack: &[u64], starts: &[u64], ends: &[u64]) -> Vec<(u64, u64, u64)> {
     matched(slack, starts, ends, |_| 0)
 }
 
-/// Cuts a slack profile (arguments as for [`phantoms`]) by matching falls to open slack: at each
+/// Cuts a slack profile (arguments as for [`nested`]) by matching falls to open slack: at each
 /// piece of a fall, `pick(n)` chooses which of the `n` open slacks (earliest first) it closes.
 /// Over every section the phantoms add up to its slack.
 fn matched(
@@ -290,7 +274,7 @@ mod tests {
         // Slack 3, 5, 8, 3 over [0,5), [5,10), [10,12), [12,15), then a gap, then 2 over [20,25).
         let (starts, ends) = ([0, 5, 10, 12, 20], [5, 10, 12, 15, 25]);
         let slack = [3, 5, 8, 3, 2];
-        let mut bands = phantoms(&slack, &starts, &ends);
+        let mut bands = nested(&slack, &starts, &ends);
         bands.sort();
         assert_eq!(
             bands,
@@ -310,7 +294,7 @@ mod tests {
         assert_eq!(pieces, [(0, 10, 5), (5, 15, 3)]);
         assert_eq!(profile(&pieces, &starts), slack);
         // The nested bands of the same profile are three.
-        assert_eq!(phantoms(&slack, &starts, &ends).len(), 3);
+        assert_eq!(nested(&slack, &starts, &ends).len(), 3);
         // Nested holes, 5 over [0,15) and 3 over [5,10): split where the inner one ends.
         let slack = [5, 8, 5];
         let pieces = crossing(&slack, &starts, &ends);
@@ -331,7 +315,9 @@ mod tests {
         };
         let (problem, _) = perfect(&options, 11);
         let instance = Instance::new(&problem, 1 << 20);
-        let drawer = Drawer::new(&problem, &instance).expect("slack cut more than one way");
+        let drawer = members(&problem, &instance)
+            .drawer
+            .expect("slack cut more than one way");
         let phantoms = |filled: &Filled| -> Vec<(u64, u64, u64)> {
             let sizes = &filled.instance.sizes[filled.buffers..];
             let lifetimes = &filled.instance.lifetimes[filled.buffers..];
@@ -361,7 +347,7 @@ mod tests {
 
     #[test]
     fn no_slack_gives_no_phantoms() {
-        assert!(phantoms(&[0, 0], &[0, 4], &[4, 9]).is_empty());
+        assert!(nested(&[0, 0], &[0, 4], &[4, 9]).is_empty());
         assert!(crossing(&[0, 0], &[0, 4], &[4, 9]).is_empty());
     }
 
@@ -379,7 +365,7 @@ mod tests {
         };
         let (problem, _) = perfect(&options, 7);
         let instance = Instance::new(&problem, 1 << 20);
-        let filled = fill(&problem, &instance);
+        let filled = members(&problem, &instance).filled;
         assert!(!filled.is_empty(), "a little slack");
         assert_eq!(filled[0].shape, Shape::Nested);
         for filled in &filled {
@@ -396,6 +382,8 @@ mod tests {
             7,
         )
         .0;
-        assert!(fill(&full, &Instance::new(&full, 1 << 20)).is_empty());
+        assert!(members(&full, &Instance::new(&full, 1 << 20))
+            .filled
+            .is_empty());
     }
 }
