@@ -12,11 +12,12 @@ import telamalloc
 from conftest import DATA
 
 # A perfect packing with pieces removed (effort-validation's
-# `perfect.guillotine.central.n350.r14.s20003`: `telamalloc gen perfect --style guillotine --cuts
-# central --buffers 350 --remove 14 --seed 20003 --alignment 1024 --horizon 1024`): feasible at
-# its capacity, and the search leaves it undecided for well over 20 s (30 s, 637,395 nodes, on
-# this project's 2-core machine on 2026-11-24). The one before (mixed, 250 buffers, 10 removed,
-# seed 305) is decided in 0.1 s since slack filling.
+# `perfect.guillotine.edge.n450.r18.s20003`: `telamalloc gen perfect --style guillotine --cuts
+# edge --buffers 450 --remove 18 --seed 20003 --alignment 1024 --horizon 1024`): feasible at
+# its capacity, and the search leaves it undecided for well over 20 s (30 s, 551,975 nodes with
+# 2 threads, on this project's 2-core machine on 2026-11-24). The ones before (mixed, 250
+# buffers, 10 removed, seed 305; then guillotine, central cuts, 350 buffers, 14 removed, seed
+# 20003) are decided in under a second since slack filling and its cut by amount.
 HARD = DATA / "hard.1048576.csv"
 
 CHILD = r"""

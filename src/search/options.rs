@@ -76,9 +76,9 @@ pub struct SearchOptions {
     /// Restarts over a portfolio of policies with growing node budgets (off: one complete run of
     /// the first policy).
     pub restarts: bool,
-    /// Slack filling: on a nearly full problem (at most 5% slack, no fixed buffers, no gaps),
-    /// also search restrictions whose phantom buffers fill every section's slack (two fixed
-    /// cuts and a lottery of drawn ones), first in each restart round at one policy's share
+    /// Slack filling: on a nearly full problem (at most 8% slack, no fixed buffers, no gaps),
+    /// also search restrictions whose phantom buffers fill every section's slack (up to three
+    /// fixed cuts and a lottery of drawn ones), first in each restart round at one policy's share
     /// each (see `search::slack_fill`). Needs `restarts`.
     pub slack_fill: bool,
     /// The restart schedule.
