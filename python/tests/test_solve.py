@@ -182,7 +182,12 @@ def test_learned_uses_the_built_in_model_from_any_directory(tmp_path, monkeypatc
     result = telamalloc.solve(problem, policy="learned", timeout=60)
     assert result.solved, result.message
     assert result.warnings == []
-    assert sorted(result.stats["portfolio"]) == ["TAW", "TWA", "WAT", "learned"]
+    # The learned policy and its head's strategies, after the slack-filling members (K has 5.6%
+    # slack).
+    assert sorted(result.stats["portfolio"]) == [
+        "TAW", "TWA", "WAT", "learned",
+        "slack-fill", "slack-fill-draw", "slack-fill-fifo", "slack-fill-match",
+    ]
     assert telamalloc.validate(problem, result)
     named = telamalloc.solve(problem, policy=str(REPO / "models" / "policy.json"), timeout=60)
     assert named.offsets.tolist() == result.offsets.tolist()
