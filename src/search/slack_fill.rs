@@ -9,8 +9,9 @@
 //! the holes' shapes ([`Shape`]): nested bands, level by level, as holes nested in time would
 //! give; pieces matched by amount, as rectangular holes give (each closes the slack it opened);
 //! first-in-first-out pieces, as holes that overlap in time would; and random cuts, a new one
-//! for each run of a lottery member ([`Drawer`]), half of them matched by amount where they can
-//! be, since a cut that matches the holes is decided in about one node per buffer.
+//! for each run of a lottery member ([`Drawer`]), some matched by amount where they can be and
+//! some letting a hole end where another starts (which the profile shows only as their
+//! difference), since a cut that matches the holes is decided in about one node per buffer.
 //!
 //! It is a restriction, not a reformulation: a layout of the filled problem, phantoms dropped,
 //! is a layout of the problem, but the holes of every layout need not take the phantoms'
@@ -177,14 +178,23 @@ pub(crate) struct Drawer<'p> {
 
 impl<'p> Drawer<'p> {
     /// Draw number `draw`: each fall of the slack profile closes open slack chosen by a hash
-    /// of the draw and the fall (the same draw gives the same shape). Even draws choose among
-    /// the open slacks of the fall's own amount when there are any (rectangular holes; two
-    /// holes of one size opened at different times are what the by-amount cut can get wrong),
-    /// odd draws among all.
+    /// of the draw and the fall (the same draw gives the same shape). Every third draw (number
+    /// 2, 5, 8, ...) also lets holes end where others start ([`swapping`]). Of the others, even
+    /// draws choose among the open slacks of the fall's own amount when there are any
+    /// (rectangular holes; two holes of one size opened at different times are what the
+    /// by-amount cut can get wrong), odd draws among all.
     pub(crate) fn draw(&self, draw: u64) -> Filled {
         let mut falls = 0u64;
-        // Even draws close, where they can, open slack of the fall's own amount (a random one
-        // of those); odd draws, and falls no open slack matches, any open slack.
+        if draw % 3 == 2 {
+            let pieces = swapping(&self.slack, self.starts, self.ends, |n| {
+                falls += 1;
+                mix(mix(draw) ^ falls) % n.max(1)
+            });
+            return with_phantoms(self.problem, self.capacity, Shape::Drawn, &pieces);
+        }
+        // The other draws: even ones close, where they can, open slack of the fall's own
+        // amount (a random one of those); odd ones, and falls no open slack matches, any open
+        // slack.
         let by_amount = draw.is_multiple_of(2);
         let pieces = matched(&self.slack, self.starts, self.ends, |open, amount| {
             falls += 1;
@@ -255,6 +265,108 @@ fn by_amount(slack: &[u64], starts: &[u64], ends: &[u64]) -> Vec<(u64, u64, u64)
             })
             .unwrap_or(open.len() - 1)
     })
+}
+
+/// A change of a slack profile at a section boundary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    /// The slack rises by this much.
+    Rise(u64),
+    /// The slack falls by this much.
+    Fall(u64),
+}
+
+/// The rises and falls of a slack profile (arguments as for [`nested`]), in time order: a gap
+/// closes all the slack before it, and so does the end.
+fn steps(slack: &[u64], starts: &[u64], ends: &[u64]) -> Vec<(u64, Step)> {
+    let mut out = Vec::new();
+    let mut level = 0;
+    for s in 0..slack.len() {
+        if s > 0 && ends[s - 1] != starts[s] && level > 0 {
+            out.push((ends[s - 1], Step::Fall(level)));
+            level = 0;
+        }
+        let here = slack[s];
+        if here > level {
+            out.push((starts[s], Step::Rise(here - level)));
+        } else if here < level {
+            out.push((starts[s], Step::Fall(level - here)));
+        }
+        level = here;
+    }
+    if let (Some(&end), true) = (ends.last(), level > 0) {
+        out.push((end, Step::Fall(level)));
+    }
+    out
+}
+
+/// A drawn cut of a slack profile (arguments as for [`nested`]) in which a hole may also end
+/// where another starts, which the profile shows only as their difference; `coin(n)` draws a
+/// number below `n`. At a rise, open slack `a` is closed and `a + rise` opened instead when a
+/// later fall closes exactly `a + rise` (always when no later fall closes the rise alone, else
+/// on a coin flip). At a fall, open slack of the fall's amount is closed when there is some;
+/// else a larger one whose rest a later fall closes, either partly (the rest stays open from
+/// its start) or wholly with the rest reopened here (on a coin flip); else any.
+fn swapping(
+    slack: &[u64],
+    starts: &[u64],
+    ends: &[u64],
+    mut coin: impl FnMut(u64) -> u64,
+) -> Vec<(u64, u64, u64)> {
+    let steps = steps(slack, starts, ends);
+    let mut out = Vec::new();
+    // Open slack in the order it opened: (start time, amount).
+    let mut open: Vec<(u64, u64)> = Vec::new();
+    for (k, &(at, step)) in steps.iter().enumerate() {
+        let later = &steps[k + 1..];
+        let closes_later = |amount: u64| later.iter().any(|&(_, s)| s == Step::Fall(amount));
+        let mut fall = match step {
+            Step::Rise(rise) => {
+                let swaps: Vec<usize> = (0..open.len())
+                    .filter(|&i| closes_later(open[i].1 + rise))
+                    .collect();
+                if !swaps.is_empty() && (!closes_later(rise) || coin(2) == 0) {
+                    let i = swaps[coin(swaps.len() as u64) as usize];
+                    let (start, amount) = open.remove(i);
+                    out.push((start, at, amount));
+                    open.push((at, amount + rise));
+                } else {
+                    open.push((at, rise));
+                }
+                continue;
+            }
+            Step::Fall(fall) => fall,
+        };
+        while fall > 0 && !open.is_empty() {
+            let pick = |keep: &dyn Fn(u64) -> bool| -> Vec<usize> {
+                (0..open.len()).filter(|&i| keep(open[i].1)).collect()
+            };
+            let exact = pick(&|a| a == fall);
+            let larger = pick(&|a| a > fall && closes_later(a - fall));
+            let i = if !exact.is_empty() {
+                exact[coin(exact.len() as u64) as usize]
+            } else if !larger.is_empty() {
+                let i = larger[coin(larger.len() as u64) as usize];
+                if coin(2) == 0 {
+                    let (start, amount) = open.remove(i);
+                    out.push((start, at, amount));
+                    open.push((at, amount - fall));
+                    break;
+                }
+                i
+            } else {
+                coin(open.len() as u64) as usize
+            };
+            let taken = open[i].1.min(fall);
+            out.push((open[i].0, at, taken));
+            fall -= taken;
+            open[i].1 -= taken;
+            if open[i].1 == 0 {
+                open.remove(i);
+            }
+        }
+    }
+    out
 }
 
 /// Cuts a slack profile (arguments as for [`nested`]) by matching falls to open slack: at each
@@ -378,6 +490,40 @@ mod tests {
         pieces.sort();
         assert_eq!(pieces, [(0, 6, 5), (2, 6, 3), (4, 9, 1)]);
         assert_eq!(nested(&slack, &starts, &ends).len(), 4);
+    }
+
+    #[test]
+    fn a_swapping_draw_lets_a_hole_end_where_another_starts() {
+        // 3 over [0,4), then 5 over [4,8): the profile rises by 2 at 4.
+        let (starts, ends) = ([0, 4], [4, 8]);
+        let slack = [3, 5];
+        for seed in 0..8u64 {
+            let mut n = 0;
+            let mut pieces = swapping(&slack, &starts, &ends, |k| {
+                n += 1;
+                mix(seed ^ n) % k
+            });
+            pieces.sort();
+            assert_eq!(pieces, [(0, 4, 3), (4, 8, 5)], "seed {seed}");
+        }
+        // The nested bands keep the first hole open to the end.
+        let mut bands = nested(&slack, &starts, &ends);
+        bands.sort();
+        assert_eq!(bands, [(0, 8, 3), (4, 8, 2)]);
+        // Any draw fills the profile exactly.
+        let (starts, ends) = ([0, 2, 4, 6, 9], [2, 4, 6, 9, 12]);
+        let slack = [4, 6, 3, 7, 2];
+        for seed in 0..32u64 {
+            let mut n = 0;
+            let pieces = swapping(&slack, &starts, &ends, |k| {
+                n += 1;
+                mix(seed ^ n) % k
+            });
+            assert_eq!(profile(&pieces, &starts), slack, "seed {seed}");
+            assert!(pieces
+                .iter()
+                .all(|&(lower, upper, size)| lower < upper && size > 0));
+        }
     }
 
     #[test]
