@@ -14,7 +14,7 @@ from conftest import DATA
 # A perfect packing with pieces removed (effort-validation's
 # `perfect.guillotine.edge.n450.r18.s20003`: `telamalloc gen perfect --style guillotine --cuts
 # edge --buffers 450 --remove 18 --seed 20003 --alignment 1024 --horizon 1024`): feasible at
-# its capacity, and the search leaves it undecided for well over 20 s (30 s, 551,975 nodes with
+# its capacity, and the search leaves it undecided for well over 20 s (30 s, 597,678 nodes with
 # 2 threads, on this project's 2-core machine on 2026-11-24). The ones before (mixed, 250
 # buffers, 10 removed, seed 305; then guillotine, central cuts, 350 buffers, 14 removed, seed
 # 20003) are decided in under a second since slack filling and its cut by amount.
