@@ -22,7 +22,7 @@
 use super::instance::Instance;
 use super::policy::mix;
 use crate::problem::{Buffer, Problem};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 /// The most slack, as a share of the capacity over the time the sections cover, for which the
 /// problem is filled: the problems it helps are nearly full (perfect packings with 1-4% of
@@ -184,30 +184,29 @@ impl<'p> Drawer<'p> {
     /// (rectangular holes; two holes of one size opened at different times are what the
     /// by-amount cut can get wrong), odd draws among all.
     pub(crate) fn draw(&self, draw: u64) -> Filled {
-        let mut falls = 0u64;
-        if draw % 3 == 2 {
-            let pieces = swapping(&self.slack, self.starts, self.ends, |n| {
-                falls += 1;
-                mix(mix(draw) ^ falls) % n.max(1)
-            });
-            return with_phantoms(self.problem, self.capacity, Shape::Drawn, &pieces);
-        }
-        // The other draws: even ones close, where they can, open slack of the fall's own
-        // amount (a random one of those); odd ones, and falls no open slack matches, any open
-        // slack.
-        let by_amount = draw.is_multiple_of(2);
-        let pieces = matched(&self.slack, self.starts, self.ends, |open, amount| {
-            falls += 1;
-            let h = mix(mix(draw) ^ falls);
-            let exact: Vec<usize> = (0..open.len())
-                .filter(|&i| by_amount && open[i].1 == amount)
-                .collect();
-            if exact.is_empty() {
-                (h % open.len() as u64) as usize
-            } else {
-                exact[(h % exact.len() as u64) as usize]
-            }
-        });
+        // A number below `n`, from a hash of the draw and how many came before it.
+        let mut coins = 0u64;
+        let mut coin = |n: u64| {
+            coins += 1;
+            mix(mix(draw) ^ coins) % n.max(1)
+        };
+        let pieces = if draw % 3 == 2 {
+            swapping(&self.slack, self.starts, self.ends, coin)
+        } else {
+            // Even draws close, where they can, open slack of the fall's own amount (a random
+            // one of those); odd ones, and falls no open slack matches, any open slack.
+            let by_amount = draw.is_multiple_of(2);
+            matched(&self.slack, self.starts, self.ends, |open, amount| {
+                let exact: Vec<usize> = (0..open.len())
+                    .filter(|&i| by_amount && open[i].1 == amount)
+                    .collect();
+                if exact.is_empty() {
+                    coin(open.len() as u64) as usize
+                } else {
+                    exact[coin(exact.len() as u64) as usize]
+                }
+            })
+        };
         with_phantoms(self.problem, self.capacity, Shape::Drawn, &pieces)
     }
 }
@@ -314,12 +313,23 @@ fn swapping(
     mut coin: impl FnMut(u64) -> u64,
 ) -> Vec<(u64, u64, u64)> {
     let steps = steps(slack, starts, ends);
+    // How many falls of each amount are still ahead (a step's own fall is taken out as it comes).
+    let mut falls_ahead: HashMap<u64, usize> = HashMap::new();
+    for &(_, step) in &steps {
+        if let Step::Fall(fall) = step {
+            *falls_ahead.entry(fall).or_default() += 1;
+        }
+    }
     let mut out = Vec::new();
     // Open slack in the order it opened: (start time, amount).
-    let mut open: Vec<(u64, u64)> = Vec::new();
-    for (k, &(at, step)) in steps.iter().enumerate() {
-        let later = &steps[k + 1..];
-        let closes_later = |amount: u64| later.iter().any(|&(_, s)| s == Step::Fall(amount));
+    let mut open: VecDeque<(u64, u64)> = VecDeque::new();
+    for (at, step) in steps {
+        if let Step::Fall(fall) = step {
+            if let Some(count) = falls_ahead.get_mut(&fall) {
+                *count -= 1;
+            }
+        }
+        let closes_later = |amount: u64| falls_ahead.get(&amount).is_some_and(|&n| n > 0);
         let mut fall = match step {
             Step::Rise(rise) => {
                 let swaps: Vec<usize> = (0..open.len())
@@ -327,11 +337,11 @@ fn swapping(
                     .collect();
                 if !swaps.is_empty() && (!closes_later(rise) || coin(2) == 0) {
                     let i = swaps[coin(swaps.len() as u64) as usize];
-                    let (start, amount) = open.remove(i);
-                    out.push((start, at, amount));
-                    open.push((at, amount + rise));
+                    let amount = open[i].1;
+                    close_part(&mut open, i, (at, amount), &mut out);
+                    open.push_back((at, amount + rise));
                 } else {
-                    open.push((at, rise));
+                    open.push_back((at, rise));
                 }
                 continue;
             }
@@ -348,25 +358,38 @@ fn swapping(
             } else if !larger.is_empty() {
                 let i = larger[coin(larger.len() as u64) as usize];
                 if coin(2) == 0 {
-                    let (start, amount) = open.remove(i);
-                    out.push((start, at, amount));
-                    open.push((at, amount - fall));
+                    let amount = open[i].1;
+                    close_part(&mut open, i, (at, amount), &mut out);
+                    open.push_back((at, amount - fall));
                     break;
                 }
                 i
             } else {
                 coin(open.len() as u64) as usize
             };
-            let taken = open[i].1.min(fall);
-            out.push((open[i].0, at, taken));
-            fall -= taken;
-            open[i].1 -= taken;
-            if open[i].1 == 0 {
-                open.remove(i);
-            }
+            fall -= close_part(&mut open, i, (at, fall), &mut out);
         }
     }
     out
+}
+
+/// Closes at most `amount` of open slack `i` at time `at` as a phantom added to `out` (the
+/// slack leaves `open` once all of it is closed); returns the amount closed.
+fn close_part(
+    open: &mut VecDeque<(u64, u64)>,
+    i: usize,
+    (at, amount): (u64, u64),
+    out: &mut Vec<(u64, u64, u64)>,
+) -> u64 {
+    let (start, size) = open[i];
+    let taken = size.min(amount);
+    out.push((start, at, taken));
+    if taken == size {
+        open.remove(i);
+    } else {
+        open[i].1 -= taken;
+    }
+    taken
 }
 
 /// Cuts a slack profile (arguments as for [`nested`]) by matching falls to open slack: at each
@@ -382,35 +405,16 @@ fn matched(
     let mut out = Vec::new();
     // Open slack, earliest first: (start time, amount); the amounts add up to the level.
     let mut open: VecDeque<(u64, u64)> = VecDeque::new();
-    let mut close = |open: &mut VecDeque<(u64, u64)>, at: u64, mut amount: u64| {
-        while amount > 0 && !open.is_empty() {
-            let i = pick(open, amount).min(open.len() - 1);
-            let chosen = &mut open[i];
-            let taken = chosen.1.min(amount);
-            out.push((chosen.0, at, taken));
-            amount -= taken;
-            chosen.1 -= taken;
-            if chosen.1 == 0 {
-                open.remove(i);
+    for (at, step) in steps(slack, starts, ends) {
+        match step {
+            Step::Rise(rise) => open.push_back((at, rise)),
+            Step::Fall(mut fall) => {
+                while fall > 0 && !open.is_empty() {
+                    let i = pick(&open, fall).min(open.len() - 1);
+                    fall -= close_part(&mut open, i, (at, fall), &mut out);
+                }
             }
         }
-    };
-    let mut level = 0;
-    for s in 0..slack.len() {
-        if s > 0 && ends[s - 1] != starts[s] {
-            close(&mut open, ends[s - 1], level);
-            level = 0;
-        }
-        let here = slack[s];
-        if here > level {
-            open.push_back((starts[s], here - level));
-        } else if here < level {
-            close(&mut open, starts[s], level - here);
-        }
-        level = here;
-    }
-    if let Some(&end) = ends.last() {
-        close(&mut open, end, level);
     }
     out
 }
@@ -418,6 +422,22 @@ fn matched(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::generate::{perfect, CutStyle, PerfectOptions};
+
+    /// A perfect packing at capacity 2^20 (horizon 1000, alignment 1024) of `buffers` in
+    /// `style`, `remove` pieces removed, from `seed`.
+    fn packing(style: CutStyle, buffers: usize, remove: usize, seed: u64) -> Problem {
+        let options = PerfectOptions {
+            capacity: 1 << 20,
+            horizon: 1000,
+            buffers,
+            style,
+            remove,
+            alignment: 1024,
+            cuts: Default::default(),
+        };
+        perfect(&options, seed).0
+    }
 
     /// Over each section, the sizes of the phantoms live there.
     fn profile(phantoms: &[(u64, u64, u64)], starts: &[u64]) -> Vec<u64> {
@@ -528,17 +548,7 @@ mod tests {
 
     #[test]
     fn every_draw_fills_the_whole_slack_and_a_draw_repeats() {
-        use crate::generate::{perfect, CutStyle, PerfectOptions};
-        let options = PerfectOptions {
-            capacity: 1 << 20,
-            horizon: 1000,
-            buffers: 200,
-            style: CutStyle::Mixed,
-            remove: 8,
-            alignment: 1024,
-            cuts: Default::default(),
-        };
-        let (problem, _) = perfect(&options, 11);
+        let problem = packing(CutStyle::Mixed, 200, 8, 11);
         let instance = Instance::new(&problem, 1 << 20);
         let drawer = members(&problem, &instance)
             .drawer
@@ -578,17 +588,7 @@ mod tests {
 
     #[test]
     fn a_perfect_packing_with_a_piece_removed_is_filled_back() {
-        use crate::generate::{perfect, CutStyle, PerfectOptions};
-        let options = PerfectOptions {
-            capacity: 1 << 20,
-            horizon: 1000,
-            buffers: 100,
-            style: CutStyle::Guillotine,
-            remove: 1,
-            alignment: 1024,
-            cuts: Default::default(),
-        };
-        let (problem, _) = perfect(&options, 7);
+        let problem = packing(CutStyle::Guillotine, 100, 1, 7);
         let instance = Instance::new(&problem, 1 << 20);
         let filled = members(&problem, &instance).filled;
         assert!(!filled.is_empty(), "a little slack");
@@ -599,14 +599,7 @@ mod tests {
             assert!(filled.instance.totals.iter().all(|&t| t == 1 << 20));
         }
         // A full packing has nothing to fill.
-        let full = perfect(
-            &PerfectOptions {
-                remove: 0,
-                ..options
-            },
-            7,
-        )
-        .0;
+        let full = packing(CutStyle::Guillotine, 100, 0, 7);
         assert!(members(&full, &Instance::new(&full, 1 << 20))
             .filled
             .is_empty());
