@@ -281,12 +281,12 @@ pub fn run(
         .iter()
         .map(|filled| filled.instance.free.len())
         .fold(instance.free.len(), usize::max)
-        // A drawn problem has at most two phantoms per section (a rise and a fall each).
-        .max(
-            settings
-                .drawer
-                .map_or(0, |_| instance.free.len() + 2 * instance.members.len()),
-        );
+        // A drawn problem's phantoms: each closes an opened slack (at most one opened per step
+        // of the slack profile, a swap included) or ends a fall, and the profile steps at most
+        // at each section's start and at the end.
+        .max(settings.drawer.map_or(0, |_| {
+            instance.free.len() + 2 * (instance.members.len() + 1)
+        }));
     on_stack_for(depth, || {
         run_here(instance, options, policies, settings, stats)
     })
