@@ -2,6 +2,7 @@
 //! reads (the feature layouts and the solve logs) and what it writes (the model file). Anything
 //! the trainer uses comes from here, so a change to the contract shows in one place.
 
+pub use crate::learned::hole_model::{HoleModel, HOLE_MODEL_FORMAT, HOLE_MODEL_FORMAT_VERSION};
 pub use crate::learned::{
     is_strategy_name, DenseLayer, ModelError, ModelFile, Network, Normalisation, PortfolioHead,
     PortfolioNetwork, ShareSchedule, TrainingInfo, MAX_LEAD, MODEL_FORMAT, MODEL_FORMAT_VERSION,
@@ -9,6 +10,9 @@ pub use crate::learned::{
 pub use crate::search::features::{
     CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION, NODE_FEATURES, PROBLEM_FEATURES,
     PROBLEM_FEATURE_SCHEMA_VERSION,
+};
+pub use crate::search::hole_walk::{
+    HoleChoice, MoveFeatures, HOLE_FEATURES, HOLE_FEATURE_SCHEMA_VERSION,
 };
 pub use crate::search::schedule::budget as round_budget;
 pub use crate::search::Schedule;
@@ -23,4 +27,17 @@ pub fn problem_features(problem: &crate::Problem, capacity: u64) -> [f32; PROBLE
     crate::search::RootNode::new(problem, capacity)
         .problem_view()
         .features()
+}
+
+/// The choices of the slack-filling walk ([`crate::learned::HoleModel`]'s moves) that cuts the
+/// slack profile of `problem` (at its capacity; it must pass [`crate::Problem::check`]) into
+/// exactly `holes`, `(lower, upper, size)` each: the examples the hole-shape model is trained
+/// on, where `holes` are the pieces removed from a generated perfect packing. None when the
+/// problem has no capacity, a section is over it, or no walk gives those holes.
+pub fn hole_choices(
+    problem: &crate::Problem,
+    holes: &[(u64, u64, u64)],
+) -> Option<Vec<HoleChoice>> {
+    let instance = crate::search::instance::Instance::new(problem, problem.capacity?);
+    crate::search::hole_walk::truth_of(&instance, holes)
 }

@@ -9,7 +9,10 @@
 //! - [`portfolio_head`]: [`PortfolioRanker`], a [`StrategyRanker`](crate::search::StrategyRanker)
 //!   that orders a portfolio per problem;
 //! - [`cpsat_gate`]: [`CpSatGate`], a logistic model that sets CP-SAT's share of the work per
-//!   problem when it runs beside the search (`models/cpsat_gate.json`, compiled in).
+//!   problem when it runs beside the search (`models/cpsat_gate.json`, compiled in);
+//! - [`hole_model`]: [`HoleModel`], a linear score over the ways a hole can end or start at a
+//!   step of a slack profile, which guides the slack-filling lottery's draws
+//!   (`models/hole_shapes.json`, compiled in).
 //!
 //! The shipped model (`models/policy.json`) is compiled in ([`BUILT_IN_MODEL`],
 //! [`ModelFile::built_in`]): `--policy learned` needs no file and works from any directory.
@@ -30,12 +33,14 @@
 //! ```
 
 pub mod cpsat_gate;
+pub mod hole_model;
 pub mod model_file;
 pub mod network;
 pub mod node_policy;
 pub mod portfolio_head;
 
 pub use cpsat_gate::CpSatGate;
+pub use hole_model::HoleModel;
 pub use model_file::{
     is_strategy_name, DenseLayer, ModelError, ModelFile, Normalisation, PortfolioHead,
     ShareSchedule, TrainingInfo, BUILT_IN_MODEL, DEFAULT_MODEL_PATH, MAX_LEAD, MODEL_FORMAT,

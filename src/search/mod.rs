@@ -14,6 +14,7 @@ mod dfs;
 pub(crate) mod edge_finding;
 pub mod external;
 pub mod features;
+pub(crate) mod hole_walk;
 pub(crate) mod instance;
 pub(crate) mod max_tree;
 pub mod observer;
@@ -23,6 +24,7 @@ mod portfolio;
 pub mod root;
 pub mod schedule;
 mod slack_fill;
+mod slack_profile;
 pub(crate) mod state;
 pub mod stats;
 pub mod strategy;
@@ -95,6 +97,10 @@ pub(crate) struct FitRequest<'a> {
     /// One more member of the portfolio (with restarts on), run before or after the policies of
     /// a round as it asks, at its share of the work.
     pub(crate) external: Option<&'a dyn ExternalMember>,
+    /// The weights of the learned hole-shape model (see `hole_walk`), by which the
+    /// slack-filling lottery draws its cuts; None: its hand-made draws. The front door gives
+    /// the compiled-in model's when `learned_holes` is on.
+    pub(crate) hole_model: Option<&'a [f32]>,
 }
 
 /// Fits `problem` (which passed [`Problem::check`]) under `capacity` with `portfolio`, or proves
@@ -114,6 +120,7 @@ pub(crate) fn fit(
         cancel,
         mut observer,
         external,
+        hole_model,
     } = request;
     if portfolio.policies.is_empty() {
         // Nothing to run would never decide: an empty portfolio means the default one (seed 0:
@@ -152,6 +159,7 @@ pub(crate) fn fit(
                 cancel,
                 observer: None,
                 external: None,
+                hole_model,
             };
             hint_dive(problem, capacity, dive)
         }
@@ -191,7 +199,7 @@ pub(crate) fn fit(
                 stats.weights = weights.clone();
                 // Not once the time is up: filling builds an instance per shape.
                 let members = if options.slack_fill && options.restarts && !stop.passed() {
-                    slack_fill::members(problem, &instance)
+                    slack_fill::members(problem, &instance, hole_model)
                 } else {
                     slack_fill::Members::none()
                 };

@@ -81,6 +81,10 @@ pub struct SearchOptions {
     /// fixed cuts and a lottery of drawn ones), first in each restart round at one policy's share
     /// each (see `search::slack_fill`). Needs `restarts`.
     pub slack_fill: bool,
+    /// With `slack_fill`: the lottery draws its cuts move by move with the learned hole-shape
+    /// model ([`crate::learned::HoleModel`], `models/hole_shapes.json`) instead of its hand-made
+    /// rules.
+    pub learned_holes: bool,
     /// The restart schedule.
     pub schedule: Schedule,
     /// When a strategy ranker (a learned portfolio head) plans the portfolio for the problem,
@@ -125,6 +129,7 @@ impl Default for SearchOptions {
             major_backtrack: false,
             restarts: true,
             slack_fill: true,
+            learned_holes: true,
             schedule: Schedule::Luby,
             portfolio_shares: true,
             heuristic_first: true,
@@ -185,7 +190,7 @@ macro_rules! switch {
 }
 
 /// Every switch of [`SearchOptions`], in the order of the ablation table.
-pub const SWITCHES: [Switch; 22] = [
+pub const SWITCHES: [Switch; 23] = [
     switch!(
         "canonical",
         canonical,
@@ -270,6 +275,11 @@ pub const SWITCHES: [Switch; 22] = [
         "slack-fill",
         slack_fill,
         "on nearly full problems, also search a restriction whose phantom buffers fill the slack"
+    ),
+    switch!(
+        "learned-holes",
+        learned_holes,
+        "with slack-fill: the lottery's cuts drawn by the learned hole-shape model"
     ),
     switch!(
         "portfolio-shares",

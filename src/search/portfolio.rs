@@ -282,8 +282,9 @@ pub fn run(
         .map(|filled| filled.instance.free.len())
         .fold(instance.free.len(), usize::max)
         // A drawn problem's phantoms: each closes an opened slack (at most one opened per step
-        // of the slack profile, a swap included) or ends a fall, and the profile steps at most
-        // at each section's start and at the end.
+        // of the slack profile, a swap or a learned walk's reopen included) or ends a fall
+        // partly (at most once per step), and the profile steps at most at each section's
+        // start and at the end.
         .max(settings.drawer.map_or(0, |_| {
             instance.free.len() + 2 * (instance.members.len() + 1)
         }));
@@ -837,7 +838,7 @@ mod tests {
     fn a_filled_problems_layout_is_the_problems_without_the_phantoms() {
         let problem = slack_packing();
         let instance = Instance::new(&problem, 1 << 20);
-        let filled = crate::search::slack_fill::members(&problem, &instance).filled;
+        let filled = crate::search::slack_fill::members(&problem, &instance, None).filled;
         assert!(
             filled[0].instance.sizes.len() > problem.len(),
             "phantoms added"

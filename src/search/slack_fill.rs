@@ -9,9 +9,11 @@
 //! the holes' shapes ([`Shape`]): nested bands, level by level, as holes nested in time would
 //! give; pieces matched by amount, as rectangular holes give (each closes the slack it opened);
 //! first-in-first-out pieces, as holes that overlap in time would; and random cuts, a new one
-//! for each run of a lottery member ([`Drawer`]), some matched by amount where they can be and
-//! some letting a hole end where another starts (which the profile shows only as their
-//! difference), since a cut that matches the holes is decided in about one node per buffer.
+//! for each run of a lottery member ([`Drawer`]), since a cut that matches the holes is decided
+//! in about one node per buffer. The lottery draws each cut move by move with the learned
+//! hole-shape model ([`super::hole_walk`], switch `learned-holes`) or, without it, by hand-made
+//! rules: some draws matched by amount where they can be, some letting a hole end where another
+//! starts (which the profile shows only as their difference).
 //!
 //! It is a restriction, not a reformulation: a layout of the filled problem, phantoms dropped,
 //! is a layout of the problem, but the holes of every layout need not take the phantoms'
@@ -19,8 +21,10 @@
 //! each as one more member of its rounds (first in each, at one policy's share), whose
 //! exhausted run only retires it (or, for the lottery, ends that draw).
 
+use super::hole_walk;
 use super::instance::Instance;
 use super::policy::mix;
+use super::slack_profile::{close_part, steps, Step};
 use crate::problem::{Buffer, Problem};
 use std::collections::{HashMap, VecDeque};
 
@@ -96,7 +100,11 @@ impl Members<'_> {
 /// The slack-filling members of `problem` (whose search instance is `instance`), if it
 /// qualifies: no fixed buffers and no gaps (a phantom would have to avoid them), some slack,
 /// and at most [`MAX_SLACK_SHARE`] of it. None otherwise.
-pub(crate) fn members<'p>(problem: &'p Problem, instance: &'p Instance) -> Members<'p> {
+pub(crate) fn members<'p>(
+    problem: &'p Problem,
+    instance: &'p Instance,
+    hole_model: Option<&'p [f32]>,
+) -> Members<'p> {
     let Some(slack) = small_slack(problem, instance) else {
         return Members::none();
     };
@@ -138,6 +146,7 @@ pub(crate) fn members<'p>(problem: &'p Problem, instance: &'p Instance) -> Membe
             slack,
             starts,
             ends,
+            hole_model,
         }),
     }
 }
@@ -174,15 +183,19 @@ pub(crate) struct Drawer<'p> {
     slack: Vec<u64>,
     starts: &'p [u64],
     ends: &'p [u64],
+    /// The learned hole-shape model's weights, when its draws are on.
+    hole_model: Option<&'p [f32]>,
 }
 
 impl<'p> Drawer<'p> {
-    /// Draw number `draw`: each fall of the slack profile closes open slack chosen by a hash
-    /// of the draw and the fall (the same draw gives the same shape). Every third draw (number
-    /// 2, 5, 8, ...) also lets holes end where others start ([`swapping`]). Of the others, even
-    /// draws choose among the open slacks of the fall's own amount when there are any
-    /// (rectangular holes; two holes of one size opened at different times are what the
-    /// by-amount cut can get wrong), odd draws among all.
+    /// Draw number `draw`, a cut made from numbers hashed from the draw (the same draw gives
+    /// the same shape). With the learned hole-shape model, every draw is a walk whose moves it
+    /// scores ([`hole_walk::draw`]). Without it, each fall of the slack profile closes open
+    /// slack chosen at random: every third draw (number 2, 5, 8, ...) also lets holes end
+    /// where others start ([`swapping`]); of the others, even draws choose among the open
+    /// slacks of the fall's own amount when there are any (rectangular holes; two holes of one
+    /// size opened at different times are what the by-amount cut can get wrong), odd draws
+    /// among all.
     pub(crate) fn draw(&self, draw: u64) -> Filled {
         // A number below `n`, from a hash of the draw and how many came before it.
         let mut coins = 0u64;
@@ -190,7 +203,12 @@ impl<'p> Drawer<'p> {
             coins += 1;
             mix(mix(draw) ^ coins) % n.max(1)
         };
-        let pieces = if draw % 3 == 2 {
+        let pieces = if let Some(weights) = self.hole_model {
+            let steps = steps(&self.slack, self.starts, self.ends);
+            hole_walk::draw(&steps, weights, || {
+                coin(1 << 53) as f64 / (1u64 << 53) as f64
+            })
+        } else if draw % 3 == 2 {
             swapping(&self.slack, self.starts, self.ends, coin)
         } else {
             // Even draws close, where they can, open slack of the fall's own amount (a random
@@ -266,39 +284,6 @@ fn by_amount(slack: &[u64], starts: &[u64], ends: &[u64]) -> Vec<(u64, u64, u64)
     })
 }
 
-/// A change of a slack profile at a section boundary.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Step {
-    /// The slack rises by this much.
-    Rise(u64),
-    /// The slack falls by this much.
-    Fall(u64),
-}
-
-/// The rises and falls of a slack profile (arguments as for [`nested`]), in time order: a gap
-/// closes all the slack before it, and so does the end.
-fn steps(slack: &[u64], starts: &[u64], ends: &[u64]) -> Vec<(u64, Step)> {
-    let mut out = Vec::new();
-    let mut level = 0;
-    for s in 0..slack.len() {
-        if s > 0 && ends[s - 1] != starts[s] && level > 0 {
-            out.push((ends[s - 1], Step::Fall(level)));
-            level = 0;
-        }
-        let here = slack[s];
-        if here > level {
-            out.push((starts[s], Step::Rise(here - level)));
-        } else if here < level {
-            out.push((starts[s], Step::Fall(level - here)));
-        }
-        level = here;
-    }
-    if let (Some(&end), true) = (ends.last(), level > 0) {
-        out.push((end, Step::Fall(level)));
-    }
-    out
-}
-
 /// A drawn cut of a slack profile (arguments as for [`nested`]) in which a hole may also end
 /// where another starts, which the profile shows only as their difference; `coin(n)` draws a
 /// number below `n`. At a rise, open slack `a` is closed and `a + rise` opened instead when a
@@ -371,25 +356,6 @@ fn swapping(
         }
     }
     out
-}
-
-/// Closes at most `amount` of open slack `i` at time `at` as a phantom added to `out` (the
-/// slack leaves `open` once all of it is closed); returns the amount closed.
-fn close_part(
-    open: &mut VecDeque<(u64, u64)>,
-    i: usize,
-    (at, amount): (u64, u64),
-    out: &mut Vec<(u64, u64, u64)>,
-) -> u64 {
-    let (start, size) = open[i];
-    let taken = size.min(amount);
-    out.push((start, at, taken));
-    if taken == size {
-        open.remove(i);
-    } else {
-        open[i].1 -= taken;
-    }
-    taken
 }
 
 /// Cuts a slack profile (arguments as for [`nested`]) by matching falls to open slack: at each
@@ -550,7 +516,14 @@ mod tests {
     fn every_draw_fills_the_whole_slack_and_a_draw_repeats() {
         let problem = packing(CutStyle::Mixed, 200, 8, 11);
         let instance = Instance::new(&problem, 1 << 20);
-        let drawer = members(&problem, &instance)
+        let learned = crate::learned::HoleModel::built_in().weights.as_slice();
+        for hole_model in [None, Some(learned)] {
+            every_draw_fills(&problem, &instance, hole_model);
+        }
+    }
+
+    fn every_draw_fills(problem: &Problem, instance: &Instance, hole_model: Option<&[f32]>) {
+        let drawer = members(problem, instance, hole_model)
             .drawer
             .expect("slack cut more than one way");
         let phantoms = |filled: &Filled| -> Vec<(u64, u64, u64)> {
@@ -577,7 +550,7 @@ mod tests {
             );
             shapes.insert(phantoms(&filled));
         }
-        assert!(shapes.len() > 1, "the draws differ");
+        assert!(shapes.len() > 1, "the draws differ ({hole_model:?})");
     }
 
     #[test]
@@ -590,7 +563,7 @@ mod tests {
     fn a_perfect_packing_with_a_piece_removed_is_filled_back() {
         let problem = packing(CutStyle::Guillotine, 100, 1, 7);
         let instance = Instance::new(&problem, 1 << 20);
-        let filled = members(&problem, &instance).filled;
+        let filled = members(&problem, &instance, None).filled;
         assert!(!filled.is_empty(), "a little slack");
         assert_eq!(filled[0].shape, Shape::Nested);
         for filled in &filled {
@@ -600,7 +573,7 @@ mod tests {
         }
         // A full packing has nothing to fill.
         let full = packing(CutStyle::Guillotine, 100, 0, 7);
-        assert!(members(&full, &Instance::new(&full, 1 << 20))
+        assert!(members(&full, &Instance::new(&full, 1 << 20), None)
             .filled
             .is_empty());
     }

@@ -64,6 +64,7 @@ pub(crate) fn minimize(
             cancel,
             observer: None,
             external: None,
+            hole_model: crate::learned::hole_model::lottery_weights(options),
         };
         let result = search::fit(problem, capacity, portfolio(), request);
         stats.add(&result.stats);

@@ -535,6 +535,7 @@ impl Solver {
             cancel: self.cancel.as_deref(),
             observer: observer.map(|o| o as &mut dyn SearchObserver),
             external: member.as_ref().map(|m| m as &dyn ExternalMember),
+            hole_model: crate::learned::hole_model::lottery_weights(&self.options),
         };
         let result = search::fit(problem, capacity, portfolio, request);
         if let Some(member) = member {

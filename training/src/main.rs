@@ -9,11 +9,14 @@
 //!
 //! The first form trains the candidate ranking (and risk) heads; the second adds the
 //! per-problem portfolio head (see `portfolio.rs`). `replay` replays round robins of strategies
-//! over strategy races (see `replay_cmd.rs`).
+//! over strategy races (see `replay_cmd.rs`); `cpsat-gate` trains the CP-SAT gate
+//! (`cpsat_gate.rs`) and `hole-shapes` the slack-filling lottery's hole-shape model
+//! (`hole_shapes.rs`).
 
 mod cpsat_gate;
 mod data;
 mod eval;
+mod hole_shapes;
 mod net;
 mod portfolio;
 mod replay_cmd;
@@ -102,6 +105,7 @@ fn main() -> ExitCode {
         Some("portfolio") => portfolio::run(portfolio::PortfolioArgs::parse_from(rest())),
         Some("replay") => replay_cmd::run(replay_cmd::ReplayArgs::parse_from(rest())),
         Some("cpsat-gate") => cpsat_gate::run(cpsat_gate::GateArgs::parse_from(rest())),
+        Some("hole-shapes") => hole_shapes::run(hole_shapes::HoleArgs::parse_from(rest())),
         _ => run(Args::parse()),
     };
     match result {
