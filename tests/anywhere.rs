@@ -148,7 +148,7 @@ fn a_split_outside_the_repository_is_a_clear_error() {
 }
 
 #[test]
-fn version_names_the_crate_version_and_the_built_in_model() {
+fn version_names_the_crate_version_and_the_built_in_models() {
     let version = env!("CARGO_PKG_VERSION");
     let short = telamalloc(["-V"]);
     assert_eq!(short.code, 0, "{}", short.stderr);
@@ -165,6 +165,12 @@ fn version_names_the_crate_version_and_the_built_in_model() {
         "{model}"
     );
     assert!(!model.contains("unusable"), "{model}");
+    let holes = lines.next().expect("a third line");
+    assert!(
+        holes.starts_with("hole-shape model: models/hole_shapes.json built in (FNV-1a ")
+            && holes.ends_with("15 weights, feature schema 1)"),
+        "{holes}"
+    );
 }
 
 #[test]

@@ -68,12 +68,13 @@ enum Command {
     Completions(completions::CompletionsArgs),
 }
 
-/// What `--version` prints after the name: the crate version and which learned model is built in
-/// (`-V` prints the version alone).
+/// What `--version` prints after the name: the crate version and which learned models are built
+/// in (`-V` prints the version alone).
 fn long_version() -> &'static str {
     static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     TEXT.get_or_init(|| {
-        use telamalloc::learned::{ModelFile, BUILT_IN_MODEL, DEFAULT_MODEL_PATH};
+        use telamalloc::learned::hole_model::BUILT_IN_HOLE_MODEL;
+        use telamalloc::learned::{HoleModel, ModelFile, BUILT_IN_MODEL, DEFAULT_MODEL_PATH};
         let model = match ModelFile::built_in() {
             Ok(model) => format!(
                 "{} parameters, feature schema {}, training data {}",
@@ -83,10 +84,16 @@ fn long_version() -> &'static str {
             ),
             Err(e) => format!("unusable: {e}"),
         };
+        let holes = HoleModel::built_in();
         format!(
-            "{}\nlearned model: {DEFAULT_MODEL_PATH} built in (FNV-1a {:016x}; {model})",
+            "{}\nlearned model: {DEFAULT_MODEL_PATH} built in (FNV-1a {:016x}; {model})\n\
+             hole-shape model: models/hole_shapes.json built in (FNV-1a {:016x}; {} weights, \
+             feature schema {})",
             env!("CARGO_PKG_VERSION"),
-            fnv1a(BUILT_IN_MODEL.as_bytes())
+            fnv1a(BUILT_IN_MODEL.as_bytes()),
+            fnv1a(BUILT_IN_HOLE_MODEL.as_bytes()),
+            holes.weights.len(),
+            holes.feature_schema
         )
     })
 }
