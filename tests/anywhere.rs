@@ -69,6 +69,7 @@ fn learned_policy_runs_outside_the_repository() {
         "slack-fill",
         "slack-fill-draw",
         "slack-fill-fifo",
+        "slack-fill-likely",
         "slack-fill-match",
     ];
     assert_eq!(portfolio, expected, "{ran}");

@@ -9,7 +9,7 @@ use telamalloc::{validate, Goal, SearchOptions, Solver, Status};
 
 /// Problem, nodes of the round robin (`fixed/WAT~/TAW~/TWA`, seed 0, with slack filling on A, B,
 /// C and K, the problems with at most 8% slack, its lottery drawn by the learned hole-shape
-/// model) without heuristic-first, and the policy that decides.
+/// model and its most likely cut a member) without heuristic-first, and the policy that decides.
 const EXPECTED: [(&str, u64, &str); 11] = [
     ("A", 161, "slack-fill"),
     ("B", 230, "slack-fill"),
@@ -21,7 +21,7 @@ const EXPECTED: [(&str, u64, &str); 11] = [
     ("H", 3494, "TAW~"),
     ("I", 4926, "TWA"),
     ("J", 1367, "fixed"),
-    ("K", 5931, "slack-fill-draw"),
+    ("K", 7748, "slack-fill-draw"),
 ];
 
 #[test]
@@ -59,16 +59,18 @@ fn the_round_robin_decides_the_hard_set_with_the_recorded_node_counts() {
 }
 
 #[test]
-fn the_hand_made_draws_decide_k_as_recorded_and_the_learned_ones_sooner() {
+fn k_is_decided_as_recorded_under_each_slack_filling_setting() {
     // K is the hard set's one problem with a slack-filling lottery: with the hand-made draws
-    // (`--no learned-holes`) no draw wins and the fixed order decides; a learned draw decides it.
+    // (`--no learned-holes`) no draw wins and the fixed order decides; a learned draw decides
+    // it, sooner without the most likely cut's member (`--no likely-cut`) than with it.
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/challenging/K.1048576.csv");
     let problem = read_problem(&path, None).expect("the repository's copy of the hard set");
-    let solve = |learned_holes| {
+    let solve = |learned_holes, likely_cut| {
         let solver = Solver::new()
             .options(SearchOptions {
                 heuristic_first: false,
                 learned_holes,
+                likely_cut,
                 ..SearchOptions::default()
             })
             .nodes(400_000);
@@ -80,6 +82,7 @@ fn the_hand_made_draws_decide_k_as_recorded_and_the_learned_ones_sooner() {
         let stats = result.search.expect("the search ran");
         (stats.nodes, stats.policy.expect("a deciding policy"))
     };
-    assert_eq!(solve(false), (7725, "fixed".to_string()));
-    assert_eq!(solve(true), (5931, "slack-fill-draw".to_string()));
+    assert_eq!(solve(false, true), (7725, "fixed".to_string()));
+    assert_eq!(solve(true, false), (5931, "slack-fill-draw".to_string()));
+    assert_eq!(solve(true, true), (7748, "slack-fill-draw".to_string()));
 }

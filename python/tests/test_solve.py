@@ -186,7 +186,8 @@ def test_learned_uses_the_built_in_model_from_any_directory(tmp_path, monkeypatc
     # slack).
     assert sorted(result.stats["portfolio"]) == [
         "TAW", "TWA", "WAT", "learned",
-        "slack-fill", "slack-fill-draw", "slack-fill-fifo", "slack-fill-match",
+        "slack-fill", "slack-fill-draw", "slack-fill-fifo", "slack-fill-likely",
+        "slack-fill-match",
     ]
     assert telamalloc.validate(problem, result)
     named = telamalloc.solve(problem, policy=str(REPO / "models" / "policy.json"), timeout=60)

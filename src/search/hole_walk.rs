@@ -293,6 +293,23 @@ pub(crate) fn draw(
     walked.expect("a draw always chooses")
 }
 
+/// The most likely cut of the profile `steps` under `weights`: at each step the move with the
+/// highest score (the first of equals).
+pub(crate) fn most_likely(steps: &[(u64, Step)], weights: &[f32]) -> Vec<(u64, u64, u64)> {
+    let score =
+        |x: &MoveFeatures| -> f64 { x.iter().zip(weights).map(|(a, b)| f64::from(a * b)).sum() };
+    let walked = Walk::new(steps).run(steps, |_, _, _, features| {
+        let mut best = 0;
+        for (i, x) in features.iter().enumerate() {
+            if score(x) > score(&features[best]) {
+                best = i;
+            }
+        }
+        Some(best)
+    });
+    walked.expect("the walk always chooses")
+}
+
 /// The choices of the walk that reproduces `holes` on the slack profile of `instance` (see
 /// [`truth_moves`]); None when a section is over capacity or no walk reproduces them.
 pub(crate) fn truth_of(instance: &Instance, holes: &[(u64, u64, u64)]) -> Option<Vec<HoleChoice>> {

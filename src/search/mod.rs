@@ -199,7 +199,7 @@ pub(crate) fn fit(
                 stats.weights = weights.clone();
                 // Not once the time is up: filling builds an instance per shape.
                 let members = if options.slack_fill && options.restarts && !stop.passed() {
-                    slack_fill::members(problem, &instance, hole_model)
+                    slack_fill::members(problem, &instance, (hole_model, options.likely_cut))
                 } else {
                     slack_fill::Members::none()
                 };

@@ -85,6 +85,9 @@ pub struct SearchOptions {
     /// model ([`crate::learned::HoleModel`], `models/hole_shapes.json`) instead of its hand-made
     /// rules.
     pub learned_holes: bool,
+    /// With `learned_holes`: the model's most likely cut (at each step the move it scores
+    /// highest) is one more fixed slack-filling member, when it differs from the others.
+    pub likely_cut: bool,
     /// The restart schedule.
     pub schedule: Schedule,
     /// When a strategy ranker (a learned portfolio head) plans the portfolio for the problem,
@@ -130,6 +133,7 @@ impl Default for SearchOptions {
             restarts: true,
             slack_fill: true,
             learned_holes: true,
+            likely_cut: true,
             schedule: Schedule::Luby,
             portfolio_shares: true,
             heuristic_first: true,
@@ -190,7 +194,7 @@ macro_rules! switch {
 }
 
 /// Every switch of [`SearchOptions`], in the order of the ablation table.
-pub const SWITCHES: [Switch; 23] = [
+pub const SWITCHES: [Switch; 24] = [
     switch!(
         "canonical",
         canonical,
@@ -280,6 +284,11 @@ pub const SWITCHES: [Switch; 23] = [
         "learned-holes",
         learned_holes,
         "with slack-fill: the lottery's cuts drawn by the learned hole-shape model"
+    ),
+    switch!(
+        "likely-cut",
+        likely_cut,
+        "with learned-holes: also search the hole-shape model's most likely cut"
     ),
     switch!(
         "portfolio-shares",

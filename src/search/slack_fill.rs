@@ -49,6 +49,8 @@ pub(crate) enum Shape {
     /// closes what it opened (the latest such; failing that, the largest open slack within the
     /// fall, then the latest opened).
     Matching,
+    /// The learned hole-shape model's most likely cut: at each step the move it scores highest.
+    Likely,
     /// Drawn: each fall closes open slack chosen at random (seeded by the draw), a new shape for
     /// every run of its member ([`Drawer`]).
     Drawn,
@@ -61,6 +63,7 @@ impl Shape {
             Shape::Nested => "slack-fill",
             Shape::Crossing => "slack-fill-fifo",
             Shape::Matching => "slack-fill-match",
+            Shape::Likely => "slack-fill-likely",
             Shape::Drawn => "slack-fill-draw",
         }
     }
@@ -78,7 +81,8 @@ pub(crate) struct Filled {
 }
 
 /// The slack-filling members of a problem's portfolio: the filled problems of the fixed cuts
-/// (nested, by amount, first in first out), and the lottery's drawer.
+/// (nested, by amount, the learned model's most likely, first in first out), and the lottery's
+/// drawer.
 pub(crate) struct Members<'p> {
     /// The nested cut's filled problem, then the by-amount cut's and the first-in-first-out
     /// cut's, each when it differs from those before it.
@@ -99,11 +103,13 @@ impl Members<'_> {
 
 /// The slack-filling members of `problem` (whose search instance is `instance`), if it
 /// qualifies: no fixed buffers and no gaps (a phantom would have to avoid them), some slack,
-/// and at most [`MAX_SLACK_SHARE`] of it. None otherwise.
+/// and at most [`MAX_SLACK_SHARE`] of it. None otherwise. With the learned hole-shape model's
+/// weights, the lottery draws with them, and with `likely_cut` the model's most likely cut is
+/// one more fixed member.
 pub(crate) fn members<'p>(
     problem: &'p Problem,
     instance: &'p Instance,
-    hole_model: Option<&'p [f32]>,
+    (hole_model, likely_cut): (Option<&'p [f32]>, bool),
 ) -> Members<'p> {
     let Some(slack) = small_slack(problem, instance) else {
         return Members::none();
@@ -112,6 +118,9 @@ pub(crate) fn members<'p>(
     let nested = nested(&slack, starts, ends);
     let crossing = crossing(&slack, starts, ends);
     let by_amount = by_amount(&slack, starts, ends);
+    let likely = hole_model
+        .filter(|_| likely_cut)
+        .map(|weights| hole_walk::most_likely(&steps(&slack, starts, ends), weights));
     let sorted = |cut: &[(u64, u64, u64)]| {
         let mut cut = cut.to_vec();
         cut.sort_unstable();
@@ -129,6 +138,12 @@ pub(crate) fn members<'p>(
             Shape::Matching,
             &by_amount,
         ));
+    }
+    if let Some(likely) = likely {
+        let likely_sorted = sorted(&likely);
+        if ![&nested_sorted, &crossing_sorted, &by_amount_sorted].contains(&&likely_sorted) {
+            filled.push(with_phantoms(problem, capacity, Shape::Likely, &likely));
+        }
     }
     if nested_sorted == crossing_sorted {
         // One cut only: first in, first out and every draw give the nested bands.
@@ -523,7 +538,7 @@ mod tests {
     }
 
     fn every_draw_fills(problem: &Problem, instance: &Instance, hole_model: Option<&[f32]>) {
-        let drawer = members(problem, instance, hole_model)
+        let drawer = members(problem, instance, (hole_model, false))
             .drawer
             .expect("slack cut more than one way");
         let phantoms = |filled: &Filled| -> Vec<(u64, u64, u64)> {
@@ -554,6 +569,34 @@ mod tests {
     }
 
     #[test]
+    fn the_most_likely_cut_is_a_member_of_its_own_when_it_differs() {
+        let learned = crate::learned::HoleModel::built_in().weights.as_slice();
+        let mut with_likely = 0;
+        for seed in 0..24 {
+            let style = [
+                CutStyle::Thin,
+                CutStyle::NonGuillotine,
+                CutStyle::Guillotine,
+            ][seed as usize % 3];
+            let problem = packing(style, 300, 12, seed);
+            let instance = Instance::new(&problem, 1 << 20);
+            let shapes = |switches| -> Vec<Shape> {
+                let members = members(&problem, &instance, switches);
+                for filled in &members.filled {
+                    assert!(filled.instance.totals.iter().all(|&t| t == 1 << 20));
+                }
+                members.filled.iter().map(|f| f.shape).collect()
+            };
+            let on = shapes((Some(learned), true));
+            assert!(!shapes((Some(learned), false)).contains(&Shape::Likely));
+            assert!(!shapes((None, true)).contains(&Shape::Likely));
+            assert!(on.iter().filter(|&&s| s == Shape::Likely).count() <= 1);
+            with_likely += usize::from(on.contains(&Shape::Likely));
+        }
+        assert!(with_likely > 0, "a cut none of the fixed rules makes");
+    }
+
+    #[test]
     fn no_slack_gives_no_phantoms() {
         assert!(nested(&[0, 0], &[0, 4], &[4, 9]).is_empty());
         assert!(crossing(&[0, 0], &[0, 4], &[4, 9]).is_empty());
@@ -563,7 +606,7 @@ mod tests {
     fn a_perfect_packing_with_a_piece_removed_is_filled_back() {
         let problem = packing(CutStyle::Guillotine, 100, 1, 7);
         let instance = Instance::new(&problem, 1 << 20);
-        let filled = members(&problem, &instance, None).filled;
+        let filled = members(&problem, &instance, (None, false)).filled;
         assert!(!filled.is_empty(), "a little slack");
         assert_eq!(filled[0].shape, Shape::Nested);
         for filled in &filled {
@@ -573,8 +616,10 @@ mod tests {
         }
         // A full packing has nothing to fill.
         let full = packing(CutStyle::Guillotine, 100, 0, 7);
-        assert!(members(&full, &Instance::new(&full, 1 << 20), None)
-            .filled
-            .is_empty());
+        assert!(
+            members(&full, &Instance::new(&full, 1 << 20), (None, false))
+                .filled
+                .is_empty()
+        );
     }
 }
