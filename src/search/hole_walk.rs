@@ -454,21 +454,7 @@ mod tests {
     use super::*;
     use crate::generate::{perfect, CutStyle, PerfectOptions};
     use crate::search::policy::mix;
-    use crate::search::slack_profile::steps;
-
-    /// Over each section (starting at `starts`), the sizes of the phantoms live there.
-    fn profile(phantoms: &[(u64, u64, u64)], starts: &[u64]) -> Vec<u64> {
-        starts
-            .iter()
-            .map(|&t| {
-                phantoms
-                    .iter()
-                    .filter(|p| p.0 <= t && t < p.1)
-                    .map(|p| p.2)
-                    .sum()
-            })
-            .collect()
-    }
+    use crate::search::slack_profile::{covered as profile, steps};
 
     /// Draw number `seed` with `weights`.
     fn drawn(steps: &[(u64, Step)], weights: &[f32], seed: u64) -> Vec<(u64, u64, u64)> {

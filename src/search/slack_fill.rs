@@ -404,6 +404,7 @@ fn matched(
 mod tests {
     use super::*;
     use crate::generate::{perfect, CutStyle, PerfectOptions};
+    use crate::search::slack_profile::covered as profile;
 
     /// A perfect packing at capacity 2^20 (horizon 1000, alignment 1024) of `buffers` in
     /// `style`, `remove` pieces removed, from `seed`.
@@ -418,20 +419,6 @@ mod tests {
             cuts: Default::default(),
         };
         perfect(&options, seed).0
-    }
-
-    /// Over each section, the sizes of the phantoms live there.
-    fn profile(phantoms: &[(u64, u64, u64)], starts: &[u64]) -> Vec<u64> {
-        starts
-            .iter()
-            .map(|&t| {
-                phantoms
-                    .iter()
-                    .filter(|&&(lower, upper, _)| lower <= t && t < upper)
-                    .map(|p| p.2)
-                    .sum()
-            })
-            .collect()
     }
 
     #[test]

@@ -56,3 +56,19 @@ pub(crate) fn close_part(
     }
     taken
 }
+
+/// Over each section (starting at `starts`), the sizes of the phantoms `(lower, upper, size)`
+/// live there: a cut of a profile gives back its slack.
+#[cfg(test)]
+pub(crate) fn covered(phantoms: &[(u64, u64, u64)], starts: &[u64]) -> Vec<u64> {
+    starts
+        .iter()
+        .map(|&t| {
+            phantoms
+                .iter()
+                .filter(|&&(lower, upper, _)| lower <= t && t < upper)
+                .map(|p| p.2)
+                .sum()
+        })
+        .collect()
+}
