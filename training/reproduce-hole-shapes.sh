@@ -6,11 +6,13 @@
 #      packing (the generator run again with nothing removed) give the moves of the walk that
 #      cuts its slack profile into them; a linear score over each move's features is fitted to
 #      them, the epoch chosen on effort-validation's;
-#   3. the comparison at 160,000 nodes (machine-independent) with the learned draws on and off,
-#      on validation-tail66 (the 66 effort-validation problems the default of 262ecef left
-#      undecided at 10 s), tight-validation and validation-sample80.
+#   3. the comparison at 160,000 nodes (machine-independent) of the default (learned draws and
+#      the model's most likely cut as a member), the learned draws alone (--no likely-cut) and
+#      the hand-made draws (--no learned-holes), on validation-tail66 (the 66 effort-validation
+#      problems the default of 262ecef left undecided at 10 s), tight-validation and
+#      validation-sample80.
 # Run from the repository root: training/reproduce-hole-shapes.sh [OUT_MODEL]
-# Takes about 45 minutes on the 2-core machine (training under a minute, the rest the races).
+# Takes about an hour on the 2-core machine (training under a minute, the rest the races).
 set -euo pipefail
 out=${1:-models/hole_shapes.json}
 [[ -d datasets/splits/effort-train ]] || datasets/tools/build_effort.py
@@ -22,7 +24,7 @@ root=$PWD
 cargo build --release --quiet  # the model is compiled in
 t=target/release/telamalloc
 for split in validation-tail66 tight-validation validation-sample80; do
-    for variant in "learned:" "hand-made:--no learned-holes"; do
+    for variant in "default:" "no-likely-cut:--no likely-cut" "hand-made:--no learned-holes"; do
         name=${variant%%:*}
         # shellcheck disable=SC2086 # the flags are words
         "$t" eval --split "$split" --policies portfolio --nodes 160000 --threads 2 \
@@ -32,7 +34,7 @@ done
 python3 - <<'PY'
 import json
 for split in ["validation-tail66", "tight-validation", "validation-sample80"]:
-    for name in ["learned", "hand-made"]:
+    for name in ["default", "no-likely-cut", "hand-made"]:
         runs = json.load(open(f"logs/holes/{split}-{name}/eval.json"))
         decided = [r for r in runs if r["status"] != "limit"]
         par2 = sum(r["nodes"] if r["status"] != "limit" else 320000 for r in runs) / len(runs)
