@@ -8,7 +8,7 @@
 //! and the search stays complete. Trained offline (`telamalloc-train cpsat-gate`, burn) on races of
 //! CP-SAT and the round robin; the shipped gate (`models/cpsat_gate.json`) is compiled in.
 
-use super::model_file::{ModelError, Normalisation};
+use super::model_file::{check_feature_layout, check_format, ModelError, Normalisation};
 use crate::search::features::{PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION};
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
@@ -71,26 +71,16 @@ impl CpSatGate {
     /// Checks the format, the feature layout, the shapes and that every number is usable.
     pub fn check(&self) -> Result<(), ModelError> {
         let bad = |what: String| Err(ModelError::Malformed(what));
-        if self.format != GATE_FORMAT {
-            let why = format!("format is '{}', not '{GATE_FORMAT}'", self.format);
-            return Err(ModelError::Invalid(why));
-        }
-        if self.version != GATE_FORMAT_VERSION {
-            return Err(ModelError::Invalid(format!(
-                "gate format version {} (this build reads {GATE_FORMAT_VERSION})",
-                self.version
-            )));
-        }
-        if self.feature_schema != PROBLEM_FEATURE_SCHEMA_VERSION
-            || self
-                .features
-                .iter()
-                .map(String::as_str)
-                .ne(PROBLEM_FEATURES)
-        {
-            let why = "trained on other problem features than this build's".to_string();
-            return Err(ModelError::SchemaMismatch(why));
-        }
+        check_format(
+            (&self.format, self.version),
+            (GATE_FORMAT, GATE_FORMAT_VERSION),
+            "gate",
+        )?;
+        check_feature_layout(
+            (self.feature_schema, &self.features),
+            (PROBLEM_FEATURE_SCHEMA_VERSION, &PROBLEM_FEATURES),
+            "problem",
+        )?;
         let width = PROBLEM_FEATURES.len();
         self.normalisation.check(width, "")?;
         if self.weights.len() != width {

@@ -4,7 +4,7 @@
 //! hole-shapes`, burn) on the removed pieces of the training split's slack packings; the
 //! shipped model (`models/hole_shapes.json`) is compiled in.
 
-use super::model_file::ModelError;
+use super::model_file::{check_feature_layout, check_format, ModelError};
 use crate::search::hole_walk::{HOLE_FEATURES, HOLE_FEATURE_SCHEMA_VERSION};
 use crate::search::SearchOptions;
 use serde::{Deserialize, Serialize};
@@ -57,22 +57,16 @@ impl HoleModel {
 
     /// Checks the format, the feature layout and that every weight is finite.
     pub fn check(&self) -> Result<(), ModelError> {
-        if self.format != HOLE_MODEL_FORMAT {
-            let why = format!("format is '{}', not '{HOLE_MODEL_FORMAT}'", self.format);
-            return Err(ModelError::Invalid(why));
-        }
-        if self.version != HOLE_MODEL_FORMAT_VERSION {
-            return Err(ModelError::Invalid(format!(
-                "hole-shape model format version {} (this build reads {HOLE_MODEL_FORMAT_VERSION})",
-                self.version
-            )));
-        }
-        if self.feature_schema != HOLE_FEATURE_SCHEMA_VERSION
-            || self.features.iter().map(String::as_str).ne(HOLE_FEATURES)
-        {
-            let why = "trained on other move features than this build's".to_string();
-            return Err(ModelError::SchemaMismatch(why));
-        }
+        check_format(
+            (&self.format, self.version),
+            (HOLE_MODEL_FORMAT, HOLE_MODEL_FORMAT_VERSION),
+            "hole-shape model",
+        )?;
+        check_feature_layout(
+            (self.feature_schema, &self.features),
+            (HOLE_FEATURE_SCHEMA_VERSION, &HOLE_FEATURES),
+            "move",
+        )?;
         if self.weights.len() != HOLE_FEATURES.len() {
             return Err(ModelError::Malformed(format!(
                 "{} weights, not {}",

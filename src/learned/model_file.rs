@@ -317,6 +317,47 @@ impl Normalisation {
     }
 }
 
+/// Checks the `format` and `version` of one of the small compiled-in model files (the CP-SAT
+/// gate, the hole-shape model) against what this build reads, `expected`; `kind` names the file
+/// in the version message.
+pub(crate) fn check_format(
+    (format, version): (&str, u32),
+    expected: (&str, u32),
+    kind: &str,
+) -> Result<(), ModelError> {
+    if format != expected.0 {
+        let why = format!("format is '{format}', not '{}'", expected.0);
+        return Err(ModelError::Invalid(why));
+    }
+    if version != expected.1 {
+        return Err(ModelError::Invalid(format!(
+            "{kind} format version {version} (this build reads {})",
+            expected.1
+        )));
+    }
+    Ok(())
+}
+
+/// Checks that a small model file was trained on this build's feature layout: schema version
+/// `expected.0` and feature names `expected.1`, in order; `kind` names the features in the
+/// message.
+pub(crate) fn check_feature_layout(
+    (schema, features): (u32, &[String]),
+    expected: (u32, &[&str]),
+    kind: &str,
+) -> Result<(), ModelError> {
+    if schema != expected.0
+        || features
+            .iter()
+            .map(String::as_str)
+            .ne(expected.1.iter().copied())
+    {
+        let why = format!("trained on other {kind} features than this build's");
+        return Err(ModelError::SchemaMismatch(why));
+    }
+    Ok(())
+}
+
 /// Checks that `hidden` chains from `inputs` features; returns the last width. Layer names are
 /// prefixed with `name`.
 pub(crate) fn check_hidden(
