@@ -14,7 +14,7 @@
 //! each section its phantoms add up to the section's slack.
 
 use super::instance::Instance;
-use super::slack_profile::{steps, Step};
+use super::slack_profile::{section_slack, steps, Step};
 use std::collections::{HashMap, VecDeque};
 
 /// The names of a move's features, in the order of [`features`]'s output (the model file
@@ -273,10 +273,7 @@ pub(crate) fn draw(
         if features.len() == 1 {
             return Some(0);
         }
-        let scores: Vec<f64> = features
-            .iter()
-            .map(|x| x.iter().zip(weights).map(|(a, b)| f64::from(a * b)).sum())
-            .collect();
+        let scores: Vec<f64> = features.iter().map(|x| score(x, weights)).collect();
         let top = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let odds: Vec<f64> = scores.iter().map(|s| (s - top).exp()).collect();
         let mut left = uniform() * odds.iter().sum::<f64>();
@@ -296,28 +293,29 @@ pub(crate) fn draw(
 /// The most likely cut of the profile `steps` under `weights`: at each step the move with the
 /// highest score (the first of equals).
 pub(crate) fn most_likely(steps: &[(u64, Step)], weights: &[f32]) -> Vec<(u64, u64, u64)> {
-    let score =
-        |x: &MoveFeatures| -> f64 { x.iter().zip(weights).map(|(a, b)| f64::from(a * b)).sum() };
     let walked = Walk::new(steps).run(steps, |_, _, _, features| {
-        let mut best = 0;
-        for (i, x) in features.iter().enumerate() {
-            if score(x) > score(&features[best]) {
-                best = i;
-            }
-        }
+        let scores: Vec<f64> = features.iter().map(|x| score(x, weights)).collect();
+        // The first of the highest scores.
+        let best =
+            (0..scores.len()).fold(0, |best, i| if scores[i] > scores[best] { i } else { best });
         Some(best)
     });
     walked.expect("the walk always chooses")
 }
 
+/// The model's score of a move: its features' dot product with the weights.
+fn score(features: &MoveFeatures, weights: &[f32]) -> f64 {
+    features
+        .iter()
+        .zip(weights)
+        .map(|(x, w)| f64::from(x * w))
+        .sum()
+}
+
 /// The choices of the walk that reproduces `holes` on the slack profile of `instance` (see
 /// [`truth_moves`]); None when a section is over capacity or no walk reproduces them.
 pub(crate) fn truth_of(instance: &Instance, holes: &[(u64, u64, u64)]) -> Option<Vec<HoleChoice>> {
-    let slack: Vec<u64> = instance
-        .totals
-        .iter()
-        .map(|&total| instance.capacity.checked_sub(total))
-        .collect::<Option<_>>()?;
+    let slack = section_slack(instance)?;
     let steps = steps(&slack, &instance.section_starts, &instance.section_ends);
     truth_moves(&steps, holes)
 }
@@ -454,7 +452,7 @@ mod tests {
     use super::*;
     use crate::generate::{perfect, CutStyle, PerfectOptions};
     use crate::search::policy::mix;
-    use crate::search::slack_profile::{covered as profile, steps};
+    use crate::search::slack_profile::{covered as profile, section_slack, steps};
 
     /// Draw number `seed` with `weights`.
     fn drawn(steps: &[(u64, Step)], weights: &[f32], seed: u64) -> Vec<(u64, u64, u64)> {
@@ -552,7 +550,7 @@ mod tests {
             reproduced += 1;
             choices += truth.len();
             // Taking the recorded moves (and the only move where there is one) gives the holes.
-            let slack: Vec<u64> = instance.totals.iter().map(|&t| (1 << 20) - t).collect();
+            let slack = section_slack(&instance).expect("within the capacity");
             let steps = steps(&slack, &instance.section_starts, &instance.section_ends);
             let mut taken = truth.iter().map(|c| c.taken);
             let walked = Walk::new(&steps)

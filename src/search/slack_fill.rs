@@ -24,7 +24,7 @@
 use super::hole_walk;
 use super::instance::Instance;
 use super::policy::mix;
-use super::slack_profile::{close_part, steps, Step};
+use super::slack_profile::{close_part, section_slack, steps, Step};
 use crate::problem::{Buffer, Problem};
 use std::collections::{HashMap, VecDeque};
 
@@ -84,8 +84,9 @@ pub(crate) struct Filled {
 /// (nested, by amount, the learned model's most likely, first in first out), and the lottery's
 /// drawer.
 pub(crate) struct Members<'p> {
-    /// The nested cut's filled problem, then the by-amount cut's and the first-in-first-out
-    /// cut's, each when it differs from those before it.
+    /// The nested cut's filled problem, then the by-amount cut's, the learned model's most
+    /// likely cut's (with `likely_cut`) and the first-in-first-out cut's, each when it differs
+    /// from the others.
     pub(crate) filled: Vec<Filled>,
     /// The lottery, when the slack can be cut in more than one way.
     pub(crate) drawer: Option<Drawer<'p>>,
@@ -250,11 +251,7 @@ fn small_slack(problem: &Problem, instance: &Instance) -> Option<Vec<u64>> {
         return None;
     }
     let capacity = instance.capacity;
-    let slack: Vec<u64> = instance
-        .totals
-        .iter()
-        .map(|&total| capacity.checked_sub(total))
-        .collect::<Option<_>>()?;
+    let slack = section_slack(instance)?;
     let (mut area, mut covered) = (0.0, 0.0);
     for (s, &room) in slack.iter().enumerate() {
         let length = (instance.section_ends[s] - instance.section_starts[s]) as f64;

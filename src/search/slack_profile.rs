@@ -2,7 +2,18 @@
 //! section, as the rises and falls that [`super::slack_fill`] cuts into phantom buffers, and the
 //! one routine every cut closes open slack with.
 
+use super::instance::Instance;
 use std::collections::VecDeque;
+
+/// Each section's slack: the capacity less the sizes live there; None when a section is over
+/// the capacity.
+pub(crate) fn section_slack(instance: &Instance) -> Option<Vec<u64>> {
+    instance
+        .totals
+        .iter()
+        .map(|&total| instance.capacity.checked_sub(total))
+        .collect()
+}
 
 /// A change of a slack profile at a section boundary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
