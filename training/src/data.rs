@@ -14,6 +14,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use telamalloc::training::{
     read_log_file, Decision, TryResult, CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION,
@@ -77,6 +78,28 @@ pub fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
 
 /// The FNV-1a offset basis.
 pub const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// The rows of a split manifest (CSV, no quoting) at `path`, each a map from column name to
+/// value; an error when it cannot be read or lacks one of the `needed` columns.
+pub fn manifest_rows(path: &Path, needed: &[&str]) -> Result<Vec<HashMap<String, String>>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    if let Some(missing) = needed.iter().find(|name| !header.contains(name)) {
+        return Err(format!("{}: no '{missing}' column", path.display()));
+    }
+    Ok(lines
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| {
+            header
+                .iter()
+                .zip(line.split(','))
+                .map(|(name, value)| (name.to_string(), value.to_string()))
+                .collect()
+        })
+        .collect())
+}
 
 /// The `.jsonl` and `.jsonl.gz` logs of a folder, sorted by name.
 pub fn log_files(dir: &Path) -> Result<Vec<PathBuf>, String> {

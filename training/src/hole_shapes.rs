@@ -66,28 +66,6 @@ struct Split {
     unreproduced: usize,
 }
 
-/// A manifest's rows as maps from column name to value.
-fn manifest(path: &Path) -> Result<Vec<HashMap<String, String>>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines
-        .next()
-        .ok_or("an empty manifest")?
-        .split(',')
-        .collect();
-    Ok(lines
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            header
-                .iter()
-                .zip(l.split(','))
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect()
-        })
-        .collect())
-}
-
 /// The generator options of a manifest row with pieces removed, with nothing removed; None for
 /// rows that are not slack packings of `gen perfect`.
 fn full_packing_options(
@@ -135,7 +113,7 @@ fn split(path: &Path, args: &HoleArgs) -> Result<Split, String> {
         packings: 0,
         unreproduced: 0,
     };
-    for row in manifest(path)? {
+    for row in crate::data::manifest_rows(path, &["file"])? {
         let Some((options, seed)) = full_packing_options(&row, args.horizon) else {
             continue;
         };

@@ -127,22 +127,10 @@ fn replay_on<'a>(
 fn families(manifests: &[PathBuf]) -> Result<BTreeMap<String, String>, String> {
     let mut family_of = BTreeMap::new();
     for path in manifests {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let mut lines = text.lines();
-        let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
-        let column = |name: &str| {
-            header
-                .iter()
-                .position(|h| *h == name)
-                .ok_or_else(|| format!("{}: no '{name}' column", path.display()))
-        };
-        let (file, family) = (column("file")?, column("family")?);
-        for line in lines {
-            let cells: Vec<&str> = line.split(',').collect();
-            if let (Some(f), Some(fam)) = (cells.get(file), cells.get(family)) {
-                let base = f.rsplit('/').next().unwrap_or(f);
-                family_of.insert(base.to_string(), fam.to_string());
+        for row in crate::data::manifest_rows(path, &["file", "family"])? {
+            if let (Some(file), Some(family)) = (row.get("file"), row.get("family")) {
+                let base = file.rsplit('/').next().unwrap_or(file);
+                family_of.insert(base.to_string(), family.clone());
             }
         }
     }
