@@ -77,7 +77,7 @@ pub struct SearchOptions {
     /// the first policy).
     pub restarts: bool,
     /// Slack filling: on a nearly full problem (at most 8% slack, no fixed buffers, no gaps),
-    /// also search restrictions whose phantom buffers fill every section's slack (up to three
+    /// also search restrictions whose phantom buffers fill every section's slack (up to four
     /// fixed cuts and a lottery of drawn ones), first in each restart round at one policy's share
     /// each (see `search::slack_fill`). Needs `restarts`.
     pub slack_fill: bool,
