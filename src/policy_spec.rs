@@ -190,7 +190,19 @@ impl PolicySpec {
     ) -> BuiltPortfolio {
         let boost = options.conflict_boost;
         let portfolio = match self {
-            PolicySpec::Portfolio => Portfolio::round_robin(buffers, boost, seed),
+            PolicySpec::Portfolio => {
+                let mut portfolio = Portfolio::round_robin(buffers, boost, seed);
+                if options.learned_shares {
+                    let head = Network::built_in()
+                        .ok()
+                        .and_then(|n| n.portfolio().cloned())
+                        .map(Arc::new);
+                    if let Some(head) = head {
+                        portfolio.ranker = Some(Box::new(PortfolioRanker::new(head, "fixed")));
+                    }
+                }
+                portfolio
+            }
             PolicySpec::Learned { model: path } => {
                 let network = match (model, path) {
                     (Some(network), _) => Ok(network),

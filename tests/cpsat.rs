@@ -874,8 +874,8 @@ fn the_gate_gives_cpsat_a_time_slab_packing_the_plain_round_robin_does_not_decid
         return;
     }
     let problem = time_slab(20003);
-    // The round robin before its static orders were diversified, without slack filling: the
-    // default now solves this packing alone.
+    // The round robin before its static orders were diversified, without slack filling and
+    // cover branching: the default now solves this packing alone.
     let plain: PolicySpec = "fixed/WAT/TAW/TWA".parse().expect("a round robin");
     let solve = |cpsat: bool| {
         Solver::new()
@@ -884,6 +884,7 @@ fn the_gate_gives_cpsat_a_time_slab_packing_the_plain_round_robin_does_not_decid
                 cpsat,
                 heuristic_first: false,
                 slack_fill: false,
+                cover_branching: false,
                 ..SearchOptions::default()
             })
             .nodes(SMALL_NODE_LIMIT)

@@ -12,13 +12,14 @@ use telamalloc::analysis::load;
 use telamalloc::generate::{self, CutStyle, PerfectOptions};
 use telamalloc::{validate, Allocation, Goal, Limits, Problem, SearchOptions, Solver, Status};
 
-/// Edge finding is off: it solves most of these packings without a restart, and these tests
-/// are about what restarts do.
+/// Edge finding and cover branching are off: they solve most of these packings without a
+/// restart, and these tests are about what restarts do.
 fn solve(problem: &Problem, capacity: u64, policy: &str, seed: u64, threads: usize) -> Allocation {
     Solver::new()
         .options(SearchOptions {
             heuristic_first: false,
             edge_finding: false,
+            cover_branching: false,
             threads,
             ..SearchOptions::default()
         })

@@ -931,8 +931,10 @@ fn floor_tiling_cuts_the_search_on_perfect_packings() {
         for (tiling, total) in [(true, &mut with), (false, &mut without)] {
             let mut options = common::without_heuristics();
             options.restarts = false;
-            // Measured without edge finding, which solves most of these with little search.
+            // Measured without edge finding and cover branching, which solve most of these with
+            // little search.
             options.edge_finding = false;
+            options.cover_branching = false;
             options.floor_tiling = tiling;
             let result = run_search(&problem, 1 << 20, &options, None, nodes(5_000_000));
             assert!(

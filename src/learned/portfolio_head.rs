@@ -27,10 +27,13 @@ impl PortfolioRanker {
 impl StrategyRanker for PortfolioRanker {
     fn rank(&self, problem: &ProblemView<'_>, strategies: &[String]) -> Option<StrategyPlan> {
         let (ranked, ranked_weights) = self.head.rank(&problem.features());
+        // A diversified order (`WAT~`) takes its plain order's slot: its first run is that
+        // order's.
         let slot = |strategy: &str| {
-            strategies
-                .iter()
-                .position(|n| n == strategy || (strategy == "fixed" && *n == self.own_name))
+            strategies.iter().position(|n| {
+                n.strip_suffix('~').unwrap_or(n) == strategy
+                    || (strategy == "fixed" && *n == self.own_name)
+            })
         };
         let (mut order, mut weights): (Vec<usize>, Vec<u32>) = ranked
             .into_iter()

@@ -71,6 +71,9 @@ struct Scratch {
     involved: Vec<u32>,
     /// The floor-tiling sweep's reachable section boundaries.
     reach: Vec<bool>,
+    /// With cover branching, per section of the node (from its first): how many buffers can
+    /// cover its floor when it has no slack left (so it must be covered), `u32::MAX` otherwise.
+    must_covers: Vec<u32>,
 }
 
 /// One run of the search with one policy.
@@ -571,6 +574,7 @@ impl<'a> Searcher<'a> {
         // Zero slack: a section whose floor must be covered but cannot be fails the node; one
         // that a single candidate can cover forces it.
         let mut forced = false;
+        let mut covering = false;
         if self.options.zero_slack {
             match self.zero_slack_cover(&candidates, &sections, (bound, bound_rank)) {
                 Cover::Open => {}
@@ -586,14 +590,28 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
+        let low = candidates.first().map_or(0, |c| c.offset);
         self.order(depth, unplaced, &mut candidates);
+        if self.options.cover_branching && self.options.zero_slack && !forced {
+            covering = self.cover_branch(&mut candidates, &sections, low);
+        }
+        // The rank bound below a placement: a forced cover or a cover branch was not chosen by
+        // rank, so the placements after it at the same offset keep the node's bound (a forced
+        // cover resets it).
+        let kept_rank = if forced {
+            Some(0)
+        } else if covering {
+            Some(if low == bound { bound_rank } else { 0 })
+        } else {
+            None
+        };
         let watched = self.watch_decision(depth, unplaced, &candidates);
         let mut flow = Flow::Failed;
         let mut next = 0;
         while next < candidates.len() {
             let c = candidates[next];
             let before = watched.then(|| self.counts());
-            let child = self.try_candidate(buffers, sections.clone(), c, depth, forced);
+            let child = self.try_candidate(buffers, sections.clone(), c, depth, kept_rank);
             if let Some(before) = before {
                 self.report_try(&c, before, child);
             }
@@ -683,17 +701,18 @@ impl<'a> Searcher<'a> {
     }
 
     /// Places candidate `c` below the node at `depth`, checks it and searches on; undoes it.
-    /// With `forced` (a zero-slack cover), the placement was not a choice among the candidates,
-    /// so the search below it places buffers at the same offset in any rank order.
+    /// With `kept_rank` (a zero-slack cover, forced or branched on), the placement was not a
+    /// choice by rank, so the search below it keeps that rank bound at the same offset instead
+    /// of the candidate's own.
     fn try_candidate(
         &mut self,
         buffers: &[u32],
         sections: Range<usize>,
         c: Candidate,
         depth: u32,
-        forced: bool,
+        kept_rank: Option<u32>,
     ) -> Flow {
-        let child_rank = if forced { 0 } else { c.rank };
+        let child_rank = kept_rank.unwrap_or(c.rank);
         let instance = self.instance;
         let b = c.buffer as usize;
         let (canonical, inference) = (self.options.canonical, self.options.section_inference);
@@ -778,20 +797,33 @@ impl<'a> Searcher<'a> {
             reach.resize(sections.len() + 1, false);
             reach[0] = true;
         }
-        let cover = self.cover_sections(candidates, sections, (bound, bound_rank), low, &mut reach);
+        let mut must_covers = std::mem::take(&mut self.scratch.must_covers);
+        must_covers.clear();
+        if self.options.cover_branching {
+            must_covers.resize(sections.len(), u32::MAX);
+        }
+        let cover = self.cover_sections(
+            candidates,
+            sections,
+            (bound, bound_rank),
+            low,
+            (&mut reach, &mut must_covers),
+        );
         self.scratch.reach = reach;
+        self.scratch.must_covers = must_covers;
         cover
     }
 
     /// The sweep of [`Searcher::zero_slack_cover`] over `sections` at offset `low`; `reach` is
-    /// empty without floor tiling.
+    /// empty without floor tiling, `must_covers` (set for the sections without slack) without
+    /// cover branching.
     fn cover_sections(
         &self,
         candidates: &[Candidate],
         sections: &Range<usize>,
         (bound, bound_rank): (u64, u32),
         low: u64,
-        reach: &mut [bool],
+        (reach, must_covers): (&mut [bool], &mut [u32]),
     ) -> Cover {
         let (instance, state) = (self.instance, &*self.state);
         let first = sections.start;
@@ -857,11 +889,55 @@ impl<'a> Searcher<'a> {
                     cover = Cover::Forced(i);
                 }
             }
+            // A point of a section with slack may stay uncovered when a cover goes higher
+            // instead (`next` counts only the other buffers): only a section without slack
+            // must have a cover at `low` in every packing below the node.
+            if slack == 0 {
+                if let Some(count) = must_covers.get_mut(s - first) {
+                    *count = covers;
+                }
+            }
         }
         if reach.last() == Some(&false) {
             return Cover::Impossible(reached);
         }
         cover
+    }
+
+    /// Cover branching at a node whose candidates are in the policy's order, after zero-slack
+    /// reasoning found which sections have no slack left above `low`: when the first candidate
+    /// starts at `low` and covers such a section, exactly one buffer of every packing below the node
+    /// covers that section's floor, so the node branches over those covers alone (of its
+    /// sections, the one with the fewest). The first choice stays the policy's; its
+    /// alternatives are only the buffers that could take its place at that point. Returns
+    /// whether the node branches on the point (its candidates may all cover it already).
+    fn cover_branch(
+        &mut self,
+        candidates: &mut Vec<Candidate>,
+        sections: &Range<usize>,
+        low: u64,
+    ) -> bool {
+        let Some(first) = candidates.first().filter(|c| c.offset == low) else {
+            return false;
+        };
+        let span = &self.instance.sections[first.buffer as usize];
+        let from = span.start.max(sections.start);
+        let to = span.end.min(sections.end);
+        let counts = &self.scratch.must_covers;
+        let Some(point) = (from..to)
+            .filter(|&s| counts[s - sections.start] != u32::MAX)
+            .min_by_key(|&s| counts[s - sections.start])
+        else {
+            return false;
+        };
+        let instance = self.instance;
+        let before = candidates.len();
+        candidates
+            .retain(|c| c.offset == low && instance.sections[c.buffer as usize].contains(&point));
+        if candidates.len() < before {
+            self.stats.cover_branches += 1;
+        }
+        true
     }
 
     /// Whether unplaced buffer `u` can cover offset `low`: its lowest offset is `low` and the

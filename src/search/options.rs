@@ -36,6 +36,14 @@ pub struct SearchOptions {
     /// disjoint times, so they must tile, in time, every stretch of sections whose floor
     /// there must be covered (zero-slack reasoning over a stretch instead of one section).
     pub floor_tiling: bool,
+    /// Cover branching (with `zero_slack`): when the policy's first candidate starts at the
+    /// lowest candidate offset and covers a section with no slack left above it, exactly one
+    /// buffer of every packing below the node covers that point, so the node branches over
+    /// that point's covers alone (of the first candidate's sections without slack, the one
+    /// with the fewest), as perfect-packing solvers branch on the lowest uncovered point. The
+    /// first choice stays the policy's; only its alternatives shrink. On by default: at 10 s it
+    /// decides more effort-validation problems (benches/RESULTS.md, "Cover branching").
+    pub cover_branching: bool,
     /// Section inference: fail when a section's floor plus its unplaced sizes exceed the capacity.
     pub section_inference: bool,
     /// Overload check: fail when a section's unplaced buffers, packed bottom-up in order of
@@ -94,6 +102,10 @@ pub struct SearchOptions {
     /// give each policy the ranker's weight, its runs per round (off: the ranker's order, one
     /// run each per round).
     pub portfolio_shares: bool,
+    /// The default round robin (`--policy portfolio`) is ordered and shared by the built-in
+    /// model's portfolio head, as `--policy learned` is: from the problem's features, each
+    /// strategy's runs per round (with `portfolio_shares`). Off: equal shares in a fixed order.
+    pub learned_shares: bool,
     /// Try the fast baselines first and return at once when one fits the capacity.
     pub heuristic_first: bool,
     /// CP-SAT as one more member of the portfolio, after the policies, with deterministic
@@ -120,6 +132,7 @@ impl Default for SearchOptions {
             zero_slack: true,
             twins: true,
             floor_tiling: true,
+            cover_branching: true,
             section_inference: true,
             overload: false,
             edge_finding: true,
@@ -136,6 +149,7 @@ impl Default for SearchOptions {
             likely_cut: true,
             schedule: Schedule::Luby,
             portfolio_shares: true,
+            learned_shares: false,
             heuristic_first: true,
             cpsat: false,
             cpsat_share: 1.0,
@@ -158,6 +172,7 @@ impl SearchOptions {
         SearchOptions {
             zero_slack: false,
             floor_tiling: false,
+            cover_branching: false,
             section_inference: false,
             overload: false,
             edge_finding: false,
@@ -194,7 +209,7 @@ macro_rules! switch {
 }
 
 /// Every switch of [`SearchOptions`], in the order of the ablation table.
-pub const SWITCHES: [Switch; 24] = [
+pub const SWITCHES: [Switch; 26] = [
     switch!(
         "canonical",
         canonical,
@@ -219,6 +234,11 @@ pub const SWITCHES: [Switch; 24] = [
         "floor-tiling",
         floor_tiling,
         "the covers of a floor must tile it in time"
+    ),
+    switch!(
+        "cover-branching",
+        cover_branching,
+        "branch only over the buffers that can cover the first choice's point of the floor"
     ),
     switch!(
         "section-inference",
@@ -294,6 +314,11 @@ pub const SWITCHES: [Switch; 24] = [
         "portfolio-shares",
         portfolio_shares,
         "give each strategy the ranker's share of every round's runs"
+    ),
+    switch!(
+        "learned-shares",
+        learned_shares,
+        "the round robin's order and shares from the learned portfolio head"
     ),
     switch!(
         "heuristic-first",

@@ -21,6 +21,9 @@ pub struct SearchStats {
     /// Nodes refuted at once by the node cache.
     #[serde(default)]
     pub cache_hits: u64,
+    /// Nodes whose candidates cover branching narrowed to the covers of one point.
+    #[serde(default)]
+    pub cover_branches: u64,
     /// Times a placement cut the timeline into independent parts.
     pub decompositions: u64,
     /// The policy that produced the answer, if the search ran.
@@ -59,5 +62,6 @@ impl SearchStats {
         self.major_backtracks += other.major_backtracks;
         self.decompositions += other.decompositions;
         self.cache_hits += other.cache_hits;
+        self.cover_branches += other.cover_branches;
     }
 }
