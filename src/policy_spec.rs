@@ -5,7 +5,8 @@
 //! only then is a model file read.
 
 use crate::learned::{
-    fallback_warning, LearnedPolicy, ModelError, ModelFile, Network, PortfolioRanker,
+    fallback_warning, LearnedPolicy, ModelError, ModelFile, Network, PortfolioNetwork,
+    PortfolioRanker,
 };
 use crate::search::{
     parse_policy_name, FixedPolicy, NodePolicy, PolicyName, Portfolio, SearchOptions, StaticOrder,
@@ -192,14 +193,12 @@ impl PolicySpec {
         let portfolio = match self {
             PolicySpec::Portfolio => {
                 let mut portfolio = Portfolio::round_robin(buffers, boost, seed);
-                if options.learned_shares {
-                    let head = Network::built_in()
-                        .ok()
-                        .and_then(|n| n.portfolio().cloned())
-                        .map(Arc::new);
-                    if let Some(head) = head {
-                        portfolio.ranker = Some(Box::new(PortfolioRanker::new(head, "fixed")));
-                    }
+                if let Some(head) = options
+                    .learned_shares
+                    .then(|| portfolio_head(Network::built_in()))
+                    .flatten()
+                {
+                    portfolio.ranker = Some(Box::new(PortfolioRanker::new(head, "fixed")));
                 }
                 portfolio
             }
@@ -275,6 +274,14 @@ impl PolicySpec {
     }
 }
 
+/// The portfolio head of `network`, if it has one.
+fn portfolio_head(network: Result<Arc<Network>, ModelError>) -> Option<Arc<PortfolioNetwork>> {
+    network
+        .ok()
+        .and_then(|n| n.portfolio().cloned())
+        .map(Arc::new)
+}
+
 /// The learned policy of `network` and, when the model has a portfolio head, the head's other
 /// strategies with the head as the ranker (without a network, the fixed policy and the reason).
 fn learned_portfolio(
@@ -291,11 +298,7 @@ fn learned_portfolio(
         .collect();
     let own_name = policy.name();
     let mut portfolio = Portfolio::single(Box::new(policy));
-    let head = network
-        .ok()
-        .and_then(|n| n.portfolio().cloned())
-        .map(Arc::new);
-    if let Some(head) = head {
+    if let Some(head) = portfolio_head(network) {
         for strategy in head.strategies().iter().filter(|s| *s != "fixed") {
             // A checked head names only `fixed` and order words.
             let spec: PolicySpec = strategy.parse().expect("a checked strategy name");

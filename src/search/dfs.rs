@@ -574,7 +574,6 @@ impl<'a> Searcher<'a> {
         // Zero slack: a section whose floor must be covered but cannot be fails the node; one
         // that a single candidate can cover forces it.
         let mut forced = false;
-        let mut covering = false;
         if self.options.zero_slack {
             match self.zero_slack_cover(&candidates, &sections, (bound, bound_rank)) {
                 Cover::Open => {}
@@ -592,9 +591,10 @@ impl<'a> Searcher<'a> {
         }
         let low = candidates.first().map_or(0, |c| c.offset);
         self.order(depth, unplaced, &mut candidates);
-        if self.options.cover_branching && self.options.zero_slack && !forced {
-            covering = self.cover_branch(&mut candidates, &sections, low);
-        }
+        let covering = self.options.cover_branching
+            && self.options.zero_slack
+            && !forced
+            && self.cover_branch(&mut candidates, &sections, low);
         // The rank bound below a placement: a forced cover or a cover branch was not chosen by
         // rank, so the placements after it at the same offset keep the node's bound (a forced
         // cover resets it).
