@@ -193,12 +193,16 @@ impl PolicySpec {
         let portfolio = match self {
             PolicySpec::Portfolio => {
                 let mut portfolio = Portfolio::round_robin(buffers, boost, seed);
-                if let Some(head) = options
-                    .learned_shares
+                if let Some(head) = (options.learned_shares || options.learned_order)
                     .then(|| portfolio_head(Network::built_in()))
                     .flatten()
                 {
-                    portfolio.ranker = Some(Box::new(PortfolioRanker::new(head, "fixed")));
+                    let ranker = PortfolioRanker::new(head, "fixed");
+                    portfolio.ranker = Some(Box::new(if options.learned_shares {
+                        ranker
+                    } else {
+                        ranker.order_only()
+                    }));
                 }
                 portfolio
             }

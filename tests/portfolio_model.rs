@@ -5,7 +5,10 @@
 #[path = "search_support/mod.rs"]
 mod common;
 
-use common::{naive_load, perfect_problem, tiny_problem, without_heuristics, TinyShape};
+use common::{
+    brute_force_optimum, naive_load, perfect_problem, tight_problem, tiny_problem,
+    without_heuristics, TinyShape,
+};
 use std::sync::Arc;
 use telamalloc::generate::{perfect, CutStyle, PerfectOptions};
 use telamalloc::learned::{
@@ -204,6 +207,12 @@ fn head_orders_the_portfolio() {
         let StrategyPlan { order, weights } = ranker.rank(&view, &slots).expect("a head ranks");
         assert_eq!(order, expected.to_vec(), "bias {bias:?}");
         assert_eq!(weights, [8, 1, 1, 1]);
+        // Planning the order only: the same order, one run each per round.
+        let head = constant_head(bias, 8);
+        let order_only = ranker_of(&model_with(head)).expect("a head").order_only();
+        let plan = order_only.rank(&view, &slots).expect("a head ranks");
+        assert_eq!(plan.order, expected.to_vec(), "bias {bias:?}");
+        assert_eq!(plan.weights, [1, 1, 1, 1]);
         // Names the head does not know go last, in their order.
         let mut more = slots.clone();
         more.insert(1, "ZWA".into());
@@ -368,7 +377,17 @@ fn policy_names_stand_for_portfolios() {
     std::fs::remove_file(&path).ok();
     let default = built("portfolio", 10, &options);
     assert_eq!(default.portfolio.names(), ["fixed", "WAT~", "TAW~", "TWA"]);
-    assert!(default.portfolio.ranker.is_none());
+    // The built-in head orders the default round robin per problem (`learned-order`); without
+    // it, the order is the hand-made one.
+    assert!(default.portfolio.ranker.is_some());
+    let hand_made = SearchOptions {
+        learned_order: false,
+        ..SearchOptions::default()
+    };
+    assert!(built("portfolio", 10, &hand_made)
+        .portfolio
+        .ranker
+        .is_none());
     assert_eq!(built("TWA+", 10, &options).portfolio.names(), ["TWA+"]);
     assert_eq!(single("wat+", 10, &options).name(), "WAT+");
     assert_eq!(built("twa~", 10, &options).portfolio.names(), ["TWA~"]);
@@ -402,7 +421,8 @@ fn policies_joined_by_a_slash_are_a_round_robin() {
         "TWA/m.json".parse::<PolicySpec>(),
         Ok(PolicySpec::Learned { model: Some(_) })
     ));
-    // The default portfolio written out searches exactly as `portfolio`.
+    // The hand-made round robin written out searches exactly as `portfolio` without the
+    // learned order.
     let limits = Limits {
         timeout: None,
         nodes: Some(200_000),
@@ -414,6 +434,7 @@ fn policies_joined_by_a_slash_are_a_round_robin() {
             Solver::new()
                 .options(SearchOptions {
                     heuristic_first: false,
+                    learned_order: false,
                     ..SearchOptions::default()
                 })
                 .limits(limits)
@@ -546,7 +567,7 @@ fn node_limit_is_exact_for_portfolios_threads_or_not() {
             let model = model_with(constant_head([0.0, 0.0, 0.0, 5.0], 16));
             let lead = learned_portfolio(&model, n, &options);
             let default = built("portfolio", n, &options).portfolio;
-            assert!(lead.ranker.is_some() && default.ranker.is_none());
+            assert!(lead.ranker.is_some() && default.ranker.is_some());
             for portfolio in [lead, default] {
                 let runs = portfolio.policies.len() as u64;
                 let portfolio = std::sync::Mutex::new(Some(portfolio));
@@ -592,4 +613,100 @@ fn committed_model_runs_its_learned_portfolio() {
         "the head ranks the portfolio"
     );
     assert!(built.warnings.is_empty(), "{:?}", built.warnings);
+}
+
+#[test]
+fn default_round_robin_runs_the_built_in_heads_first_choice_first() {
+    // The default (`learned-order`): the hand-made round robin's four strategies in the order the
+    // built-in head gives the problem, one run each per round; off, the hand-made order.
+    let network = Network::built_in().expect("the built-in model");
+    let head = network.portfolio().expect("a portfolio head");
+    let member = |strategy: &str| match strategy {
+        "fixed" | "TWA" => strategy.to_string(),
+        word => format!("{word}~"),
+    };
+    let hand_made = ["fixed", "WAT~", "TAW~", "TWA"].map(String::from).to_vec();
+    let mut first_choices = std::collections::BTreeSet::new();
+    for name in ["A", "C", "E", "K"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("datasets/challenging/{name}.1048576.csv"));
+        let problem = telamalloc::io::read_problem(&path, None).expect("a hard-set problem");
+        let capacity = problem.capacity.expect("its capacity");
+        let features = RootNode::new(&problem, capacity).problem_view().features();
+        let (ranked, _) = head.rank(&features);
+        let expected: Vec<String> = ranked
+            .iter()
+            .map(|&i| member(&head.strategies()[i]))
+            .collect();
+        first_choices.insert(expected[0].clone());
+        for (learned_order, order) in [(true, &expected), (false, &hand_made)] {
+            let options = SearchOptions {
+                learned_order,
+                ..without_heuristics()
+            };
+            let result = Solver::new()
+                .options(options)
+                .nodes(400)
+                .solve(&problem, Goal::Fit(capacity))
+                .expect("a well-formed problem");
+            // The slack-filling members run first in every round; the policies follow.
+            let stats = result.search.expect("a search ran");
+            let policies: Vec<String> = stats
+                .portfolio
+                .iter()
+                .filter(|n| !n.starts_with("slack-fill"))
+                .cloned()
+                .collect();
+            assert_eq!(&policies, order, "{name}, learned order {learned_order}");
+            assert!(
+                stats.weights.iter().all(|&w| w == 1),
+                "{name}: {:?}",
+                stats.weights
+            );
+        }
+    }
+    // The head does not always choose the same strategy on these four.
+    assert!(first_choices.len() > 1, "{first_choices:?}");
+}
+
+#[test]
+fn learned_order_agrees_with_brute_force_on_tiny_problems() {
+    // Only the order of the round robin's members changes: on tiny problems, decided well
+    // within the limit, it solves exactly at and above the optimum, with valid layouts.
+    let (mut solved, mut refuted) = (0, 0);
+    for seed in 0..300u64 {
+        let problem = if seed % 2 == 0 {
+            tight_problem(seed, 7)
+        } else {
+            tiny_problem(seed, TinyShape::default())
+        };
+        let optimum = brute_force_optimum(&problem).peak;
+        for capacity in [optimum.saturating_sub(1).max(1), optimum] {
+            let result = Solver::new()
+                .options(without_heuristics())
+                .nodes(200_000)
+                .solve(&problem, Goal::Fit(capacity))
+                .expect("a well-formed problem");
+            match (result.status, result.solution) {
+                (Status::Solved, Some(solution)) => {
+                    assert!(capacity >= optimum, "seed {seed}: solved below the optimum");
+                    let report = validate(&problem, &solution, Some(capacity));
+                    assert!(report.is_valid(), "seed {seed} at {capacity}: {report}");
+                    solved += 1;
+                }
+                (Status::Infeasible(_), _) => {
+                    assert!(
+                        capacity < optimum,
+                        "seed {seed} at {capacity}: wrongly refuted"
+                    );
+                    refuted += 1;
+                }
+                (status, _) => panic!("seed {seed} at {capacity}: {status:?} within the limit"),
+            }
+        }
+    }
+    assert!(
+        solved > 100 && refuted > 100,
+        "{solved} solved, {refuted} refuted"
+    );
 }

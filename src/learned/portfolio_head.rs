@@ -12,6 +12,8 @@ use std::sync::Arc;
 pub struct PortfolioRanker {
     head: Arc<PortfolioNetwork>,
     own_name: String,
+    /// Plan the order only: every strategy gets one run per round, whatever the head's weights.
+    order_only: bool,
 }
 
 impl PortfolioRanker {
@@ -20,20 +22,33 @@ impl PortfolioRanker {
         PortfolioRanker {
             head,
             own_name: own_name.to_string(),
+            order_only: false,
         }
+    }
+
+    /// This ranker planning the order only: the head's most promising strategy runs first in
+    /// every round, and every strategy gets one run per round. A wrong first choice then costs
+    /// at most one run per round of the round robin's own budgets.
+    pub fn order_only(mut self) -> PortfolioRanker {
+        self.order_only = true;
+        self
     }
 }
 
 impl StrategyRanker for PortfolioRanker {
     fn rank(&self, problem: &ProblemView<'_>, strategies: &[String]) -> Option<StrategyPlan> {
         let (ranked, ranked_weights) = self.head.rank(&problem.features());
-        // A diversified order (`WAT~`) takes its plain order's slot: its first run is that
-        // order's.
+        // A strategy's own name, or failing that, for a head trained on a plain order (`WAT`),
+        // its diversified form (`WAT~`), whose first run is that order's.
         let slot = |strategy: &str| {
-            strategies.iter().position(|n| {
-                n.strip_suffix('~').unwrap_or(n) == strategy
-                    || (strategy == "fixed" && *n == self.own_name)
-            })
+            strategies
+                .iter()
+                .position(|n| n == strategy || (strategy == "fixed" && *n == self.own_name))
+                .or_else(|| {
+                    strategies
+                        .iter()
+                        .position(|n| n.strip_suffix('~') == Some(strategy))
+                })
         };
         let (mut order, mut weights): (Vec<usize>, Vec<u32>) = ranked
             .into_iter()
@@ -46,6 +61,9 @@ impl StrategyRanker for PortfolioRanker {
             .collect();
         weights.extend(missing.iter().map(|_| 1));
         order.extend(missing);
+        if self.order_only {
+            weights.fill(1);
+        }
         Some(StrategyPlan { order, weights })
     }
 }

@@ -104,8 +104,14 @@ pub struct SearchOptions {
     pub portfolio_shares: bool,
     /// The default round robin (`--policy portfolio`) is ordered and shared by the built-in
     /// model's portfolio head, as `--policy learned` is: from the problem's features, each
-    /// strategy's runs per round (with `portfolio_shares`). Off: equal shares in a fixed order.
+    /// strategy's runs per round (with `portfolio_shares`). Off: one run each per round, in the
+    /// head's order with `learned_order`, else in the hand-made order.
     pub learned_shares: bool,
+    /// The default round robin (`--policy portfolio`) is ordered by the built-in model's
+    /// portfolio head: from the problem's features, the strategy most likely to be fastest runs
+    /// first in every round; every strategy keeps one run per round, as in the hand-made round
+    /// robin (`learned_shares` also sets the shares). Off: the hand-made order.
+    pub learned_order: bool,
     /// Try the fast baselines first and return at once when one fits the capacity.
     pub heuristic_first: bool,
     /// CP-SAT as one more member of the portfolio, after the policies, with deterministic
@@ -150,6 +156,7 @@ impl Default for SearchOptions {
             schedule: Schedule::Luby,
             portfolio_shares: true,
             learned_shares: false,
+            learned_order: true,
             heuristic_first: true,
             cpsat: false,
             cpsat_share: 1.0,
@@ -209,7 +216,7 @@ macro_rules! switch {
 }
 
 /// Every switch of [`SearchOptions`], in the order of the ablation table.
-pub const SWITCHES: [Switch; 26] = [
+pub const SWITCHES: [Switch; 27] = [
     switch!(
         "canonical",
         canonical,
@@ -319,6 +326,11 @@ pub const SWITCHES: [Switch; 26] = [
         "learned-shares",
         learned_shares,
         "the round robin's order and shares from the learned portfolio head"
+    ),
+    switch!(
+        "learned-order",
+        learned_order,
+        "the round robin's order from the learned portfolio head (one run each per round)"
     ),
     switch!(
         "heuristic-first",

@@ -507,7 +507,15 @@ impl Solver {
                 let built = spec.build_with_model(buffers, &self.options, self.seed, model);
                 (built.portfolio, built.warnings)
             }
-            PolicySource::Custom(factory) => (factory(buffers, &self.options), Vec::new()),
+            PolicySource::Custom(factory) => {
+                let portfolio = factory(buffers, &self.options);
+                if !portfolio.policies.is_empty() {
+                    return (portfolio, Vec::new());
+                }
+                // Nothing to run would never decide: an empty portfolio means the default one.
+                let built = PolicySpec::Portfolio.build_seeded(buffers, &self.options, self.seed);
+                (built.portfolio, built.warnings)
+            }
         }
     }
 
