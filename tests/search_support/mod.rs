@@ -535,6 +535,32 @@ pub fn run_search(
     verdict_of(solver.solve(problem, telamalloc::Goal::Fit(capacity)))
 }
 
+/// Checks a fit of `problem` at `capacity` against its brute-force `optimum`: solved only at or
+/// above it, with a layout the validator accepts, refuted only below it; anything else (a wrong
+/// answer, or no answer within the solve's limit) panics, naming `case`. Returns whether it was
+/// solved.
+pub fn check_against_optimum(
+    problem: &Problem,
+    capacity: u64,
+    optimum: u64,
+    result: telamalloc::Allocation,
+    case: &str,
+) -> bool {
+    match (result.status, result.solution) {
+        (telamalloc::Status::Solved, Some(solution)) => {
+            assert!(capacity >= optimum, "{case}: solved below the optimum");
+            let report = telamalloc::validate(problem, &solution, Some(capacity));
+            assert!(report.is_valid(), "{case} at {capacity}: {report}");
+            true
+        }
+        (telamalloc::Status::Infeasible(_), _) => {
+            assert!(capacity < optimum, "{case} at {capacity}: wrongly refuted");
+            false
+        }
+        (status, _) => panic!("{case} at {capacity}: {status:?} within the limit"),
+    }
+}
+
 /// The verdict of a solve's result.
 pub fn verdict_of(result: Result<telamalloc::Allocation, telamalloc::SolveError>) -> Searched {
     match result {
