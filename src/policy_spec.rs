@@ -27,7 +27,9 @@ use std::sync::Arc;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum PolicySpec {
     /// The default round robin, `fixed/WAT~/TAW~/TWA`: the fixed policy, `WAT` and `TAW` with
-    /// diversified restarts, and `TWA`, each on its own restart schedule.
+    /// diversified restarts, and `TWA`, each on its own restart schedule; with the
+    /// `learned-order` switch (on by default) in the order the built-in portfolio head gives
+    /// each problem.
     #[default]
     Portfolio,
     /// TelaMalloc's order (longest lifetime, then size, then area) with conflict boosting (when
@@ -47,7 +49,7 @@ pub enum PolicySpec {
     },
     /// A round robin of these single policies (`fixed` or order words), written joined by `/`
     /// (`TWA/TWA~/TWA+`): each runs its own restart schedule, one run per round, in this order
-    /// (`fixed/WAT~/TAW~/TWA` searches as `portfolio` does).
+    /// (`fixed/WAT~/TAW~/TWA` searches as `portfolio` does without `learned-order`).
     RoundRobin(Vec<PolicySpec>),
     /// The learned policy of a model file (`None`: the built-in model,
     /// [`BUILT_IN_MODEL`](crate::learned::BUILT_IN_MODEL), which is the repository's

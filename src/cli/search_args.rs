@@ -14,7 +14,8 @@ pub struct SearchArgs {
     /// policies joined by / for a round robin of them (e.g. TWA/TWA~/TWA+),
     /// `learned` (the shipped model, models/policy.json, compiled into the binary), or a model
     /// file `PATH.json` (read at run time; one that is missing or cannot be used is an error,
-    /// exit 2). Default: `portfolio`, the round robin fixed, WAT~, TAW~, TWA.
+    /// exit 2). Default: `portfolio`, the round robin fixed, WAT~, TAW~, TWA, in the order the
+    /// learned portfolio head gives the problem (`--no learned-order`: in this order).
     #[arg(long)]
     pub policy: Option<PolicySpec>,
     /// Worker threads for the search portfolio (the answer does not depend on it); for
