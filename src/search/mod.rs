@@ -103,8 +103,8 @@ pub(crate) struct FitRequest<'a> {
     pub(crate) hole_model: Option<&'a [f32]>,
 }
 
-/// Fits `problem` (which passed [`Problem::check`]) under `capacity` with `portfolio`, or proves
-/// it cannot, within the request's limits. A found layout is returned unvalidated: the caller
+/// Fits `problem` (which passed [`Problem::check`]) under `capacity` with `portfolio` (not
+/// empty), or proves it cannot, within the request's limits. A found layout is returned unvalidated: the caller
 /// validates every answer once.
 pub(crate) fn fit(
     problem: &Problem,
@@ -122,11 +122,9 @@ pub(crate) fn fit(
         external,
         hole_model,
     } = request;
-    if portfolio.policies.is_empty() {
-        // Nothing to run would never decide: an empty portfolio means the default one (seed 0:
-        // the solver's seed reaches the search only through the portfolio it builds).
-        portfolio = Portfolio::round_robin(problem.len(), options.conflict_boost, 0);
-    }
+    // The solver gives an empty portfolio the default one (`Solver::build_portfolio`): nothing
+    // to run would never decide.
+    debug_assert!(!portfolio.policies.is_empty(), "an empty portfolio");
     let load = timeline.load();
     if let Some(o) = observer.as_mut() {
         o.on_start(&SearchStart {
