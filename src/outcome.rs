@@ -176,7 +176,12 @@ impl<'a> Deadline<'a> {
 
     /// Whether the work must stop now.
     pub fn passed(&self) -> bool {
+        self.cancelled() || self.at.is_some_and(|at| Instant::now() >= at)
+    }
+
+    /// Whether the cancellation flag is set: one atomic load, cheap enough for every step of a
+    /// loop whose steps are too quick to read the clock at each.
+    pub fn cancelled(&self) -> bool {
         self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
-            || self.at.is_some_and(|at| Instant::now() >= at)
     }
 }

@@ -1,5 +1,8 @@
 """The GIL is released while solving, and Ctrl-C (SIGINT, KeyboardInterrupt) cancels a running
-solve within 0.1 s."""
+solve: it raises KeyboardInterrupt long before the solve's own 60 s limit. How soon is a figure
+for a benchmark, not a test (`cargo bench --bench cancel` for the search's part; the binding adds
+its 20 ms signal poll): the bounds here only tell a cancelled solve from one that ignores the
+flag, on however loaded a machine."""
 
 import json
 import os
@@ -66,18 +69,21 @@ def interrupted(options: dict, delay: float = 0.31) -> dict:
     return outcome
 
 
-def test_ctrl_c_cancels_a_search_within_a_tenth_of_a_second():
-    # Signals at different phases of the 20 ms poll: the latency is up to the poll plus the
-    # search's reaction to its cancel flag (about 1 ms).
-    latencies = sorted(interrupted({}, delay)["latency"] for delay in (0.303, 0.311, 0.319))
-    assert latencies[1] < 0.1, latencies
-    # Generous for a loaded machine.
-    assert latencies[-1] < 0.5, latencies
+# A cancelled solve returns within the poll and about a millisecond of search (measured on this
+# project's machine); one that ignored the flag would run to its 60 s limit.
+PROMPTLY = 2.0
+
+
+def test_ctrl_c_cancels_a_search():
+    # Signals at different phases of the 20 ms poll.
+    for delay in (0.303, 0.311, 0.319):
+        outcome = interrupted({}, delay)
+        assert outcome["latency"] < PROMPTLY, outcome
 
 
 def test_ctrl_c_cancels_minimize_and_parallel_search():
-    assert interrupted({"minimize": True})["latency"] < 0.5
-    assert interrupted({"threads": 2})["latency"] < 0.5
+    assert interrupted({"minimize": True})["latency"] < PROMPTLY
+    assert interrupted({"threads": 2})["latency"] < PROMPTLY
 
 
 def test_the_gil_is_released_while_solving():

@@ -145,7 +145,10 @@ impl EdgeFinder {
     /// bound, and above it if its rank is below the bound's), with `ranks` the buffers' ranks.
     /// Only the sections of buffers whose bounds move get a pass. `Err(section)`: a section
     /// cannot hold its unplaced buffers, so no solution extends the node. Call
-    /// [`EdgeFinder::undo`] with the mark taken before, on the way up.
+    /// [`EdgeFinder::undo`] with the mark taken before, on the way up. Once `cancelled()` turns
+    /// true (it is asked before each pass, and in a pass before each end's windows), stops
+    /// with what it proved so far: fewer bounds, all sound. On 3,840 buffers one pass took up
+    /// to 80 ms.
     pub fn propagate(
         &mut self,
         instance: &Instance,
@@ -153,6 +156,7 @@ impl EdgeFinder {
         buffers: &[u32],
         sections: Range<usize>,
         canonical: Option<(u64, u32, &[u32])>,
+        cancelled: &dyn Fn() -> bool,
     ) -> Result<(), usize> {
         self.queue.clear();
         let mut verdict = Ok(());
@@ -189,11 +193,11 @@ impl EdgeFinder {
                 break;
             };
             self.queued[s] = false;
-            if passes == 0 {
-                continue; // out of work: drain the queue
+            if passes == 0 || cancelled() {
+                continue; // out of work or time: drain the queue
             }
             passes -= 1;
-            if self.section(instance, state, s).is_err() {
+            if self.section(instance, state, s, cancelled).is_err() {
                 verdict = Err(s);
                 break;
             }
@@ -222,8 +226,14 @@ impl EdgeFinder {
     }
 
     /// One pass over section `s` (the buffers whose bounds it moves go to `moved`); `Err` if
-    /// the section fails.
-    fn section(&mut self, instance: &Instance, state: &State, s: usize) -> Result<(), ()> {
+    /// the section fails. Cut short (with what it proved) once `cancelled()`.
+    fn section(
+        &mut self,
+        instance: &Instance,
+        state: &State,
+        s: usize,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<(), ()> {
         let mut tasks = std::mem::take(&mut self.tasks);
         tasks.clear();
         tasks.extend(
@@ -237,7 +247,7 @@ impl EdgeFinder {
                     size: instance.sizes[b as usize],
                 }),
         );
-        let result = self.section_tasks(instance, &tasks);
+        let result = self.section_tasks(instance, &tasks, cancelled);
         self.tasks = tasks;
         result
     }
@@ -246,7 +256,12 @@ impl EdgeFinder {
     /// distinct lowest offset and a distinct end; the tasks are bucketed by both, so each
     /// window's contents come from cumulated cells rather than a scan of the tasks, which are
     /// scanned only where some task outside a window is larger than the window's free room.
-    fn section_tasks(&mut self, instance: &Instance, tasks: &[Task]) -> Result<(), ()> {
+    fn section_tasks(
+        &mut self,
+        instance: &Instance,
+        tasks: &[Task],
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<(), ()> {
         if tasks.len() < 2 {
             return Ok(());
         }
@@ -304,6 +319,11 @@ impl EdgeFinder {
             }
         }
         for j in 0..h {
+            if cancelled() {
+                // Each deduction so far is sound on its own; the windows left prove nothing
+                // wrong by being skipped.
+                return Ok(());
+            }
             let l = self.highs[j];
             // Highest lowest offset first, as the windows grow.
             for i in (0..d).rev() {
@@ -429,7 +449,7 @@ mod tests {
         let all = 0..instance.members.len();
         assert_eq!(state.min_offsets[1], 2);
         assert_eq!(
-            edge.propagate(&instance, &state, &[0, 1, 2], all, None),
+            edge.propagate(&instance, &state, &[0, 1, 2], all, None, &|| false),
             Ok(())
         );
         assert_eq!(edge.ends[2], 4, "u goes under v");
@@ -441,13 +461,41 @@ mod tests {
     }
 
     #[test]
+    fn a_cancelled_propagation_skips_its_passes() {
+        let (instance, state) = squeezed();
+        let mut edge = EdgeFinder::new(&instance);
+        let all = 0..instance.members.len();
+        let cancelled = edge.propagate(&instance, &state, &[0, 1, 2], all.clone(), None, &|| true);
+        assert_eq!(cancelled, Ok(()));
+        // The bounds the placement of w gives (v at 2), none of the passes' (v at 4, u by 4).
+        assert_eq!((edge.lowest(1), edge.ends[2]), (2, 10));
+        edge.undo(0);
+        // Not cancelled: asked before each pass, and the passes prove both bounds.
+        let asked = std::cell::Cell::new(0);
+        let full = edge.propagate(&instance, &state, &[0, 1, 2], all, None, &|| {
+            asked.set(asked.get() + 1);
+            false
+        });
+        assert_eq!(full, Ok(()));
+        assert!(asked.get() >= 2, "{} passes", asked.get());
+        assert_eq!((edge.lowest(1), edge.ends[2]), (4, 4));
+    }
+
+    #[test]
     fn an_overfull_window_fails_the_node() {
         let (instance, state) = squeezed();
         let mut edge = EdgeFinder::new(&instance);
         let all = 0..instance.members.len();
         // With every buffer at or above 1 (a canonical bound), u and v need 1 + 4 + 6 > 10.
         let ranks = [0, 0, 0];
-        let failed = edge.propagate(&instance, &state, &[0, 1, 2], all, Some((1, 0, &ranks)));
+        let failed = edge.propagate(
+            &instance,
+            &state,
+            &[0, 1, 2],
+            all,
+            Some((1, 0, &ranks)),
+            &|| false,
+        );
         assert!(failed.is_err());
     }
 
@@ -466,12 +514,20 @@ mod tests {
             &[0, 1, 2],
             all.clone(),
             Some((0, 1, &after)),
+            &|| false,
         );
         assert_eq!(ok, Ok(()));
         assert_eq!(edge.lowest(2), 0);
         edge.undo(mark);
         let before = [0, 2, 0];
-        let lifted = edge.propagate(&instance, &state, &[0, 1, 2], all, Some((0, 1, &before)));
+        let lifted = edge.propagate(
+            &instance,
+            &state,
+            &[0, 1, 2],
+            all,
+            Some((0, 1, &before)),
+            &|| false,
+        );
         assert!(lifted.is_err());
     }
 
@@ -481,7 +537,7 @@ mod tests {
         let mut edge = EdgeFinder::new(&instance);
         let all = 0..instance.members.len();
         assert_eq!(
-            edge.propagate(&instance, &state, &[1, 2], all.clone(), None),
+            edge.propagate(&instance, &state, &[1, 2], all.clone(), None, &|| false),
             Ok(())
         );
         let proved = (edge.lowest(1), edge.lowest(2), edge.ends[2]);
@@ -492,7 +548,7 @@ mod tests {
         assert_eq!((edge.lowest(1), edge.lowest(2), edge.ends[2]), (0, 0, 10));
         // Its own propagation proves what the placements imply, and is taken back with it.
         assert_eq!(
-            edge.propagate(&instance, &state, &[1, 2], all, None),
+            edge.propagate(&instance, &state, &[1, 2], all, None, &|| false),
             Ok(())
         );
         assert_eq!((edge.lowest(1), edge.lowest(2), edge.ends[2]), proved);
@@ -580,7 +636,7 @@ mod tests {
                     edge.ends[t.buffer as usize] = t.end;
                 }
             }
-            let verdict = fast.section_tasks(&instance, &tasks);
+            let verdict = fast.section_tasks(&instance, &tasks, &|| false);
             assert_eq!(
                 verdict,
                 every_window(&mut slow, &instance, &tasks),

@@ -196,8 +196,9 @@ pub(crate) fn fit(
                 stats.portfolio = portfolio.names();
                 stats.weights = weights.clone();
                 // Not once the time is up: filling builds an instance per shape.
-                let members = if options.slack_fill && options.restarts && !stop.passed() {
-                    slack_fill::members(problem, &instance, (hole_model, options.likely_cut))
+                let members = if options.slack_fill && options.restarts {
+                    let switches = (hole_model, options.likely_cut);
+                    slack_fill::members(problem, &instance, switches, &stop)
                 } else {
                     slack_fill::Members::none()
                 };

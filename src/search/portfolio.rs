@@ -839,7 +839,13 @@ mod tests {
     fn a_filled_problems_layout_is_the_problems_without_the_phantoms() {
         let problem = slack_packing();
         let instance = Instance::new(&problem, 1 << 20);
-        let filled = crate::search::slack_fill::members(&problem, &instance, (None, false)).filled;
+        let filled = crate::search::slack_fill::members(
+            &problem,
+            &instance,
+            (None, false),
+            &crate::outcome::Deadline::none(),
+        )
+        .filled;
         assert!(
             filled[0].instance.sizes.len() > problem.len(),
             "phantoms added"
