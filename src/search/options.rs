@@ -96,6 +96,16 @@ pub struct SearchOptions {
     /// With `learned_holes`: the model's most likely cut (at each step the move it scores
     /// highest) is one more fixed slack-filling member, when it differs from the others.
     pub likely_cut: bool,
+    /// With `slack-fill`: the lottery's runs make several short draws (a few nodes per buffer
+    /// each) rather than one draw at the run's whole budget.
+    pub short_draws: bool,
+    /// With `slack-fill`: the lottery draws again a cut the fixed members or an earlier draw
+    /// searched.
+    pub distinct_draws: bool,
+    /// With `slack-fill`: the lottery's draws are searched in the static order of the round
+    /// robin's first strategy (with `learned-order`, the one the portfolio head ranks first),
+    /// when it is one (`WAT~` gives `WAT`); by the fixed policy otherwise.
+    pub draw_lead: bool,
     /// The restart schedule.
     pub schedule: Schedule,
     /// When a strategy ranker (a learned portfolio head) plans the portfolio for the problem,
@@ -153,6 +163,9 @@ impl Default for SearchOptions {
             slack_fill: true,
             learned_holes: true,
             likely_cut: true,
+            short_draws: true,
+            distinct_draws: true,
+            draw_lead: true,
             schedule: Schedule::Luby,
             portfolio_shares: true,
             learned_shares: false,
@@ -216,7 +229,7 @@ macro_rules! switch {
 }
 
 /// Every switch of [`SearchOptions`], in the order of the ablation table.
-pub const SWITCHES: [Switch; 27] = [
+pub const SWITCHES: [Switch; 30] = [
     switch!(
         "canonical",
         canonical,
@@ -316,6 +329,21 @@ pub const SWITCHES: [Switch; 27] = [
         "likely-cut",
         likely_cut,
         "with learned-holes: also search the hole-shape model's most likely cut"
+    ),
+    switch!(
+        "short-draws",
+        short_draws,
+        "with slack-fill: each lottery run makes several draws of 2 nodes per buffer (off: one)"
+    ),
+    switch!(
+        "distinct-draws",
+        distinct_draws,
+        "with slack-fill: the lottery draws again a cut already searched"
+    ),
+    switch!(
+        "draw-lead",
+        draw_lead,
+        "with slack-fill: the lottery's draws searched in the first strategy's order (off: fixed)"
     ),
     switch!(
         "portfolio-shares",

@@ -8,8 +8,8 @@ use super::external::{ExternalMember, MemberEnd};
 use super::instance::Instance;
 use super::observer::{RunObserver, RunSummary, SearchObserver};
 use super::options::{Schedule, SearchOptions};
-use super::policy::FixedPolicy;
 use super::policy::NodePolicy;
+use super::policy::{FixedPolicy, StaticOrder};
 use super::schedule::budget;
 use super::slack_fill::{Drawer, Filled, Shape};
 use super::state::State;
@@ -53,8 +53,13 @@ struct Worker<'i> {
     drawer: Option<&'i Drawer<'i>>,
     /// The lottery member's current filled problem.
     drawn: Option<Filled>,
-    /// How many filled problems the lottery member has drawn: the next draw's number.
+    /// How many cuts the lottery member has drawn: the next draw's number.
     draws: u64,
+    /// With `distinct-draws`: the lottery's cuts searched so far, each sorted.
+    drawn_cuts: HashSet<Vec<(u64, u64, u64)>>,
+    /// With `draw-lead`: the static order the lottery's draws are searched in (the round
+    /// robin's first strategy's); the fixed policy otherwise.
+    draw_order: Option<String>,
     policy: Box<dyn NodePolicy>,
     state: State,
     /// The node cache of this policy's runs: a key decides the search below its node whatever
@@ -71,6 +76,8 @@ impl<'i> Worker<'i> {
             drawer: None,
             drawn: None,
             draws: 0,
+            drawn_cuts: HashSet::new(),
+            draw_order: None,
             policy,
             state: State::new(instance),
             failed_nodes: HashSet::new(),
@@ -94,16 +101,37 @@ impl<'i> Worker<'i> {
     }
 
     /// The lottery member's next draw: a new filled problem, with a fresh state, node cache and
-    /// fixed policy (its buffers differ from draw to draw).
-    fn redraw(&mut self, drawer: &Drawer<'_>, conflict_boost: bool) {
-        let drawn = drawer.draw(self.draws);
+    /// fixed policy (its buffers differ from draw to draw). With `distinct`, a cut that a fixed
+    /// member or an earlier draw searched is drawn again, up to [`REDRAWS`] times (then the
+    /// last is taken: the profile may have few cuts).
+    fn redraw(&mut self, drawer: &Drawer<'_>, conflict_boost: bool, distinct: bool) {
+        let mut cut = drawer.cut(self.draws);
         self.draws += 1;
+        if distinct {
+            for _ in 0..REDRAWS {
+                let mut sorted = cut.clone();
+                sorted.sort_unstable();
+                if !drawer.is_fixed(&sorted) && self.drawn_cuts.insert(sorted) {
+                    break;
+                }
+                cut = drawer.cut(self.draws);
+                self.draws += 1;
+            }
+        }
+        let drawn = drawer.fill(&cut);
         self.state = State::new(&drawn.instance);
         self.failed_nodes.clear();
-        self.policy = Box::new(FixedPolicy::new(drawn.instance.sizes.len(), conflict_boost));
+        let order = self.draw_order.as_deref().and_then(StaticOrder::new);
+        self.policy = match order {
+            Some(order) => Box::new(order),
+            None => Box::new(FixedPolicy::new(drawn.instance.sizes.len(), conflict_boost)),
+        };
         self.drawn = Some(drawn);
     }
 }
+
+/// The most cuts the lottery draws for one run before it takes a repeated one.
+const REDRAWS: usize = 64;
 
 /// The limits of a portfolio, and who watches it.
 pub struct RunSettings<'a> {
@@ -145,7 +173,7 @@ fn run_one(
         return (RunEnd::Outranked, SearchStats::default(), None);
     }
     if let Some(drawer) = worker.drawer {
-        worker.redraw(drawer, options.conflict_boost);
+        worker.redraw(drawer, options.conflict_boost, options.distinct_draws);
     }
     let Worker {
         filled,
@@ -182,6 +210,53 @@ fn run_one(
         Flow::Unwind(_) => unreachable!("the root re-explores on unwinding"),
     };
     (end, stats, observer)
+}
+
+/// The node budget of one lottery draw with the `short-draws` switch, on a problem of `buffers`
+/// free buffers (`u64::MAX` without it: one draw per run). A draw that matches the holes is
+/// decided in about one node per buffer (18 of the 26 undecided effort-validation slack
+/// packings whose true cut was searched: 351 to 836 nodes for 350 to 500 buffers), and most
+/// draws do not match, so a run spends its budget on several short draws.
+fn draw_budget(options: &SearchOptions, buffers: usize) -> u64 {
+    if options.short_draws {
+        (buffers as u64)
+            .saturating_mul(DRAW_NODES_PER_BUFFER)
+            .max(1)
+    } else {
+        u64::MAX
+    }
+}
+
+/// The nodes per buffer of a short draw.
+const DRAW_NODES_PER_BUFFER: u64 = 2;
+
+/// One run of the lottery member: draws of at most `per_draw` nodes each, until one decides,
+/// the run stops or its budget is spent (a refuted draw proves nothing: the next is drawn). The
+/// counters add up over the draws.
+fn run_draws(
+    instance: &Instance,
+    options: &SearchOptions,
+    worker: &mut Worker<'_>,
+    limits: RunLimits<'_>,
+    mut observer: Option<Box<dyn RunObserver>>,
+    per_draw: u64,
+) -> (RunEnd, SearchStats, Option<Box<dyn RunObserver>>) {
+    let mut total = SearchStats::default();
+    let mut left = limits.nodes;
+    loop {
+        let nodes = left.min(per_draw);
+        let draw_limits = RunLimits { nodes, ..limits };
+        let (end, stats, returned) = run_one(instance, options, worker, draw_limits, observer);
+        observer = returned;
+        total.add(&stats);
+        left = left.saturating_sub(stats.nodes.max(1));
+        match end {
+            RunEnd::Budget | RunEnd::Infeasible(_) if left > 0 => continue,
+            // Its last draw refuted: the next run draws again.
+            RunEnd::Infeasible(_) => return (RunEnd::Budget, total, observer),
+            end => return (end, total, observer),
+        }
+    }
 }
 
 /// Search depths up to which a run stays on the caller's thread: the search recurses once per
@@ -301,6 +376,10 @@ fn workers_for<'i>(
     policies: Vec<Box<dyn NodePolicy>>,
     (filled, drawer): (&'i [Filled], Option<&'i Drawer<'i>>),
 ) -> Vec<Worker<'i>> {
+    let draw_order = policies
+        .first()
+        .filter(|_| options.draw_lead)
+        .and_then(|lead| lead_order(&lead.name()));
     let mut workers: Vec<Worker> = policies
         .into_iter()
         .map(|policy| Worker::new(policy, instance))
@@ -319,12 +398,19 @@ fn workers_for<'i>(
     // The lottery member's policy and state are replaced at each draw.
     let drawing = drawer.map(|drawer| Worker {
         drawer: Some(drawer),
+        draw_order: draw_order.clone(),
         ..Worker::new(
             Box::new(FixedPolicy::new(0, options.conflict_boost)),
             instance,
         )
     });
     filled_workers.chain(drawing).chain(workers).collect()
+}
+
+/// The plain static order of a strategy named `name` (`WAT~` gives `WAT`), if it is one.
+fn lead_order(name: &str) -> Option<String> {
+    let word = name.trim_end_matches('~');
+    StaticOrder::new(word).map(|_| word.to_string())
 }
 
 /// [`run`] on the current thread (and its pool's threads).
@@ -559,8 +645,12 @@ impl Round<'_> {
                     outranked,
                 };
                 let instance = worker.filled.map_or(self.instance, |f| &f.instance);
-                let (end, stats, observer) =
-                    run_one(instance, self.options, worker, limits, observer);
+                let (end, stats, observer) = if worker.drawer.is_some() {
+                    let per_draw = draw_budget(self.options, self.instance.free.len());
+                    run_draws(instance, self.options, worker, limits, observer, per_draw)
+                } else {
+                    run_one(instance, self.options, worker, limits, observer)
+                };
                 let end = match end {
                     RunEnd::Infeasible(_) if worker.filled.is_some() => RunEnd::Retired,
                     // One drawn shape refuted: the next run draws another.
@@ -650,6 +740,7 @@ mod tests {
     use super::*;
     use crate::generate::{perfect, CutStyle, PerfectOptions};
     use crate::problem::Problem;
+    use crate::search::slack_fill::Members;
     use crate::search::strategy::Portfolio;
     use std::sync::Mutex;
 
@@ -860,6 +951,141 @@ mod tests {
         assert_eq!(offsets.len(), problem.len());
         let solution = crate::problem::Solution { offsets };
         assert!(crate::validate(&problem, &solution, Some(1 << 20)).is_valid());
+    }
+
+    /// The slack-filling members of `problem` (no learned model).
+    fn lottery<'p>(problem: &'p Problem, instance: &'p Instance) -> Members<'p> {
+        let switches = (None, false);
+        crate::search::slack_fill::members(problem, instance, switches, &Deadline::none())
+    }
+
+    /// A packing of 200 buffers with 8 removed whose slack can be cut more than one way (the
+    /// first seed that gives a lottery), and its instance.
+    fn lottery_packing() -> (Problem, Instance) {
+        (0..20)
+            .map(|seed| {
+                let packing = PerfectOptions {
+                    capacity: 1 << 20,
+                    horizon: 1000,
+                    buffers: 200,
+                    style: CutStyle::Guillotine,
+                    remove: 8,
+                    alignment: 1024,
+                    cuts: Default::default(),
+                };
+                let problem = perfect(&packing, seed).0;
+                let instance = Instance::new(&problem, 1 << 20);
+                (problem, instance)
+            })
+            .find(|(problem, instance)| lottery(problem, instance).drawer.is_some())
+            .expect("a packing whose slack can be cut more than one way")
+    }
+
+    #[test]
+    fn distinct_draws_skip_the_fixed_members_cuts_and_earlier_draws() {
+        let (problem, instance) = lottery_packing();
+        let members = lottery(&problem, &instance);
+        let drawer = members.drawer.as_ref().expect("a lottery");
+        let sorted = |draw: u64| {
+            let mut cut = drawer.cut(draw);
+            cut.sort_unstable();
+            cut
+        };
+        // The plain draws repeat cuts here: the fixed members' or each other's.
+        let plain: Vec<_> = (0..12).map(sorted).collect();
+        let repeats = plain
+            .iter()
+            .enumerate()
+            .filter(|&(i, cut)| drawer.is_fixed(cut) || plain[..i].contains(cut))
+            .count();
+        assert!(repeats > 0, "no repeat to skip in 12 draws");
+        let options = SearchOptions::default();
+        let mut worker = workers_for(&instance, &options, Vec::new(), (&[], Some(drawer)))
+            .pop()
+            .expect("the lottery's worker");
+        for _ in 0..12 {
+            worker.redraw(drawer, false, true);
+        }
+        assert_eq!(worker.drawn_cuts.len(), 12, "every run a new cut");
+        assert!(worker.drawn_cuts.iter().all(|cut| !drawer.is_fixed(cut)));
+        // Drawn again: the 12 new cuts took more draws than 12.
+        assert!(
+            worker.draws >= 12 + repeats as u64,
+            "{} draws",
+            worker.draws
+        );
+    }
+
+    #[test]
+    fn the_lottery_searches_its_draws_in_the_lead_strategys_plain_order() {
+        assert_eq!(lead_order("WAT~").as_deref(), Some("WAT"));
+        assert_eq!(lead_order("TWA").as_deref(), Some("TWA"));
+        assert_eq!(lead_order("fixed"), None);
+        assert_eq!(lead_order("learned"), None);
+        let (problem, instance) = lottery_packing();
+        let members = lottery(&problem, &instance);
+        let drawer = members.drawer.as_ref().expect("a lottery");
+        let draw_policy = |lead: &str, draw_lead: bool| {
+            let options = SearchOptions {
+                draw_lead,
+                ..SearchOptions::default()
+            };
+            let lead = StaticOrder::diversified(lead, 0).map_or_else(
+                || Box::new(FixedPolicy::new(0, false)) as Box<dyn NodePolicy>,
+                |order| Box::new(order) as Box<dyn NodePolicy>,
+            );
+            let mut worker = workers_for(&instance, &options, vec![lead], (&[], Some(drawer)))
+                .into_iter()
+                .find(|w| w.drawer.is_some())
+                .expect("the lottery's worker");
+            worker.redraw(drawer, false, false);
+            worker.policy.name()
+        };
+        assert_eq!(draw_policy("WAT", true), "WAT");
+        assert_eq!(draw_policy("WAT", false), "fixed");
+        assert_eq!(draw_policy("fixed", true), "fixed");
+    }
+
+    #[test]
+    fn a_lottery_run_makes_short_draws_until_its_budget_is_spent() {
+        // Every draw counted once: no cut drawn again.
+        let options = SearchOptions {
+            distinct_draws: false,
+            ..SearchOptions::default()
+        };
+        let (problem, instance) = lottery_packing();
+        let members = lottery(&problem, &instance);
+        let drawer = members.drawer.as_ref().expect("a lottery");
+        let draws_and_nodes = |budget: u64, per_draw: u64| {
+            let mut worker = workers_for(&instance, &options, Vec::new(), (&[], Some(drawer)))
+                .pop()
+                .expect("the lottery's worker");
+            let limits = RunLimits {
+                nodes: budget,
+                stop: Deadline::none(),
+                outranked: None,
+            };
+            let (end, stats, _) =
+                run_draws(&instance, &options, &mut worker, limits, None, per_draw);
+            assert!(
+                matches!(end, RunEnd::Budget),
+                "not decided in 5 nodes a draw"
+            );
+            (worker.draws, stats.nodes)
+        };
+        // 200 buffers are not placed in 5 nodes: every draw runs to its budget, and counts the
+        // node it stops at (6 a draw, as any run counts one node beyond its budget).
+        assert_eq!(draws_and_nodes(60, 5), (10, 60));
+        // The last draw gets what is left (2 nodes, counted 3): one node beyond, as one run.
+        assert_eq!(draws_and_nodes(50, 5), (9, 51));
+        // One draw at the run's whole budget without the switch.
+        assert_eq!(draws_and_nodes(50, u64::MAX), (1, 51));
+        assert_eq!(draw_budget(&options, 200), 400);
+        let one = SearchOptions {
+            short_draws: false,
+            ..SearchOptions::default()
+        };
+        assert_eq!(draw_budget(&one, 200), u64::MAX);
     }
 
     #[test]

@@ -147,9 +147,14 @@ pub(crate) fn members<'p>(
         };
         filled.push(matching);
     }
+    let mut fixed_cuts = vec![nested_sorted.clone(), crossing_sorted.clone()];
+    if by_amount_sorted != nested_sorted && by_amount_sorted != crossing_sorted {
+        fixed_cuts.push(by_amount_sorted.clone());
+    }
     if let Some(likely) = likely {
         let likely_sorted = sorted(&likely);
         if ![&nested_sorted, &crossing_sorted, &by_amount_sorted].contains(&&likely_sorted) {
+            fixed_cuts.push(likely_sorted);
             let Some(likely) = build(Shape::Likely, &likely) else {
                 return Members::none();
             };
@@ -176,6 +181,7 @@ pub(crate) fn members<'p>(
             starts,
             ends,
             hole_model,
+            fixed_cuts,
         }),
     }
 }
@@ -214,6 +220,9 @@ pub(crate) struct Drawer<'p> {
     ends: &'p [u64],
     /// The learned hole-shape model's weights, when its draws are on.
     hole_model: Option<&'p [f32]>,
+    /// The cuts the fixed members search, each sorted: a draw that gives one of them repeats
+    /// their work.
+    fixed_cuts: Vec<Vec<(u64, u64, u64)>>,
 }
 
 impl<'p> Drawer<'p> {
@@ -225,14 +234,30 @@ impl<'p> Drawer<'p> {
     /// slacks of the fall's own amount when there are any (rectangular holes; two holes of one
     /// size opened at different times are what the by-amount cut can get wrong), odd draws
     /// among all.
+    #[cfg(test)]
     pub(crate) fn draw(&self, draw: u64) -> Filled {
+        self.fill(&self.cut(draw))
+    }
+
+    /// The filled problem of a cut (`(lower, upper, size)` phantoms) of this drawer's slack.
+    pub(crate) fn fill(&self, pieces: &[(u64, u64, u64)]) -> Filled {
+        with_phantoms(self.problem, self.capacity, Shape::Drawn, pieces)
+    }
+
+    /// Whether a sorted cut is one the fixed members search.
+    pub(crate) fn is_fixed(&self, sorted_cut: &[(u64, u64, u64)]) -> bool {
+        self.fixed_cuts.iter().any(|cut| cut == sorted_cut)
+    }
+
+    /// The cut of draw number `draw` (see [`Drawer::draw`]), its phantoms in drawing order.
+    pub(crate) fn cut(&self, draw: u64) -> Vec<(u64, u64, u64)> {
         // A number below `n`, from a hash of the draw and how many came before it.
         let mut coins = 0u64;
         let mut coin = |n: u64| {
             coins += 1;
             mix(mix(draw) ^ coins) % n.max(1)
         };
-        let pieces = if let Some(weights) = self.hole_model {
+        if let Some(weights) = self.hole_model {
             let steps = steps(&self.slack, self.starts, self.ends);
             hole_walk::draw(&steps, weights, || {
                 coin(1 << 53) as f64 / (1u64 << 53) as f64
@@ -253,8 +278,7 @@ impl<'p> Drawer<'p> {
                     exact[coin(exact.len() as u64) as usize]
                 }
             })
-        };
-        with_phantoms(self.problem, self.capacity, Shape::Drawn, &pieces)
+        }
     }
 }
 
