@@ -8,8 +8,7 @@ use super::external::{ExternalMember, MemberEnd};
 use super::instance::Instance;
 use super::observer::{RunObserver, RunSummary, SearchObserver};
 use super::options::{Schedule, SearchOptions};
-use super::policy::NodePolicy;
-use super::policy::{FixedPolicy, StaticOrder};
+use super::policy::{FixedPolicy, NodePolicy, StaticOrder};
 use super::schedule::budget;
 use super::slack_fill::{Drawer, Filled, Shape};
 use super::state::State;
@@ -101,7 +100,8 @@ impl<'i> Worker<'i> {
     }
 
     /// The lottery member's next draw: a new filled problem, with a fresh state, node cache and
-    /// fixed policy (its buffers differ from draw to draw). With `distinct`, a cut that a fixed
+    /// policy (its buffers differ from draw to draw): the static order of `draw_order` when
+    /// there is one, the fixed policy otherwise. With `distinct`, a cut that a fixed
     /// member or an earlier draw searched is drawn again, up to [`REDRAWS`] times (then the
     /// last is taken: the profile may have few cuts).
     fn redraw(&mut self, drawer: &Drawer<'_>, conflict_boost: bool, distinct: bool) {
