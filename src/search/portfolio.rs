@@ -214,7 +214,7 @@ fn run_one(
 
 /// The node budget of one lottery draw with the `short-draws` switch, on a problem of `buffers`
 /// free buffers (`u64::MAX` without it: one draw per run). A draw that matches the holes is
-/// decided in about one node per buffer (18 of the 26 undecided effort-validation slack
+/// often decided in about one node per buffer (15 of the 30 undecided effort-validation slack
 /// packings whose true cut was searched: 351 to 836 nodes for 350 to 500 buffers), and most
 /// draws do not match, so a run spends its budget on several short draws.
 fn draw_budget(options: &SearchOptions, buffers: usize) -> u64 {
