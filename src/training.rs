@@ -12,7 +12,7 @@ pub use crate::search::features::{
     PROBLEM_FEATURE_SCHEMA_VERSION,
 };
 pub use crate::search::hole_walk::{
-    HoleChoice, MoveFeatures, HOLE_FEATURES, HOLE_FEATURE_SCHEMA_VERSION,
+    HoleChoice, HoleOdds, MoveFeatures, HOLE_FEATURES, HOLE_FEATURE_SCHEMA_VERSION,
 };
 pub use crate::search::schedule::budget as round_budget;
 pub use crate::search::Schedule;
@@ -40,4 +40,19 @@ pub fn hole_choices(
 ) -> Option<Vec<HoleChoice>> {
     let instance = crate::search::instance::Instance::new(problem, problem.capacity?);
     crate::search::hole_walk::truth_of(&instance, holes)
+}
+
+/// How hard `holes` (as for [`hole_choices`]) are for the slack-filling lottery to draw on
+/// `problem` under the hole-shape model's `weights` (see [`HoleOdds`]): the probability of one
+/// draw, the rank among the `count` most likely cuts (a best-first search expanding at most
+/// `expansions` partial walks), and the first of `draws` seeded draws to give them. None when
+/// no walk makes them or the problem has no capacity or a section over it.
+pub fn hole_odds(
+    problem: &crate::Problem,
+    holes: &[(u64, u64, u64)],
+    weights: &[f32],
+    (count, expansions, draws): (usize, usize, usize),
+) -> Option<HoleOdds> {
+    let instance = crate::search::instance::Instance::new(problem, problem.capacity?);
+    crate::search::hole_walk::odds(&instance, holes, weights, (count, expansions, draws))
 }

@@ -538,7 +538,8 @@ fn learned_portfolio_keeps_the_verdicts_and_returns_valid_solutions() {
 fn node_limit_is_exact_for_portfolios_threads_or_not() {
     // A perfect packing with 16 rectangles removed that no strategy, slack-filling member or
     // lottery draw solves within the limits below (with cover branching, slack filling decides
-    // those with 7 removed in a few thousand nodes, and this one's seeds 402 and 403 too).
+    // those with 7 removed in a few thousand nodes, and this one's seeds 402 and 403 too; with
+    // ranked draws, seed 404 in 4,470).
     let (problem, _) = perfect(
         &PerfectOptions {
             capacity: 1 << 20,
@@ -549,7 +550,7 @@ fn node_limit_is_exact_for_portfolios_threads_or_not() {
             alignment: 1024,
             cuts: Default::default(),
         },
-        404,
+        407,
     );
     let n = problem.len();
     for limit in [1_000u64, 7_777] {
@@ -658,11 +659,13 @@ fn default_round_robin_runs_the_built_in_heads_first_choice_first() {
                 .cloned()
                 .collect();
             assert_eq!(&policies, order, "{name}, learned order {learned_order}");
-            assert!(
-                stats.weights.iter().all(|&w| w == 1),
-                "{name}: {:?}",
-                stats.weights
-            );
+            // One run per round each, but the lottery's two (`double-lottery`).
+            let lottery_at_two = stats
+                .portfolio
+                .iter()
+                .zip(&stats.weights)
+                .all(|(n, &w)| w == if n == "slack-fill-draw" { 2 } else { 1 });
+            assert!(lottery_at_two, "{name}: {:?}", stats.weights);
         }
     }
     // The head does not always choose the same strategy on these four.

@@ -14,8 +14,14 @@
 //! each section its phantoms add up to the section's slack.
 
 use super::instance::Instance;
+use super::policy::mix;
 use super::slack_profile::{section_slack, steps, Step};
-use std::collections::{HashMap, VecDeque};
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::sync::Arc;
+
+/// A cut of a slack profile: its phantoms, `(lower, upper, size)` each.
+pub(crate) type Cut = Vec<(u64, u64, u64)>;
 
 /// The names of a move's features, in the order of [`features`]'s output (the model file
 /// stores them and must match).
@@ -71,32 +77,39 @@ struct OpenSlack {
 }
 
 /// The state of a walk along the profile's steps.
+#[derive(Clone)]
 struct Walk {
     /// Open slack, in the order it opened; the amounts add up to the profile's level.
     open: VecDeque<OpenSlack>,
-    /// How many falls of each amount are still ahead (the current step's own taken out).
-    falls_ahead: HashMap<u64, usize>,
+    /// The index of the last step that falls by each amount (shared by the walk's copies).
+    last_fall: Arc<HashMap<u64, usize>>,
+    /// The index of the step the walk is at.
+    position: usize,
     /// The phantoms closed so far: `(lower, upper, size)`.
     phantoms: Vec<(u64, u64, u64)>,
 }
 
 impl Walk {
     fn new(steps: &[(u64, Step)]) -> Walk {
-        let mut falls_ahead: HashMap<u64, usize> = HashMap::new();
-        for &(_, step) in steps {
+        let mut last_fall: HashMap<u64, usize> = HashMap::new();
+        for (i, &(_, step)) in steps.iter().enumerate() {
             if let Step::Fall(fall) = step {
-                *falls_ahead.entry(fall).or_default() += 1;
+                last_fall.insert(fall, i);
             }
         }
         Walk {
             open: VecDeque::new(),
-            falls_ahead,
+            last_fall: Arc::new(last_fall),
+            position: 0,
             phantoms: Vec::new(),
         }
     }
 
+    /// Whether a step after this one falls by `amount`.
     fn closes_later(&self, amount: u64) -> bool {
-        self.falls_ahead.get(&amount).is_some_and(|&n| n > 0)
+        self.last_fall
+            .get(&amount)
+            .is_some_and(|&last| last > self.position)
     }
 
     /// The moves at `step` when the fall still needs `need` (0 at a rise).
@@ -227,38 +240,81 @@ impl Walk {
     /// the chosen index must be below their count). Returns the phantoms, or None when
     /// `choose` does (it gave up).
     fn run(
-        mut self,
+        self,
         steps: &[(u64, Step)],
         mut choose: impl FnMut(&Walk, u64, &[Move], &[MoveFeatures]) -> Option<usize>,
     ) -> Option<Vec<(u64, u64, u64)>> {
-        for &(at, step) in steps {
-            let mut need = match step {
-                Step::Rise(_) => 0,
-                Step::Fall(fall) => {
-                    if let Some(count) = self.falls_ahead.get_mut(&fall) {
-                        *count -= 1;
-                    }
-                    fall
-                }
-            };
-            loop {
-                let moves = self.moves(step, need);
-                if moves.is_empty() {
-                    break;
-                }
-                let features: Vec<MoveFeatures> = moves
-                    .iter()
-                    .map(|&mv| self.features(mv, step, need))
-                    .collect();
-                let pick = choose(&self, at, &moves, &features)?;
-                let mv = moves[pick];
-                need = self.apply(at, step, need, mv);
-                if !matches!(mv, Move::Whole(_)) || need == 0 {
-                    break;
-                }
-            }
+        let mut cursor = Cursor::new(self);
+        while let Some(moves) = cursor.moves(steps) {
+            let features = cursor.features(&moves);
+            let pick = choose(&cursor.walk, cursor.at, &moves, &features)?;
+            cursor.apply(moves[pick]);
         }
-        Some(self.phantoms)
+        Some(cursor.walk.phantoms)
+    }
+}
+
+/// A walk that can stop at any choice and go on later: where along the steps it is, and what
+/// the current fall still needs.
+#[derive(Clone)]
+struct Cursor {
+    walk: Walk,
+    /// The index of the next step to enter.
+    next: usize,
+    /// The step being walked, when it has moves left: its time, the step, and what it still
+    /// needs (0 at a rise).
+    at: u64,
+    current: Option<(Step, u64)>,
+}
+
+impl Cursor {
+    fn new(walk: Walk) -> Cursor {
+        Cursor {
+            walk,
+            next: 0,
+            at: 0,
+            current: None,
+        }
+    }
+
+    /// The moves open at the next point that has any (entering steps as needed), or None at
+    /// the end of the walk.
+    fn moves(&mut self, steps: &[(u64, Step)]) -> Option<Vec<Move>> {
+        loop {
+            if let Some((step, need)) = self.current {
+                let moves = self.walk.moves(step, need);
+                if !moves.is_empty() {
+                    return Some(moves);
+                }
+                self.current = None;
+            }
+            let &(at, step) = steps.get(self.next)?;
+            self.walk.position = self.next;
+            self.next += 1;
+            let need = match step {
+                Step::Rise(_) => 0,
+                Step::Fall(fall) => fall,
+            };
+            self.at = at;
+            self.current = Some((step, need));
+        }
+    }
+
+    /// The features of `moves` (the ones [`Cursor::moves`] gave).
+    fn features(&self, moves: &[Move]) -> Vec<MoveFeatures> {
+        let (step, need) = self.current.expect("moves are open");
+        moves
+            .iter()
+            .map(|&mv| self.walk.features(mv, step, need))
+            .collect()
+    }
+
+    /// Makes `mv`, one of the moves [`Cursor::moves`] gave. A whole close that leaves the fall
+    /// needing more stays at the step; any other move ends it.
+    fn apply(&mut self, mv: Move) {
+        let (step, need) = self.current.expect("moves are open");
+        let need = self.walk.apply(self.at, step, need, mv);
+        self.current = (matches!(mv, Move::Whole(_)) && need > 0).then_some((step, need));
     }
 }
 
@@ -301,6 +357,131 @@ pub(crate) fn most_likely(steps: &[(u64, Step)], weights: &[f32]) -> Vec<(u64, u
         Some(best)
     });
     walked.expect("the walk always chooses")
+}
+
+/// The cuts of a slack profile in decreasing probability under the hole-shape model (a walk's
+/// probability is the product of its moves' probabilities in [`draw`]), one at a time: a
+/// best-first search over partial walks, whose probability only falls as they go on, so each
+/// walk it completes is the most likely one left. Of equally likely walks, the one reached
+/// first comes first, so the order is the same on every run.
+pub(crate) struct Ranking {
+    steps: Vec<(u64, Step)>,
+    weights: Vec<f32>,
+    /// The partial walks not expanded yet.
+    frontier: BinaryHeap<Partial>,
+    /// How many partial walks were pushed (the tie-break).
+    reached: u64,
+}
+
+/// The most partial walks a [`Ranking`] keeps: past it the less likely half is dropped (the
+/// cuts it would have given are far down the order).
+const MAX_FRONTIER: usize = 1 << 13;
+
+impl Ranking {
+    /// The ranking of the cuts of the profile `steps` under `weights`.
+    pub(crate) fn new(steps: Vec<(u64, Step)>, weights: &[f32]) -> Ranking {
+        let start = Partial {
+            log_odds: 0.0,
+            reached: 0,
+            cursor: Cursor::new(Walk::new(&steps)),
+        };
+        Ranking {
+            steps,
+            weights: weights.to_vec(),
+            frontier: BinaryHeap::from([start]),
+            reached: 0,
+        }
+    }
+
+    /// The most likely cut not given yet, and the natural log of its walk's probability,
+    /// expanding at most `expansions` partial walks at a choice; None when every cut was given
+    /// or the expansions ran out first (the ranking can go on after that).
+    pub(crate) fn next(&mut self, expansions: usize) -> Option<(Cut, f64)> {
+        let mut expanded = 0;
+        loop {
+            let Partial {
+                log_odds,
+                reached,
+                mut cursor,
+            } = self.frontier.pop()?;
+            // Forced moves first: they do not change the walk's probability.
+            let moves = loop {
+                match cursor.moves(&self.steps) {
+                    Some(moves) if moves.len() == 1 => cursor.apply(moves[0]),
+                    other => break other,
+                }
+            };
+            let Some(moves) = moves else {
+                return Some((cursor.walk.phantoms, log_odds));
+            };
+            if expanded == expansions {
+                self.frontier.push(Partial {
+                    log_odds,
+                    reached,
+                    cursor,
+                });
+                return None;
+            }
+            expanded += 1;
+            let scores: Vec<f64> = cursor
+                .features(&moves)
+                .iter()
+                .map(|x| score(x, &self.weights))
+                .collect();
+            for (&mv, log_p) in moves.iter().zip(log_softmax(&scores)) {
+                let mut next = cursor.clone();
+                next.apply(mv);
+                self.reached += 1;
+                self.frontier.push(Partial {
+                    log_odds: log_odds + log_p,
+                    reached: self.reached,
+                    cursor: next,
+                });
+            }
+            if self.frontier.len() > MAX_FRONTIER {
+                let mut kept = std::mem::take(&mut self.frontier).into_sorted_vec();
+                kept.drain(..kept.len() / 2);
+                self.frontier = BinaryHeap::from(kept);
+            }
+        }
+    }
+}
+
+/// The natural logs of the softmax of `scores`.
+fn log_softmax(scores: &[f64]) -> Vec<f64> {
+    let top = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let log_total = top + scores.iter().map(|s| (s - top).exp()).sum::<f64>().ln();
+    scores.iter().map(|s| s - log_total).collect()
+}
+
+/// A partial walk of a [`Ranking`]'s search: its log probability so far and when it was reached.
+struct Partial {
+    log_odds: f64,
+    reached: u64,
+    cursor: Cursor,
+}
+
+impl PartialEq for Partial {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Partial {}
+
+impl PartialOrd for Partial {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Partial {
+    /// The more likely first, then the one reached first (a max-heap pops the greatest).
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.log_odds
+            .total_cmp(&other.log_odds)
+            .then(other.reached.cmp(&self.reached))
+    }
 }
 
 /// The model's score of a move: its features' dot product with the weights.
@@ -369,16 +550,77 @@ pub(crate) fn truth_moves(
         }
         Some(taken)
     })?;
-    let merged = |pieces: &[(u64, u64, u64)]| {
-        let mut by_span: HashMap<(u64, u64), u64> = HashMap::new();
-        for &(lower, upper, size) in pieces {
-            *by_span.entry((lower, upper)).or_default() += size;
-        }
-        let mut out: Vec<_> = by_span.into_iter().collect();
-        out.sort_unstable();
-        out
-    };
     (merged(&walked) == merged(holes)).then_some(choices)
+}
+
+/// `pieces` with the sizes of pieces over one span added up, sorted: two cuts with the same
+/// merged pieces fill the profile alike.
+fn merged(pieces: &[(u64, u64, u64)]) -> Vec<((u64, u64), u64)> {
+    let mut by_span: HashMap<(u64, u64), u64> = HashMap::new();
+    for &(lower, upper, size) in pieces {
+        *by_span.entry((lower, upper)).or_default() += size;
+    }
+    let mut out: Vec<_> = by_span.into_iter().collect();
+    out.sort_unstable();
+    out
+}
+
+/// How hard known holes are to draw (see [`crate::training::hole_odds`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HoleOdds {
+    /// How many choices among two or more moves the walk of the holes makes.
+    pub choices: usize,
+    /// The natural log of the probability that one draw gives the holes.
+    pub log_probability: f64,
+    /// The holes' place (from 0) among the cuts in decreasing probability ([`Ranking`]), if
+    /// among those it ranked.
+    pub rank: Option<usize>,
+    /// How many cuts it ranked.
+    pub ranked: usize,
+    /// The first of the seeded draws that gave the holes, if one did.
+    pub first_draw: Option<usize>,
+}
+
+/// How hard `holes` are to draw on the slack profile of `instance` under `weights`: None when
+/// a section is over capacity or no walk makes them; else their probability per draw, their
+/// rank among the first `count` ranked cuts (at most `expansions` expanded for each), and the first of
+/// `draws` seeded draws to give them.
+pub(crate) fn odds(
+    instance: &Instance,
+    holes: &[(u64, u64, u64)],
+    weights: &[f32],
+    (count, expansions, draws): (usize, usize, usize),
+) -> Option<HoleOdds> {
+    let slack = section_slack(instance)?;
+    let steps = &steps(&slack, &instance.section_starts, &instance.section_ends);
+    let truth = truth_moves(steps, holes)?;
+    let log_probability = truth
+        .iter()
+        .map(|choice| {
+            let scores: Vec<f64> = choice.moves.iter().map(|x| score(x, weights)).collect();
+            log_softmax(&scores)[choice.taken]
+        })
+        .sum();
+    let wanted = merged(holes);
+    let mut ranking = Ranking::new(steps.to_vec(), weights);
+    let cuts: Vec<_> = (0..count)
+        .map_while(|_| ranking.next(expansions).map(|(cut, _)| cut))
+        .collect();
+    let first_draw = (0..draws).find(|&d| {
+        let mut n = 0u64;
+        let cut = draw(steps, weights, || {
+            n += 1;
+            (mix(mix(d as u64) ^ n) >> 11) as f64 / (1u64 << 53) as f64
+        });
+        merged(&cut) == wanted
+    });
+    Some(HoleOdds {
+        choices: truth.len(),
+        log_probability,
+        rank: cuts.iter().position(|cut| merged(cut) == wanted),
+        ranked: cuts.len(),
+        first_draw,
+    })
 }
 
 /// A move planned by known holes: how to make it from the index of the open slack it takes,
@@ -485,6 +727,93 @@ mod tests {
                 assert_eq!(pieces, drawn(&steps, weights, seed), "a draw repeats");
             }
         }
+    }
+
+    /// Every walk of `steps` under `weights`, with the natural log of its probability.
+    fn every_walk(steps: &[(u64, Step)], weights: &[f32]) -> Vec<(Cut, f64)> {
+        fn go(
+            mut cursor: Cursor,
+            log_odds: f64,
+            steps: &[(u64, Step)],
+            weights: &[f32],
+            out: &mut Vec<(Cut, f64)>,
+        ) {
+            let Some(moves) = cursor.moves(steps) else {
+                out.push((cursor.walk.phantoms, log_odds));
+                return;
+            };
+            let scores: Vec<f64> = cursor
+                .features(&moves)
+                .iter()
+                .map(|x| score(x, weights))
+                .collect();
+            for (&mv, log_p) in moves.iter().zip(log_softmax(&scores)) {
+                let mut next = cursor.clone();
+                next.apply(mv);
+                go(next, log_odds + log_p, steps, weights, out);
+            }
+        }
+        let mut out = Vec::new();
+        go(Cursor::new(Walk::new(steps)), 0.0, steps, weights, &mut out);
+        out
+    }
+
+    #[test]
+    fn the_ranking_gives_every_walk_once_from_the_most_likely_down() {
+        let (starts, ends) = ([0, 2, 4, 6, 9, 11], [2, 4, 6, 9, 11, 12]);
+        let slack = [4, 6, 3, 7, 2, 9];
+        let steps = steps(&slack, &starts, &ends);
+        let uniform = [0.0f32; HOLE_FEATURES.len()];
+        for weights in [&uniform[..], shipped()] {
+            let mut every = every_walk(&steps, weights);
+            assert!(every.len() > 10, "a profile cut many ways: {}", every.len());
+            let total: f64 = every.iter().map(|w| w.1.exp()).sum();
+            assert!(
+                (total - 1.0).abs() < 1e-9,
+                "the walks' odds add up to {total}"
+            );
+            let mut ranking = Ranking::new(steps.clone(), weights);
+            let ranked: Vec<_> = std::iter::from_fn(|| ranking.next(usize::MAX)).collect();
+            assert_eq!(ranked.len(), every.len());
+            for pair in ranked.windows(2) {
+                assert!(pair[0].1 >= pair[1].1, "{} then {}", pair[0].1, pair[1].1);
+            }
+            // The same walks with the same odds: the ranking misses none and makes none up.
+            let key = |w: &(Cut, f64)| (w.0.clone(), (w.1 * 1e9).round() as i64);
+            let mut ranked_keys: Vec<_> = ranked.iter().map(key).collect();
+            let mut every_keys: Vec<_> = every.iter().map(key).collect();
+            ranked_keys.sort_unstable();
+            every_keys.sort_unstable();
+            assert_eq!(ranked_keys, every_keys);
+            // The first is the most likely walk.
+            every.sort_by(|a, b| b.1.total_cmp(&a.1));
+            assert_eq!(ranked[0].1, every[0].1);
+            for (cut, _) in &ranked {
+                assert_eq!(profile(cut, &starts), slack);
+            }
+        }
+    }
+
+    #[test]
+    fn a_ranking_out_of_expansions_goes_on_where_it_stopped() {
+        let (starts, ends) = ([0, 2, 4, 6, 9, 11], [2, 4, 6, 9, 11, 12]);
+        let slack = [4, 6, 3, 7, 2, 9];
+        let steps = steps(&slack, &starts, &ends);
+        let mut unlimited = Ranking::new(steps.clone(), shipped());
+        let all: Vec<_> = std::iter::from_fn(|| unlimited.next(usize::MAX)).collect();
+        // One expansion per call: most calls run out, and the cuts still come in the same order.
+        let mut frugal = Ranking::new(steps.clone(), shipped());
+        let (mut cuts, mut out_of_expansions) = (Vec::new(), 0);
+        while cuts.len() < all.len() {
+            match frugal.next(1) {
+                Some(cut) => cuts.push(cut),
+                None => out_of_expansions += 1,
+            }
+            assert!(out_of_expansions < 10_000, "the ranking goes on");
+        }
+        assert!(out_of_expansions > 0);
+        assert_eq!(cuts, all);
+        assert_eq!(frugal.next(usize::MAX), None, "every cut given");
     }
 
     #[test]

@@ -197,8 +197,12 @@ pub(crate) fn fit(
                 stats.weights = weights.clone();
                 // Not once the time is up: filling builds an instance per shape.
                 let members = if options.slack_fill && options.restarts {
-                    let switches = (hole_model, options.likely_cut);
-                    slack_fill::members(problem, &instance, switches, &stop)
+                    let holes = slack_fill::HoleSwitches {
+                        model: hole_model,
+                        likely_cut: options.likely_cut,
+                        ranked_draws: options.ranked_draws,
+                    };
+                    slack_fill::members(problem, &instance, holes, &stop)
                 } else {
                     slack_fill::Members::none()
                 };

@@ -96,6 +96,11 @@ pub struct SearchOptions {
     /// With `learned_holes`: the model's most likely cut (at each step the move it scores
     /// highest) is one more fixed slack-filling member, when it differs from the others.
     pub likely_cut: bool,
+    /// With `learned_holes`: the lottery takes the model's cuts in decreasing probability (a
+    /// best-first search over the walk's moves, [`super::hole_walk::Ranking`]) rather than
+    /// drawing them at random; a draw whose cut the ranking does not find within its expansions
+    /// is drawn at random.
+    pub ranked_draws: bool,
     /// With `slack-fill`: the lottery's runs make several short draws (a few nodes per buffer
     /// each) rather than one draw at the run's whole budget.
     pub short_draws: bool,
@@ -106,6 +111,9 @@ pub struct SearchOptions {
     /// robin's first strategy (with `learned-order`, the one the portfolio head ranks first),
     /// when it is one (`WAT~` gives `WAT`); by the fixed policy otherwise.
     pub draw_lead: bool,
+    /// With `slack-fill`: the lottery member runs twice in every round (off: once, as each
+    /// fixed cut's member does).
+    pub double_lottery: bool,
     /// The restart schedule.
     pub schedule: Schedule,
     /// When a strategy ranker (a learned portfolio head) plans the portfolio for the problem,
@@ -163,9 +171,11 @@ impl Default for SearchOptions {
             slack_fill: true,
             learned_holes: true,
             likely_cut: true,
+            ranked_draws: true,
             short_draws: true,
             distinct_draws: true,
             draw_lead: true,
+            double_lottery: true,
             schedule: Schedule::Luby,
             portfolio_shares: true,
             learned_shares: false,
@@ -229,7 +239,7 @@ macro_rules! switch {
 }
 
 /// Every switch of [`SearchOptions`], in the order of the ablation table.
-pub const SWITCHES: [Switch; 30] = [
+pub const SWITCHES: [Switch; 32] = [
     switch!(
         "canonical",
         canonical,
@@ -331,6 +341,11 @@ pub const SWITCHES: [Switch; 30] = [
         "with learned-holes: also search the hole-shape model's most likely cut"
     ),
     switch!(
+        "ranked-draws",
+        ranked_draws,
+        "with learned-holes: the lottery's cuts in decreasing model probability (off: at random)"
+    ),
+    switch!(
         "short-draws",
         short_draws,
         "with slack-fill: each lottery run makes several draws of 2 nodes per buffer (off: one)"
@@ -344,6 +359,11 @@ pub const SWITCHES: [Switch; 30] = [
         "draw-lead",
         draw_lead,
         "with slack-fill: the lottery's draws searched in the first strategy's order (off: fixed)"
+    ),
+    switch!(
+        "double-lottery",
+        double_lottery,
+        "with slack-fill: the lottery runs twice in every round (off: once)"
     ),
     switch!(
         "portfolio-shares",

@@ -413,6 +413,17 @@ fn lead_order(name: &str) -> Option<String> {
     StaticOrder::new(word).map(|_| word.to_string())
 }
 
+/// The names and runs per round of the slack-filling members among `workers`: one each, the
+/// lottery's two with `double-lottery`.
+fn member_weights(workers: &[Worker<'_>], options: &SearchOptions) -> (Vec<String>, Vec<u64>) {
+    let lottery = if options.double_lottery { 2 } else { 1 };
+    workers
+        .iter()
+        .filter(|w| w.filled.is_some() || w.drawer.is_some())
+        .map(|w| (w.name(), if w.drawer.is_some() { lottery } else { 1 }))
+        .unzip()
+}
+
 /// [`run`] on the current thread (and its pool's threads).
 fn run_here(
     instance: &Instance,
@@ -423,16 +434,13 @@ fn run_here(
 ) -> Verdict {
     let members = (settings.filled, settings.drawer);
     let mut workers = workers_for(instance, options, policies, members);
-    // The slack-filling members run first in every round, at weight 1 each; the counters name
-    // them before the policies.
-    let member_names: Vec<String> = workers
-        .iter()
-        .filter(|w| w.filled.is_some() || w.drawer.is_some())
-        .map(Worker::name)
-        .collect();
-    let ones = || std::iter::repeat_n(1, member_names.len());
-    settings.weights.splice(0..0, ones());
-    stats.weights.splice(0..0, ones());
+    // The slack-filling members run first in every round; the counters name them before the
+    // policies.
+    let (member_names, member_weights) = member_weights(&workers, options);
+    settings
+        .weights
+        .splice(0..0, member_weights.iter().copied());
+    stats.weights.splice(0..0, member_weights);
     stats.portfolio.splice(0..0, member_names.iter().cloned());
     let external = settings.external.filter(|_| options.restarts);
     let first = external.is_some_and(|m| m.runs_first());
@@ -933,7 +941,7 @@ mod tests {
         let filled = crate::search::slack_fill::members(
             &problem,
             &instance,
-            (None, false),
+            crate::search::slack_fill::HoleSwitches::default(),
             &crate::outcome::Deadline::none(),
         )
         .filled;
@@ -955,7 +963,7 @@ mod tests {
 
     /// The slack-filling members of `problem` (no learned model).
     fn lottery<'p>(problem: &'p Problem, instance: &'p Instance) -> Members<'p> {
-        let switches = (None, false);
+        let switches = crate::search::slack_fill::HoleSwitches::default();
         crate::search::slack_fill::members(problem, instance, switches, &Deadline::none())
     }
 

@@ -28,6 +28,7 @@ use super::slack_profile::{close_part, section_slack, steps, Step};
 use crate::outcome::Deadline;
 use crate::problem::{Buffer, Problem};
 use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
 
 /// The most slack, as a share of the capacity over the time the sections cover, for which the
 /// problem is filled: the problems it helps are nearly full (perfect packings with 1-4% of
@@ -103,18 +104,35 @@ impl Members<'_> {
     }
 }
 
+/// What slack filling does with the learned hole-shape model.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct HoleSwitches<'m> {
+    /// The model's weights: the lottery draws its cuts with them (None: the hand-made draws).
+    pub(crate) model: Option<&'m [f32]>,
+    /// With a model: its most likely cut is one more fixed member.
+    pub(crate) likely_cut: bool,
+    /// With a model: the lottery takes its cuts in decreasing probability
+    /// ([`hole_walk::Ranking`]) rather than at random.
+    pub(crate) ranked_draws: bool,
+}
+
 /// The slack-filling members of `problem` (whose search instance is `instance`), if it
 /// qualifies: no fixed buffers and no gaps (a phantom would have to avoid them), some slack,
-/// and at most [`MAX_SLACK_SHARE`] of it. None otherwise. With the learned hole-shape model's
-/// weights, the lottery draws with them, and with `likely_cut` the model's most likely cut is
-/// one more fixed member. None either once `stop` has passed: it is asked before each filled
-/// problem's instance is built, which takes about 25 ms at 3,840 buffers.
+/// and at most [`MAX_SLACK_SHARE`] of it. None otherwise. With the learned hole-shape model,
+/// the lottery's cuts come from it as `holes` says. None either once `stop` has passed: it is
+/// asked before each filled problem's instance is built, which takes about 25 ms at 3,840
+/// buffers.
 pub(crate) fn members<'p>(
     problem: &'p Problem,
     instance: &'p Instance,
-    (hole_model, likely_cut): (Option<&'p [f32]>, bool),
+    holes: HoleSwitches<'p>,
     stop: &Deadline<'_>,
 ) -> Members<'p> {
+    let HoleSwitches {
+        model: hole_model,
+        likely_cut,
+        ranked_draws,
+    } = holes;
     let Some(slack) = small_slack(problem, instance) else {
         return Members::none();
     };
@@ -176,14 +194,33 @@ pub(crate) fn members<'p>(
         drawer: Some(Drawer {
             problem,
             capacity,
-            slack,
             starts,
             ends,
             hole_model,
             fixed_cuts,
+            ranked: hole_model.filter(|_| ranked_draws).map(|weights| {
+                Mutex::new(RankedCuts {
+                    ranking: hole_walk::Ranking::new(steps(&slack, starts, ends), weights),
+                    cuts: Vec::new(),
+                })
+            }),
+            slack,
         }),
     }
 }
+
+/// The lottery's cuts in decreasing probability: the ranking, and the cut of each draw so far.
+struct RankedCuts {
+    ranking: hole_walk::Ranking,
+    /// The cut of each draw so far, by draw number: the ranking's next, or a random one where
+    /// it found none within [`RANKING_EXPANSIONS`].
+    cuts: Vec<Vec<(u64, u64, u64)>>,
+}
+
+/// The most partial walks the ranking expands for one draw's cut (about 10 µs each): on
+/// effort-validation's slack packings the first 256 cuts are the same as with a million, and
+/// take at most 10 ms in all.
+const RANKING_EXPANSIONS: usize = 1024;
 
 /// `problem` with `phantoms` added, as a [`Filled`] of `shape` at `capacity`.
 fn with_phantoms(
@@ -222,6 +259,9 @@ pub(crate) struct Drawer<'p> {
     /// The cuts the fixed members search, each sorted: a draw that gives one of them repeats
     /// their work.
     fixed_cuts: Vec<Vec<(u64, u64, u64)>>,
+    /// With `ranked_draws`: the model's cuts in decreasing probability, and the draws' cuts
+    /// (locked by the one worker that draws).
+    ranked: Option<Mutex<RankedCuts>>,
 }
 
 impl<'p> Drawer<'p> {
@@ -249,7 +289,27 @@ impl<'p> Drawer<'p> {
     }
 
     /// The cut of draw number `draw` (see [`Drawer::draw`]), its phantoms in drawing order.
+    /// With ranked draws, the draws take the model's cuts in decreasing probability; a draw
+    /// whose cut the ranking does not find within [`RANKING_EXPANSIONS`] is a random one.
     pub(crate) fn cut(&self, draw: u64) -> Vec<(u64, u64, u64)> {
+        let Some(ranked) = &self.ranked else {
+            return self.random_cut(draw);
+        };
+        let mut ranked = ranked.lock().expect("a drawer's lock is never poisoned");
+        while ranked.cuts.len() as u64 <= draw {
+            let number = ranked.cuts.len() as u64;
+            let cut = ranked
+                .ranking
+                .next(RANKING_EXPANSIONS)
+                .map(|(cut, _)| cut)
+                .unwrap_or_else(|| self.random_cut(number));
+            ranked.cuts.push(cut);
+        }
+        ranked.cuts[draw as usize].clone()
+    }
+
+    /// The random cut of draw number `draw`.
+    fn random_cut(&self, draw: u64) -> Vec<(u64, u64, u64)> {
         // A number below `n`, from a hash of the draw and how many came before it.
         let mut coins = 0u64;
         let mut coin = |n: u64| {
@@ -558,9 +618,17 @@ mod tests {
     }
 
     fn every_draw_fills(problem: &Problem, instance: &Instance, hole_model: Option<&[f32]>) {
-        let drawer = members(problem, instance, (hole_model, false), &Deadline::none())
-            .drawer
-            .expect("slack cut more than one way");
+        let drawer = members(
+            problem,
+            instance,
+            HoleSwitches {
+                model: hole_model,
+                ..Default::default()
+            },
+            &Deadline::none(),
+        )
+        .drawer
+        .expect("slack cut more than one way");
         let phantoms = |filled: &Filled| -> Vec<(u64, u64, u64)> {
             let sizes = &filled.instance.sizes[filled.buffers..];
             let lifetimes = &filled.instance.lifetimes[filled.buffers..];
@@ -589,6 +657,49 @@ mod tests {
     }
 
     #[test]
+    fn ranked_draws_take_the_models_cuts_in_decreasing_probability() {
+        let problem = packing(CutStyle::Mixed, 200, 8, 11);
+        let instance = Instance::new(&problem, 1 << 20);
+        let learned = crate::learned::HoleModel::built_in().weights.as_slice();
+        let holes = HoleSwitches {
+            model: Some(learned),
+            likely_cut: true,
+            ranked_draws: true,
+        };
+        let drawer = members(&problem, &instance, holes, &Deadline::none())
+            .drawer
+            .expect("slack cut more than one way");
+        let steps = steps(&drawer.slack, drawer.starts, drawer.ends);
+        let mut ranking = hole_walk::Ranking::new(steps, learned);
+        let mut last = 0.0;
+        // Asked out of order, each draw is still the ranking's cut of that number.
+        let cuts: Vec<_> = [3, 0, 1, 2, 7, 4, 5, 6].map(|d| (d, drawer.cut(d))).into();
+        for draw in 0..8 {
+            let (cut, log_odds) = ranking
+                .next(RANKING_EXPANSIONS)
+                .expect("a ranked cut within the expansions");
+            assert!(log_odds <= last, "draw {draw}: {log_odds} after {last}");
+            last = log_odds;
+            let drawn = cuts.iter().find(|c| c.0 == draw).expect("asked for");
+            assert_eq!(drawn.1, cut, "draw {draw}");
+            assert_eq!(drawer.cut(draw), cut, "draw {draw} repeats");
+        }
+        // Without ranking, the draws are random: not the ranking's order.
+        let random = members(
+            &problem,
+            &instance,
+            HoleSwitches {
+                ranked_draws: false,
+                ..holes
+            },
+            &Deadline::none(),
+        )
+        .drawer
+        .expect("slack cut more than one way");
+        assert!((0..8).any(|d| random.cut(d) != drawer.cut(d)));
+    }
+
+    #[test]
     fn the_most_likely_cut_is_a_member_of_its_own_when_it_differs() {
         let learned = crate::learned::HoleModel::built_in().weights.as_slice();
         let mut with_likely = 0;
@@ -607,9 +718,21 @@ mod tests {
                 }
                 members.filled.iter().map(|f| f.shape).collect()
             };
-            let on = shapes((Some(learned), true));
-            assert!(!shapes((Some(learned), false)).contains(&Shape::Likely));
-            assert!(!shapes((None, true)).contains(&Shape::Likely));
+            let on = shapes(HoleSwitches {
+                model: Some(learned),
+                likely_cut: true,
+                ranked_draws: false,
+            });
+            assert!(!shapes(HoleSwitches {
+                model: Some(learned),
+                ..Default::default()
+            })
+            .contains(&Shape::Likely));
+            assert!(!shapes(HoleSwitches {
+                likely_cut: true,
+                ..Default::default()
+            })
+            .contains(&Shape::Likely));
             assert!(on.iter().filter(|&&s| s == Shape::Likely).count() <= 1);
             with_likely += usize::from(on.contains(&Shape::Likely));
         }
@@ -626,7 +749,13 @@ mod tests {
     fn a_perfect_packing_with_a_piece_removed_is_filled_back() {
         let problem = packing(CutStyle::Guillotine, 100, 1, 7);
         let instance = Instance::new(&problem, 1 << 20);
-        let filled = members(&problem, &instance, (None, false), &Deadline::none()).filled;
+        let filled = members(
+            &problem,
+            &instance,
+            HoleSwitches::default(),
+            &Deadline::none(),
+        )
+        .filled;
         assert!(!filled.is_empty(), "a little slack");
         assert_eq!(filled[0].shape, Shape::Nested);
         for filled in &filled {
@@ -639,7 +768,7 @@ mod tests {
         assert!(members(
             &full,
             &Instance::new(&full, 1 << 20),
-            (None, false),
+            HoleSwitches::default(),
             &Deadline::none(),
         )
         .filled
@@ -648,7 +777,7 @@ mod tests {
         // must stop does not spend its time building them.
         let cancelled = std::sync::atomic::AtomicBool::new(true);
         let stop = Deadline::after(std::time::Instant::now(), None, Some(&cancelled));
-        let none = members(&problem, &instance, (None, false), &stop);
+        let none = members(&problem, &instance, HoleSwitches::default(), &stop);
         assert!(none.filled.is_empty() && none.drawer.is_none());
     }
 }

@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use telamalloc::generate::{self, CutPositions, CutStyle, PerfectOptions};
 use telamalloc::training::{
-    hole_choices, HoleChoice, HoleModel, HOLE_FEATURES, HOLE_FEATURE_SCHEMA_VERSION,
+    hole_choices, hole_odds, HoleChoice, HoleModel, HOLE_FEATURES, HOLE_FEATURE_SCHEMA_VERSION,
     HOLE_MODEL_FORMAT, HOLE_MODEL_FORMAT_VERSION,
 };
 
@@ -106,18 +106,21 @@ fn full_packing_options(
     Some((options, get("seed").parse().ok()?))
 }
 
-/// The choices of every slack packing in the manifest at `path`.
-fn split(path: &Path, args: &HoleArgs) -> Result<Split, String> {
-    let mut out = Split {
-        choices: Vec::new(),
-        packings: 0,
-        unreproduced: 0,
-    };
+/// A slack packing of a split and its holes (the pieces removed from its full packing).
+struct SlackPacking {
+    file: String,
+    problem: telamalloc::Problem,
+    holes: Vec<(u64, u64, u64)>,
+}
+
+/// Every slack packing in the manifest at `path` (files relative to `root`), with its holes.
+fn slack_packings(path: &Path, root: &Path, horizon: u64) -> Result<Vec<SlackPacking>, String> {
+    let mut out = Vec::new();
     for row in crate::data::manifest_rows(path, &["file"])? {
-        let Some((options, seed)) = full_packing_options(&row, args.horizon) else {
+        let Some((options, seed)) = full_packing_options(&row, horizon) else {
             continue;
         };
-        let file = args.root.join(&row["file"]);
+        let file = root.join(&row["file"]);
         let problem = telamalloc::io::read_problem(&file, None).map_err(|e| e.to_string())?;
         let (full, _) = generate::perfect(&options, seed);
         // The removed pieces: the full packing's buffers less the problem's (as multisets).
@@ -137,13 +140,123 @@ fn split(path: &Path, args: &HoleArgs) -> Result<Split, String> {
             .flat_map(|(hole, n)| std::iter::repeat_n(hole, n as usize))
             .collect();
         holes.sort_unstable();
+        out.push(SlackPacking {
+            file: row["file"].clone(),
+            problem,
+            holes,
+        });
+    }
+    Ok(out)
+}
+
+/// The choices of every slack packing in the manifest at `path`.
+fn split(path: &Path, args: &HoleArgs) -> Result<Split, String> {
+    let mut out = Split {
+        choices: Vec::new(),
+        packings: 0,
+        unreproduced: 0,
+    };
+    for packing in slack_packings(path, &args.root, args.horizon)? {
         out.packings += 1;
-        match hole_choices(&problem, &holes) {
+        match hole_choices(&packing.problem, &packing.holes) {
             Some(choices) => out.choices.extend(choices),
             None => out.unreproduced += 1,
         }
     }
     Ok(out)
+}
+
+/// `telamalloc-train hole-odds`: how hard each slack packing's holes are for the lottery to
+/// draw with a hole-shape model.
+#[derive(Parser, Debug)]
+pub struct OddsArgs {
+    /// The split's manifest (as for `hole-shapes`).
+    #[arg(long)]
+    split: PathBuf,
+    /// The folder the manifest's `file` paths are relative to.
+    #[arg(long, default_value = ".")]
+    root: PathBuf,
+    /// The time extent the generator cut.
+    #[arg(long, default_value_t = 1024)]
+    horizon: u64,
+    /// The hole-shape model (default: the built-in one).
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Only the packings whose file name contains one of these (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+    /// How many ranked cuts to look among.
+    #[arg(long, default_value_t = 1000)]
+    count: usize,
+    /// The most partial walks the ranking expands.
+    #[arg(long, default_value_t = 100_000)]
+    expansions: usize,
+    /// How many seeded draws to look among.
+    #[arg(long, default_value_t = 1000)]
+    draws: usize,
+}
+
+/// Prints, for each slack packing, its holes' odds per draw, their rank among the most likely
+/// cuts and the first seeded draw that gives them, then how many of the packings each finds
+/// within 1, 10, 100 and all of its tries.
+pub fn odds(args: OddsArgs) -> Result<(), String> {
+    let model = match &args.model {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            HoleModel::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?
+        }
+        None => HoleModel::built_in().clone(),
+    };
+    let (mut by_rank, mut by_draw) = ([0usize; 4], [0usize; 4]);
+    let (mut walked, mut packings) = (0, 0);
+    let limits = [1, 10, 100, usize::MAX];
+    println!("file\tchoices\tlog10 p\trank\tranked\tmillis\tfirst draw");
+    for packing in slack_packings(&args.split, &args.root, args.horizon)? {
+        if !args.only.is_empty() && !args.only.iter().any(|o| packing.file.contains(o)) {
+            continue;
+        }
+        packings += 1;
+        let started = std::time::Instant::now();
+        let odds = hole_odds(
+            &packing.problem,
+            &packing.holes,
+            &model.weights,
+            (args.count, args.expansions, 0),
+        );
+        let millis = started.elapsed().as_secs_f64() * 1e3;
+        let first_draw = hole_odds(
+            &packing.problem,
+            &packing.holes,
+            &model.weights,
+            (0, 0, args.draws),
+        )
+        .and_then(|o| o.first_draw);
+        let Some(odds) = odds else {
+            println!("{}\tno walk", packing.file);
+            continue;
+        };
+        walked += 1;
+        let shown = |v: Option<usize>| v.map_or("-".to_string(), |v| v.to_string());
+        println!(
+            "{}\t{}\t{:.2}\t{}\t{}\t{millis:.1}\t{}",
+            packing.file,
+            odds.choices,
+            odds.log_probability / std::f64::consts::LN_10,
+            shown(odds.rank),
+            odds.ranked,
+            shown(first_draw)
+        );
+        for (k, &limit) in limits.iter().enumerate() {
+            by_rank[k] += usize::from(odds.rank.is_some_and(|r| r < limit));
+            by_draw[k] += usize::from(first_draw.is_some_and(|d| d < limit));
+        }
+    }
+    println!(
+        "{packings} slack packings, {walked} made by a walk; found within 1, 10, 100, all tries: \
+         ranked {by_rank:?}, drawn {by_draw:?}"
+    );
+    Ok(())
 }
 
 /// The last component of `path` (the model records which manifests, not where they were).

@@ -106,6 +106,7 @@ fn main() -> ExitCode {
         Some("replay") => replay_cmd::run(replay_cmd::ReplayArgs::parse_from(rest())),
         Some("cpsat-gate") => cpsat_gate::run(cpsat_gate::GateArgs::parse_from(rest())),
         Some("hole-shapes") => hole_shapes::run(hole_shapes::HoleArgs::parse_from(rest())),
+        Some("hole-odds") => hole_shapes::odds(hole_shapes::OddsArgs::parse_from(rest())),
         _ => run(Args::parse()),
     };
     match result {
