@@ -114,6 +114,10 @@ pub struct SearchOptions {
     /// With `slack-fill`: the lottery member runs twice in every round (off: once, as each
     /// fixed cut's member does).
     pub double_lottery: bool,
+    /// With `short-draws`: the lottery's `k`-th draw has the `k`-th term of the Luby sequence
+    /// times the short budget, and each budget takes the cuts from the first on (skipping those
+    /// searched at that budget), so the first cuts are searched again, ever deeper.
+    pub deepening_draws: bool,
     /// The restart schedule.
     pub schedule: Schedule,
     /// When a strategy ranker (a learned portfolio head) plans the portfolio for the problem,
@@ -176,6 +180,7 @@ impl Default for SearchOptions {
             distinct_draws: true,
             draw_lead: true,
             double_lottery: true,
+            deepening_draws: false,
             schedule: Schedule::Luby,
             portfolio_shares: true,
             learned_shares: false,
@@ -239,7 +244,7 @@ macro_rules! switch {
 }
 
 /// Every switch of [`SearchOptions`], in the order of the ablation table.
-pub const SWITCHES: [Switch; 32] = [
+pub const SWITCHES: [Switch; 33] = [
     switch!(
         "canonical",
         canonical,
@@ -364,6 +369,11 @@ pub const SWITCHES: [Switch; 32] = [
         "double-lottery",
         double_lottery,
         "with slack-fill: the lottery runs twice in every round (off: once)"
+    ),
+    switch!(
+        "deepening-draws",
+        deepening_draws,
+        "with short-draws: Luby budgets over the draws, each budget from the first cut on"
     ),
     switch!(
         "portfolio-shares",
