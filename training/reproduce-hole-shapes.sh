@@ -6,7 +6,8 @@
 #      packing (the generator run again with nothing removed) give the moves of the walk that
 #      cuts its slack profile into them; a linear score over each move's features is fitted to
 #      them, the epoch chosen on effort-validation's;
-#   3. the comparison at 160,000 nodes (machine-independent) of the default (learned draws and
+#   3. the model's odds on effort-validation's holes: ranked cuts against random draws;
+#   4. the comparison at 160,000 nodes (machine-independent) of the default (learned draws and
 #      the model's most likely cut as a member), the learned draws alone (--no likely-cut) and
 #      the hand-made draws (--no learned-holes), on validation-tail66 (the 66 effort-validation
 #      problems the default of 262ecef left undecided at 10 s), tight-validation and
@@ -21,6 +22,11 @@ root=$PWD
     --train "$root/datasets/splits/effort-train-manifest.csv" \
     --validation "$root/datasets/splits/effort-validation-manifest.csv" \
     --root "$root" --out "$root/$out")
+# How often the trained model's ranked cuts and random draws find effort-validation's holes
+# within 1, 10, 100 and 1,000 tries (benches/RESULTS.md, "Ranked draws and a double lottery").
+(cd training && cargo run --release --quiet -- hole-odds \
+    --split "$root/datasets/splits/effort-validation-manifest.csv" --root "$root" \
+    --model "$root/$out" --count 1000 --expansions 100000 --draws 1000 | tail -n 1)
 cargo build --release --quiet  # the model is compiled in
 t=target/release/telamalloc
 for split in validation-tail66 tight-validation validation-sample80; do
