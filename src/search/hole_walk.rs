@@ -17,7 +17,7 @@ use super::instance::Instance;
 use super::policy::mix;
 use super::slack_profile::{section_slack, steps, Step};
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
 /// A cut of a slack profile: its phantoms, `(lower, upper, size)` each.
@@ -320,7 +320,7 @@ impl Cursor {
 
 /// A drawn cut of the profile `steps`: each move is picked with probability proportional to
 /// `exp(weights · features)`, `uniform()` giving the numbers in `[0, 1)` that pick.
-pub(crate) fn draw(
+fn draw_with(
     steps: &[(u64, Step)],
     weights: &[f32],
     mut uniform: impl FnMut() -> f64,
@@ -346,6 +346,17 @@ pub(crate) fn draw(
     walked.expect("a draw always chooses")
 }
 
+/// Draw number `draw` of the profile `steps` under `weights` ([`draw`] with numbers hashed from
+/// the draw number and how many came before: the same number gives the same cut). The
+/// slack-filling lottery's random draws are these.
+pub(crate) fn numbered_draw(steps: &[(u64, Step)], weights: &[f32], draw: u64) -> Cut {
+    let mut coins = 0u64;
+    draw_with(steps, weights, || {
+        coins += 1;
+        (mix(mix(draw) ^ coins) % (1 << 53)) as f64 / (1u64 << 53) as f64
+    })
+}
+
 /// The most likely cut of the profile `steps` under `weights`: at each step the move with the
 /// highest score (the first of equals).
 pub(crate) fn most_likely(steps: &[(u64, Step)], weights: &[f32]) -> Vec<(u64, u64, u64)> {
@@ -359,11 +370,13 @@ pub(crate) fn most_likely(steps: &[(u64, Step)], weights: &[f32]) -> Vec<(u64, u
     walked.expect("the walk always chooses")
 }
 
-/// The cuts of a slack profile in decreasing probability under the hole-shape model (a walk's
-/// probability is the product of its moves' probabilities in [`draw`]), one at a time: a
-/// best-first search over partial walks, whose probability only falls as they go on, so each
-/// walk it completes is the most likely one left. Of equally likely walks, the one reached
-/// first comes first, so the order is the same on every run.
+/// The cuts of a slack profile in decreasing probability of their most likely walk under the
+/// hole-shape model (a walk's probability is the product of its moves' probabilities in
+/// [`draw_with`]; several walks can make one cut, e.g. two whole closes at one fall in either
+/// order), one at a time: a best-first search over partial walks, whose probability only falls
+/// as they go on, so each walk it completes is the most likely one left; a walk whose cut was
+/// given already is passed over. Of equally likely walks, the one reached first comes first,
+/// so the order is the same on every run.
 pub(crate) struct Ranking {
     steps: Vec<(u64, Step)>,
     weights: Vec<f32>,
@@ -371,10 +384,14 @@ pub(crate) struct Ranking {
     frontier: BinaryHeap<Partial>,
     /// How many partial walks were pushed (the tie-break).
     reached: u64,
+    /// The cuts given so far, each sorted.
+    given: HashSet<Cut>,
 }
 
-/// The most partial walks a [`Ranking`] keeps: past it the less likely half is dropped (the
-/// cuts it would have given are far down the order).
+/// The most partial walks a [`Ranking`] keeps: past it the less likely half is dropped. The
+/// cuts those would have completed are lost, so past that point the order skips some (rarely
+/// near its start: on effort-validation's slack packings the first 256 cuts are the same with
+/// a million expansions each).
 const MAX_FRONTIER: usize = 1 << 13;
 
 impl Ranking {
@@ -390,12 +407,13 @@ impl Ranking {
             weights: weights.to_vec(),
             frontier: BinaryHeap::from([start]),
             reached: 0,
+            given: HashSet::new(),
         }
     }
 
-    /// The most likely cut not given yet, and the natural log of its walk's probability,
-    /// expanding at most `expansions` partial walks at a choice; None when every cut was given
-    /// or the expansions ran out first (the ranking can go on after that).
+    /// The most likely cut not given yet, and the natural log of its most likely walk's
+    /// probability, expanding at most `expansions` partial walks at a choice; None when every
+    /// cut was given or the expansions ran out first (the ranking can go on after that).
     pub(crate) fn next(&mut self, expansions: usize) -> Option<(Cut, f64)> {
         let mut expanded = 0;
         loop {
@@ -412,7 +430,12 @@ impl Ranking {
                 }
             };
             let Some(moves) = moves else {
-                return Some((cursor.walk.phantoms, log_odds));
+                let mut sorted = cursor.walk.phantoms.clone();
+                sorted.sort_unstable();
+                if self.given.insert(sorted) {
+                    return Some((cursor.walk.phantoms, log_odds));
+                }
+                continue;
             };
             if expanded == expansions {
                 self.frontier.push(Partial {
@@ -606,14 +629,8 @@ pub(crate) fn odds(
     let cuts: Vec<_> = (0..count)
         .map_while(|_| ranking.next(expansions).map(|(cut, _)| cut))
         .collect();
-    let first_draw = (0..draws).find(|&d| {
-        let mut n = 0u64;
-        let cut = draw(steps, weights, || {
-            n += 1;
-            (mix(mix(d as u64) ^ n) >> 11) as f64 / (1u64 << 53) as f64
-        });
-        merged(&cut) == wanted
-    });
+    let first_draw =
+        (0..draws).find(|&d| merged(&numbered_draw(steps, weights, d as u64)) == wanted);
     Some(HoleOdds {
         choices: truth.len(),
         log_probability,
@@ -699,7 +716,7 @@ mod tests {
     /// Draw number `seed` with `weights`.
     fn drawn(steps: &[(u64, Step)], weights: &[f32], seed: u64) -> Vec<(u64, u64, u64)> {
         let mut n = 0;
-        let mut pieces = draw(steps, weights, || {
+        let mut pieces = draw_with(steps, weights, || {
             n += 1;
             (mix(seed ^ n) >> 11) as f64 / (1u64 << 53) as f64
         });
@@ -759,39 +776,84 @@ mod tests {
     }
 
     #[test]
-    fn the_ranking_gives_every_walk_once_from_the_most_likely_down() {
+    fn the_ranking_gives_every_cut_once_from_the_most_likely_down() {
         let (starts, ends) = ([0, 2, 4, 6, 9, 11], [2, 4, 6, 9, 11, 12]);
         let slack = [4, 6, 3, 7, 2, 9];
         let steps = steps(&slack, &starts, &ends);
         let uniform = [0.0f32; HOLE_FEATURES.len()];
         for weights in [&uniform[..], shipped()] {
-            let mut every = every_walk(&steps, weights);
-            assert!(every.len() > 10, "a profile cut many ways: {}", every.len());
+            let every = every_walk(&steps, weights);
             let total: f64 = every.iter().map(|w| w.1.exp()).sum();
             assert!(
                 (total - 1.0).abs() < 1e-9,
                 "the walks' odds add up to {total}"
             );
+            // Each cut (sorted) with the odds of its most likely walk.
+            let mut best: HashMap<Cut, f64> = HashMap::new();
+            for (cut, log_odds) in &every {
+                let mut sorted = cut.clone();
+                sorted.sort_unstable();
+                let entry = best.entry(sorted).or_insert(f64::NEG_INFINITY);
+                *entry = entry.max(*log_odds);
+            }
+            assert!(
+                best.len() > 10 && best.len() < every.len(),
+                "a profile cut many ways, some by several walks: {} cuts, {} walks",
+                best.len(),
+                every.len()
+            );
             let mut ranking = Ranking::new(steps.clone(), weights);
             let ranked: Vec<_> = std::iter::from_fn(|| ranking.next(usize::MAX)).collect();
-            assert_eq!(ranked.len(), every.len());
+            assert_eq!(ranked.len(), best.len(), "every cut once");
             for pair in ranked.windows(2) {
                 assert!(pair[0].1 >= pair[1].1, "{} then {}", pair[0].1, pair[1].1);
             }
-            // The same walks with the same odds: the ranking misses none and makes none up.
-            let key = |w: &(Cut, f64)| (w.0.clone(), (w.1 * 1e9).round() as i64);
-            let mut ranked_keys: Vec<_> = ranked.iter().map(key).collect();
-            let mut every_keys: Vec<_> = every.iter().map(key).collect();
-            ranked_keys.sort_unstable();
-            every_keys.sort_unstable();
-            assert_eq!(ranked_keys, every_keys);
-            // The first is the most likely walk.
-            every.sort_by(|a, b| b.1.total_cmp(&a.1));
-            assert_eq!(ranked[0].1, every[0].1);
-            for (cut, _) in &ranked {
+            for (cut, log_odds) in &ranked {
                 assert_eq!(profile(cut, &starts), slack);
+                let mut sorted = cut.clone();
+                sorted.sort_unstable();
+                let most_likely = best.get(&sorted).expect("a cut some walk makes");
+                assert!(
+                    (log_odds - most_likely).abs() < 1e-9,
+                    "{log_odds} against {most_likely}"
+                );
             }
         }
+    }
+
+    #[test]
+    fn a_move_closes_later_exactly_when_a_later_step_falls_by_that_amount() {
+        // Falls of 3 at 4 and 10, of 2 at 8 and 12: amounts repeat, so "later" matters.
+        let (starts, ends) = ([0, 2, 4, 6, 8, 10], [2, 4, 6, 8, 10, 12]);
+        let slack = [3, 6, 3, 5, 3, 2];
+        let steps = steps(&slack, &starts, &ends);
+        let later_fall = |position: usize, amount: u64| {
+            steps[position + 1..]
+                .iter()
+                .any(|&(_, step)| step == Step::Fall(amount))
+        };
+        let (mut checked, mut both) = (0, [false, false]);
+        for seed in 0..32 {
+            let mut n = 0;
+            Walk::new(&steps).run(&steps, |walk, _, moves, features| {
+                for (mv, x) in moves.iter().zip(features) {
+                    let i = match *mv {
+                        Move::Open => continue,
+                        Move::Swap(i) | Move::Whole(i) | Move::Part(i) | Move::Reopen(i) => i,
+                    };
+                    let expected = later_fall(walk.position, walk.open[i].amount);
+                    assert_eq!(x[12] == 1.0, expected, "{mv:?} at step {}", walk.position);
+                    both[usize::from(expected)] = true;
+                    checked += 1;
+                }
+                n += 1;
+                Some((mix(seed ^ n) % moves.len() as u64) as usize)
+            });
+        }
+        assert!(
+            checked > 50 && both == [true, true],
+            "{checked} moves, {both:?}"
+        );
     }
 
     #[test]

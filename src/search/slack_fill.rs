@@ -21,7 +21,7 @@
 //! each as one more member of its rounds (first in each, at one policy's share), whose
 //! exhausted run only retires it (or, for the lottery, ends that draw).
 
-use super::hole_walk;
+use super::hole_walk::{self, Cut};
 use super::instance::Instance;
 use super::policy::mix;
 use super::slack_profile::{close_part, section_slack, steps, Step};
@@ -200,8 +200,12 @@ pub(crate) fn members<'p>(
             fixed_cuts,
             ranked: hole_model.filter(|_| ranked_draws).map(|weights| {
                 Mutex::new(RankedCuts {
-                    ranking: hole_walk::Ranking::new(steps(&slack, starts, ends), weights),
+                    ranking: Some(hole_walk::Ranking::new(
+                        steps(&slack, starts, ends),
+                        weights,
+                    )),
                     cuts: Vec::new(),
+                    stalls: 0,
                 })
             }),
             slack,
@@ -211,11 +215,23 @@ pub(crate) fn members<'p>(
 
 /// The lottery's cuts in decreasing probability: the ranking, and the cut of each draw so far.
 struct RankedCuts {
-    ranking: hole_walk::Ranking,
-    /// The cut of each draw so far, by draw number: the ranking's next, or a random one where
-    /// it found none within [`RANKING_EXPANSIONS`].
-    cuts: Vec<Vec<(u64, u64, u64)>>,
+    /// None once it stalled [`MAX_STALLS`] draws in a row or gave [`MAX_RANKED_DRAWS`] draws'
+    /// cuts: every later draw is a random one.
+    ranking: Option<hole_walk::Ranking>,
+    /// Each draw's cut while ranking, by draw number: the ranking's next, or None where it found
+    /// none within [`RANKING_EXPANSIONS`] (a random cut, made again when asked).
+    cuts: Vec<Option<Cut>>,
+    /// How many draws in a row the ranking did not finish.
+    stalls: u32,
 }
+
+/// After this many draws in a row that the ranking did not finish, it stops (each costs about
+/// 10 ms, outside the search's node count).
+const MAX_STALLS: u32 = 4;
+
+/// The most draws that take ranked cuts; later ones are random (the ranked cuts are kept, so
+/// this bounds their memory).
+const MAX_RANKED_DRAWS: usize = 4096;
 
 /// The most partial walks the ranking expands for one draw's cut (about 10 µs each): on
 /// effort-validation's slack packings the first 256 cuts are the same as with a million, and
@@ -267,7 +283,7 @@ pub(crate) struct Drawer<'p> {
 impl<'p> Drawer<'p> {
     /// Draw number `draw`, a cut made from numbers hashed from the draw (the same draw gives
     /// the same shape). With the learned hole-shape model, every draw is a walk whose moves it
-    /// scores ([`hole_walk::draw`]). Without it, each fall of the slack profile closes open
+    /// scores ([`hole_walk::numbered_draw`]). Without it, each fall of the slack profile closes open
     /// slack chosen at random: every third draw (number 2, 5, 8, ...) also lets holes end
     /// where others start ([`swapping`]); of the others, even draws choose among the open
     /// slacks of the fall's own amount when there are any (rectangular holes; two holes of one
@@ -295,17 +311,23 @@ impl<'p> Drawer<'p> {
         let Some(ranked) = &self.ranked else {
             return self.random_cut(draw);
         };
-        let mut ranked = ranked.lock().expect("a drawer's lock is never poisoned");
+        let mut guard = ranked.lock().expect("a drawer's lock is never poisoned");
+        let ranked = &mut *guard;
         while ranked.cuts.len() as u64 <= draw {
-            let number = ranked.cuts.len() as u64;
-            let cut = ranked
-                .ranking
-                .next(RANKING_EXPANSIONS)
-                .map(|(cut, _)| cut)
-                .unwrap_or_else(|| self.random_cut(number));
+            let Some(ranking) = ranked.ranking.as_mut() else {
+                break;
+            };
+            let cut = ranking.next(RANKING_EXPANSIONS).map(|(cut, _)| cut);
+            ranked.stalls = if cut.is_some() { 0 } else { ranked.stalls + 1 };
             ranked.cuts.push(cut);
+            if ranked.stalls == MAX_STALLS || ranked.cuts.len() == MAX_RANKED_DRAWS {
+                ranked.ranking = None;
+            }
         }
-        ranked.cuts[draw as usize].clone()
+        match ranked.cuts.get(draw as usize) {
+            Some(Some(cut)) => cut.clone(),
+            _ => self.random_cut(draw),
+        }
     }
 
     /// The random cut of draw number `draw`.
@@ -318,9 +340,7 @@ impl<'p> Drawer<'p> {
         };
         if let Some(weights) = self.hole_model {
             let steps = steps(&self.slack, self.starts, self.ends);
-            hole_walk::draw(&steps, weights, || {
-                coin(1 << 53) as f64 / (1u64 << 53) as f64
-            })
+            hole_walk::numbered_draw(&steps, weights, draw)
         } else if draw % 3 == 2 {
             swapping(&self.slack, self.starts, self.ends, coin)
         } else {
@@ -670,7 +690,7 @@ mod tests {
             .drawer
             .expect("slack cut more than one way");
         let steps = steps(&drawer.slack, drawer.starts, drawer.ends);
-        let mut ranking = hole_walk::Ranking::new(steps, learned);
+        let mut ranking = hole_walk::Ranking::new(steps.clone(), learned);
         let mut last = 0.0;
         // Asked out of order, each draw is still the ranking's cut of that number.
         let cuts: Vec<_> = [3, 0, 1, 2, 7, 4, 5, 6].map(|d| (d, drawer.cut(d))).into();
@@ -684,7 +704,7 @@ mod tests {
             assert_eq!(drawn.1, cut, "draw {draw}");
             assert_eq!(drawer.cut(draw), cut, "draw {draw} repeats");
         }
-        // Without ranking, the draws are random: not the ranking's order.
+        // Without ranking, draw number `d` is the model's seeded random draw `d`.
         let random = members(
             &problem,
             &instance,
@@ -696,7 +716,9 @@ mod tests {
         )
         .drawer
         .expect("slack cut more than one way");
-        assert!((0..8).any(|d| random.cut(d) != drawer.cut(d)));
+        for d in 0..8 {
+            assert_eq!(random.cut(d), hole_walk::numbered_draw(&steps, learned, d));
+        }
     }
 
     #[test]
