@@ -118,12 +118,18 @@ impl<'i> Worker<'i> {
     /// last is taken: the profile may have few cuts).
     /// A draw at budget `scale` above 1 (`deepening-draws`) takes its cuts from its own
     /// sequence of draw numbers, from 0 on.
-    fn redraw(&mut self, drawer: &Drawer<'_>, conflict_boost: bool, distinct: bool, scale: u64) {
+    fn redraw(
+        &mut self,
+        drawer: &Drawer<'_>,
+        (conflict_boost, distinct): (bool, bool),
+        scale: u64,
+        stop: &Deadline<'_>,
+    ) {
         let next = match scale {
             1 => &mut self.draws,
             _ => self.next_draw_at.entry(scale).or_default(),
         };
-        let mut cut = drawer.cut(*next);
+        let mut cut = drawer.cut(*next, stop);
         *next += 1;
         if distinct {
             for _ in 0..REDRAWS {
@@ -132,7 +138,7 @@ impl<'i> Worker<'i> {
                 if !drawer.is_fixed(&sorted) && self.drawn_cuts.insert((scale, sorted)) {
                     break;
                 }
-                cut = drawer.cut(*next);
+                cut = drawer.cut(*next, stop);
                 *next += 1;
             }
         }
@@ -193,12 +199,8 @@ fn run_one(
     }
     if let Some(drawer) = worker.drawer {
         let scale = worker.draw_scale;
-        worker.redraw(
-            drawer,
-            options.conflict_boost,
-            options.distinct_draws,
-            scale,
-        );
+        let switches = (options.conflict_boost, options.distinct_draws);
+        worker.redraw(drawer, switches, scale, &limits.stop);
     }
     let Worker {
         filled,
@@ -1037,7 +1039,7 @@ mod tests {
         let members = lottery(&problem, &instance);
         let drawer = members.drawer.as_ref().expect("a lottery");
         let sorted = |draw: u64| {
-            let mut cut = drawer.cut(draw);
+            let mut cut = drawer.cut(draw, &Deadline::none());
             cut.sort_unstable();
             cut
         };
@@ -1054,7 +1056,7 @@ mod tests {
             .pop()
             .expect("the lottery's worker");
         for _ in 0..12 {
-            worker.redraw(drawer, false, true, 1);
+            worker.redraw(drawer, (false, true), 1, &Deadline::none());
         }
         assert_eq!(worker.drawn_cuts.len(), 12, "every run a new cut");
         assert!(worker
@@ -1091,7 +1093,7 @@ mod tests {
                 .into_iter()
                 .find(|w| w.drawer.is_some())
                 .expect("the lottery's worker");
-            worker.redraw(drawer, false, false, 1);
+            worker.redraw(drawer, (false, false), 1, &Deadline::none());
             worker.policy.name()
         };
         assert_eq!(draw_policy("WAT", true), "WAT");

@@ -200,12 +200,8 @@ pub(crate) fn members<'p>(
             fixed_cuts,
             ranked: hole_model.filter(|_| ranked_draws).map(|weights| {
                 Mutex::new(RankedCuts {
-                    ranking: Some(hole_walk::Ranking::new(
-                        steps(&slack, starts, ends),
-                        weights,
-                    )),
+                    ranking: hole_walk::Ranking::new(steps(&slack, starts, ends), weights),
                     cuts: Vec::new(),
-                    stalls: 0,
                 })
             }),
             slack,
@@ -215,19 +211,12 @@ pub(crate) fn members<'p>(
 
 /// The lottery's cuts in decreasing probability: the ranking, and the cut of each draw so far.
 struct RankedCuts {
-    /// None once it stalled [`MAX_STALLS`] draws in a row or gave [`MAX_RANKED_DRAWS`] draws'
-    /// cuts: every later draw is a random one.
-    ranking: Option<hole_walk::Ranking>,
-    /// Each draw's cut while ranking, by draw number: the ranking's next, or None where it found
-    /// none within [`RANKING_EXPANSIONS`] (a random cut, made again when asked).
+    ranking: hole_walk::Ranking,
+    /// Each draw's cut, by draw number, up to [`MAX_RANKED_DRAWS`]: the ranking's next, or
+    /// None where it found none within [`RANKING_EXPANSIONS`] (a random cut, made again when
+    /// asked). A ranking that does not finish one draw's cut goes on at the next.
     cuts: Vec<Option<Cut>>,
-    /// How many draws in a row the ranking did not finish.
-    stalls: u32,
 }
-
-/// After this many draws in a row that the ranking did not finish, it stops (each costs about
-/// 10 ms, outside the search's node count).
-const MAX_STALLS: u32 = 4;
 
 /// The most draws that take ranked cuts; later ones are random (the ranked cuts are kept, so
 /// this bounds their memory).
@@ -291,7 +280,7 @@ impl<'p> Drawer<'p> {
     /// among all.
     #[cfg(test)]
     pub(crate) fn draw(&self, draw: u64) -> Filled {
-        self.fill(&self.cut(draw))
+        self.fill(&self.cut(draw, &Deadline::none()))
     }
 
     /// The filled problem of a cut (`(lower, upper, size)` phantoms) of this drawer's slack.
@@ -306,23 +295,21 @@ impl<'p> Drawer<'p> {
 
     /// The cut of draw number `draw` (see [`Drawer::draw`]), its phantoms in drawing order.
     /// With ranked draws, the draws take the model's cuts in decreasing probability; a draw
-    /// whose cut the ranking does not find within [`RANKING_EXPANSIONS`] is a random one.
-    pub(crate) fn cut(&self, draw: u64) -> Vec<(u64, u64, u64)> {
+    /// whose cut the ranking does not find within [`RANKING_EXPANSIONS`], or asked for once
+    /// `stop` has passed, is a random one (so a cancelled search waits for at most one
+    /// ranking step, about 10 ms).
+    pub(crate) fn cut(&self, draw: u64, stop: &Deadline<'_>) -> Vec<(u64, u64, u64)> {
         let Some(ranked) = &self.ranked else {
             return self.random_cut(draw);
         };
         let mut guard = ranked.lock().expect("a drawer's lock is never poisoned");
         let ranked = &mut *guard;
-        while ranked.cuts.len() as u64 <= draw {
-            let Some(ranking) = ranked.ranking.as_mut() else {
+        while ranked.cuts.len() as u64 <= draw && ranked.cuts.len() < MAX_RANKED_DRAWS {
+            if stop.passed() {
                 break;
-            };
-            let cut = ranking.next(RANKING_EXPANSIONS).map(|(cut, _)| cut);
-            ranked.stalls = if cut.is_some() { 0 } else { ranked.stalls + 1 };
-            ranked.cuts.push(cut);
-            if ranked.stalls == MAX_STALLS || ranked.cuts.len() == MAX_RANKED_DRAWS {
-                ranked.ranking = None;
             }
+            let cut = ranked.ranking.next(RANKING_EXPANSIONS).map(|(cut, _)| cut);
+            ranked.cuts.push(cut);
         }
         match ranked.cuts.get(draw as usize) {
             Some(Some(cut)) => cut.clone(),
@@ -693,7 +680,9 @@ mod tests {
         let mut ranking = hole_walk::Ranking::new(steps.clone(), learned);
         let mut last = 0.0;
         // Asked out of order, each draw is still the ranking's cut of that number.
-        let cuts: Vec<_> = [3, 0, 1, 2, 7, 4, 5, 6].map(|d| (d, drawer.cut(d))).into();
+        let cuts: Vec<_> = [3, 0, 1, 2, 7, 4, 5, 6]
+            .map(|d| (d, drawer.cut(d, &Deadline::none())))
+            .into();
         for draw in 0..8 {
             let (cut, log_odds) = ranking
                 .next(RANKING_EXPANSIONS)
@@ -702,7 +691,11 @@ mod tests {
             last = log_odds;
             let drawn = cuts.iter().find(|c| c.0 == draw).expect("asked for");
             assert_eq!(drawn.1, cut, "draw {draw}");
-            assert_eq!(drawer.cut(draw), cut, "draw {draw} repeats");
+            assert_eq!(
+                drawer.cut(draw, &Deadline::none()),
+                cut,
+                "draw {draw} repeats"
+            );
         }
         // Without ranking, draw number `d` is the model's seeded random draw `d`.
         let random = members(
@@ -717,7 +710,10 @@ mod tests {
         .drawer
         .expect("slack cut more than one way");
         for d in 0..8 {
-            assert_eq!(random.cut(d), hole_walk::numbered_draw(&steps, learned, d));
+            assert_eq!(
+                random.cut(d, &Deadline::none()),
+                hole_walk::numbered_draw(&steps, learned, d)
+            );
         }
     }
 
