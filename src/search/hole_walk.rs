@@ -386,6 +386,8 @@ pub(crate) struct Ranking {
     reached: u64,
     /// The cuts given so far, each sorted.
     given: HashSet<Cut>,
+    /// The most partial walks kept ([`MAX_FRONTIER`]).
+    max_frontier: usize,
 }
 
 /// The most partial walks a [`Ranking`] keeps: past it the less likely half is dropped. The
@@ -408,6 +410,7 @@ impl Ranking {
             frontier: BinaryHeap::from([start]),
             reached: 0,
             given: HashSet::new(),
+            max_frontier: MAX_FRONTIER,
         }
     }
 
@@ -461,7 +464,7 @@ impl Ranking {
                     cursor: next,
                 });
             }
-            if self.frontier.len() > MAX_FRONTIER {
+            if self.frontier.len() > self.max_frontier {
                 let mut kept = std::mem::take(&mut self.frontier).into_sorted_vec();
                 kept.drain(..kept.len() / 2);
                 self.frontier = BinaryHeap::from(kept);
@@ -819,6 +822,54 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_ranking_past_its_frontier_bound_keeps_the_likelier_half() {
+        let (starts, ends) = ([0, 2, 4, 6, 9, 11], [2, 4, 6, 9, 11, 12]);
+        let slack = [4, 6, 3, 7, 2, 9];
+        let steps = steps(&slack, &starts, &ends);
+        let mut full = Ranking::new(steps.clone(), shipped());
+        let all: Vec<_> = std::iter::from_fn(|| full.next(usize::MAX)).collect();
+        let mut bounded = Ranking::new(steps.clone(), shipped());
+        bounded.max_frontier = 6;
+        let mut kept = Vec::new();
+        while let Some(cut) = bounded.next(usize::MAX) {
+            // Halved whenever it passes 6: at most 6 plus one expansion's moves.
+            assert!(
+                bounded.frontier.len() <= 6 + 8,
+                "{}",
+                bounded.frontier.len()
+            );
+            kept.push(cut);
+        }
+        // Fewer cuts (the dropped partials' are lost), still most likely first, all of them
+        // among the cuts the whole ranking gives, at most at their most likely walk's odds (a
+        // cut whose likeliest walk was dropped comes by another).
+        assert!(
+            kept.len() < all.len() && !kept.is_empty(),
+            "{} of {}",
+            kept.len(),
+            all.len()
+        );
+        for pair in kept.windows(2) {
+            assert!(pair[0].1 >= pair[1].1);
+        }
+        let sorted = |cut: &Cut| {
+            let mut cut = cut.clone();
+            cut.sort_unstable();
+            cut
+        };
+        let best: HashMap<Cut, f64> = all.iter().map(|(c, p)| (sorted(c), *p)).collect();
+        for (cut, log_odds) in &kept {
+            let most_likely = best.get(&sorted(cut)).expect("a cut of the whole ranking");
+            assert!(
+                *log_odds <= most_likely + 1e-12,
+                "{log_odds} above {most_likely}"
+            );
+        }
+        // Here the most likely cut survives the halving: its prefixes are among the likelier.
+        assert_eq!(kept[0], all[0]);
     }
 
     #[test]
