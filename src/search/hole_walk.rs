@@ -23,6 +23,13 @@ use std::sync::Arc;
 /// A cut of a slack profile: its phantoms, `(lower, upper, size)` each.
 pub(crate) type Cut = Vec<(u64, u64, u64)>;
 
+/// `cut`'s phantoms sorted: two cuts are the same cut when these are equal.
+pub(crate) fn sorted_cut(cut: &[(u64, u64, u64)]) -> Cut {
+    let mut sorted = cut.to_vec();
+    sorted.sort_unstable();
+    sorted
+}
+
 /// The names of a move's features, in the order of [`features`]'s output (the model file
 /// stores them and must match).
 pub const HOLE_FEATURES: [&str; 15] = [
@@ -433,9 +440,7 @@ impl Ranking {
                 }
             };
             let Some(moves) = moves else {
-                let mut sorted = cursor.walk.phantoms.clone();
-                sorted.sort_unstable();
-                if self.given.insert(sorted) {
+                if self.given.insert(sorted_cut(&cursor.walk.phantoms)) {
                     return Some((cursor.walk.phantoms, log_odds));
                 }
                 continue;
@@ -794,9 +799,7 @@ mod tests {
             // Each cut (sorted) with the odds of its most likely walk.
             let mut best: HashMap<Cut, f64> = HashMap::new();
             for (cut, log_odds) in &every {
-                let mut sorted = cut.clone();
-                sorted.sort_unstable();
-                let entry = best.entry(sorted).or_insert(f64::NEG_INFINITY);
+                let entry = best.entry(sorted_cut(cut)).or_insert(f64::NEG_INFINITY);
                 *entry = entry.max(*log_odds);
             }
             assert!(
@@ -813,9 +816,7 @@ mod tests {
             }
             for (cut, log_odds) in &ranked {
                 assert_eq!(profile(cut, &starts), slack);
-                let mut sorted = cut.clone();
-                sorted.sort_unstable();
-                let most_likely = best.get(&sorted).expect("a cut some walk makes");
+                let most_likely = best.get(&sorted_cut(cut)).expect("a cut some walk makes");
                 assert!(
                     (log_odds - most_likely).abs() < 1e-9,
                     "{log_odds} against {most_likely}"
@@ -855,14 +856,11 @@ mod tests {
         for pair in kept.windows(2) {
             assert!(pair[0].1 >= pair[1].1);
         }
-        let sorted = |cut: &Cut| {
-            let mut cut = cut.clone();
-            cut.sort_unstable();
-            cut
-        };
-        let best: HashMap<Cut, f64> = all.iter().map(|(c, p)| (sorted(c), *p)).collect();
+        let best: HashMap<Cut, f64> = all.iter().map(|(c, p)| (sorted_cut(c), *p)).collect();
         for (cut, log_odds) in &kept {
-            let most_likely = best.get(&sorted(cut)).expect("a cut of the whole ranking");
+            let most_likely = best
+                .get(&sorted_cut(cut))
+                .expect("a cut of the whole ranking");
             assert!(
                 *log_odds <= most_likely + 1e-12,
                 "{log_odds} above {most_likely}"

@@ -5,7 +5,7 @@
 
 use super::dfs::{Flow, RunLimits, Searcher, Stop};
 use super::external::{ExternalMember, MemberEnd};
-use super::hole_walk::Cut;
+use super::hole_walk::{sorted_cut, Cut};
 use super::instance::Instance;
 use super::observer::{RunObserver, RunSummary, SearchObserver};
 use super::options::{Schedule, SearchOptions};
@@ -133,8 +133,7 @@ impl<'i> Worker<'i> {
         *next += 1;
         if distinct {
             for _ in 0..REDRAWS {
-                let mut sorted = cut.clone();
-                sorted.sort_unstable();
+                let sorted = sorted_cut(&cut);
                 if !drawer.is_fixed(&sorted) && self.drawn_cuts.insert((scale, sorted)) {
                     break;
                 }
@@ -1038,11 +1037,7 @@ mod tests {
         let (problem, instance) = lottery_packing();
         let members = lottery(&problem, &instance);
         let drawer = members.drawer.as_ref().expect("a lottery");
-        let sorted = |draw: u64| {
-            let mut cut = drawer.cut(draw, &Deadline::none());
-            cut.sort_unstable();
-            cut
-        };
+        let sorted = |draw: u64| sorted_cut(&drawer.cut(draw, &Deadline::none()));
         // The plain draws repeat cuts here: the fixed members' or each other's.
         let plain: Vec<_> = (0..12).map(sorted).collect();
         let repeats = plain

@@ -21,7 +21,7 @@
 //! each as one more member of its rounds (first in each, at one policy's share), whose
 //! exhausted run only retires it (or, for the lottery, ends that draw).
 
-use super::hole_walk::{self, Cut};
+use super::hole_walk::{self, sorted_cut, Cut};
 use super::instance::Instance;
 use super::policy::mix;
 use super::slack_profile::{close_part, section_slack, steps, Step};
@@ -143,13 +143,8 @@ pub(crate) fn members<'p>(
     let likely = hole_model
         .filter(|_| likely_cut)
         .map(|weights| hole_walk::most_likely(&steps(&slack, starts, ends), weights));
-    let sorted = |cut: &[(u64, u64, u64)]| {
-        let mut cut = cut.to_vec();
-        cut.sort_unstable();
-        cut
-    };
-    let nested_sorted = sorted(&nested);
-    let crossing_sorted = sorted(&crossing);
+    let nested_sorted = sorted_cut(&nested);
+    let crossing_sorted = sorted_cut(&crossing);
     let capacity = instance.capacity;
     let build = |shape: Shape, phantoms: &[(u64, u64, u64)]| {
         (!stop.passed()).then(|| with_phantoms(problem, capacity, shape, phantoms))
@@ -160,7 +155,7 @@ pub(crate) fn members<'p>(
     let mut filled = vec![first];
     // Every cut a fixed member searches, sorted (the lottery skips them).
     let mut fixed_cuts = vec![nested_sorted.clone(), crossing_sorted.clone()];
-    let by_amount_sorted = sorted(&by_amount);
+    let by_amount_sorted = sorted_cut(&by_amount);
     if !fixed_cuts.contains(&by_amount_sorted) {
         let Some(matching) = build(Shape::Matching, &by_amount) else {
             return Members::none();
@@ -169,7 +164,7 @@ pub(crate) fn members<'p>(
         fixed_cuts.push(by_amount_sorted);
     }
     if let Some(likely) = likely {
-        let likely_sorted = sorted(&likely);
+        let likely_sorted = sorted_cut(&likely);
         if !fixed_cuts.contains(&likely_sorted) {
             fixed_cuts.push(likely_sorted);
             let Some(likely) = build(Shape::Likely, &likely) else {
@@ -263,7 +258,7 @@ pub(crate) struct Drawer<'p> {
     hole_model: Option<&'p [f32]>,
     /// The cuts the fixed members search, each sorted: a draw that gives one of them repeats
     /// their work.
-    fixed_cuts: Vec<Vec<(u64, u64, u64)>>,
+    fixed_cuts: Vec<Cut>,
     /// With `ranked_draws`: the model's cuts in decreasing probability, and the draws' cuts
     /// (locked by the one worker that draws).
     ranked: Option<Mutex<RankedCuts>>,
