@@ -268,9 +268,9 @@ struct Cursor {
     walk: Walk,
     /// The index of the next step to enter.
     next: usize,
-    /// The step being walked, when it has moves left: its time, the step, and what it still
-    /// needs (0 at a rise).
+    /// The time of the step being walked.
     at: u64,
+    /// The step being walked, when it has moves left, and what it still needs (0 at a rise).
     current: Option<(Step, u64)>,
 }
 
@@ -353,7 +353,7 @@ fn draw_with(
     walked.expect("a draw always chooses")
 }
 
-/// Draw number `draw` of the profile `steps` under `weights` ([`draw`] with numbers hashed from
+/// Draw number `draw` of the profile `steps` under `weights` ([`draw_with`] with numbers hashed from
 /// the draw number and how many came before: the same number gives the same cut). The
 /// slack-filling lottery's random draws are these.
 pub(crate) fn numbered_draw(steps: &[(u64, Step)], weights: &[f32], draw: u64) -> Cut {
@@ -603,7 +603,7 @@ pub struct HoleOdds {
     pub choices: usize,
     /// The natural log of the probability that one draw gives the holes.
     pub log_probability: f64,
-    /// The holes' place (from 0) among the cuts in decreasing probability ([`Ranking`]), if
+    /// The holes' place (from 0) among the cuts in decreasing probability (`Ranking`), if
     /// among those it ranked.
     pub rank: Option<usize>,
     /// How many cuts it ranked.

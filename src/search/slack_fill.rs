@@ -219,7 +219,7 @@ const MAX_RANKED_DRAWS: usize = 4096;
 
 /// The most partial walks the ranking expands for one draw's cut (about 10 µs each): on
 /// effort-validation's slack packings the first 256 cuts are the same as with a million, and
-/// take at most 10 ms in all.
+/// take at most 14 ms in all.
 const RANKING_EXPANSIONS: usize = 1024;
 
 /// `problem` with `phantoms` added, as a [`Filled`] of `shape` at `capacity`.
@@ -265,14 +265,7 @@ pub(crate) struct Drawer<'p> {
 }
 
 impl<'p> Drawer<'p> {
-    /// Draw number `draw`, a cut made from numbers hashed from the draw (the same draw gives
-    /// the same shape). With the learned hole-shape model, every draw is a walk whose moves it
-    /// scores ([`hole_walk::numbered_draw`]). Without it, each fall of the slack profile closes open
-    /// slack chosen at random: every third draw (number 2, 5, 8, ...) also lets holes end
-    /// where others start ([`swapping`]); of the others, even draws choose among the open
-    /// slacks of the fall's own amount when there are any (rectangular holes; two holes of one
-    /// size opened at different times are what the by-amount cut can get wrong), odd draws
-    /// among all.
+    /// The filled problem of draw number `draw` (see [`Drawer::cut`]).
     #[cfg(test)]
     pub(crate) fn draw(&self, draw: u64) -> Filled {
         self.fill(&self.cut(draw, &Deadline::none()))
@@ -288,7 +281,8 @@ impl<'p> Drawer<'p> {
         self.fixed_cuts.iter().any(|cut| cut == sorted_cut)
     }
 
-    /// The cut of draw number `draw` (see [`Drawer::draw`]), its phantoms in drawing order.
+    /// The cut of draw number `draw`, its phantoms in drawing order (the same number gives the
+    /// same cut).
     /// With ranked draws, the draws take the model's cuts in decreasing probability; a draw
     /// whose cut the ranking does not find within [`RANKING_EXPANSIONS`], or asked for once
     /// `stop` has passed, is a random one (so a cancelled search waits for at most one
@@ -312,7 +306,14 @@ impl<'p> Drawer<'p> {
         }
     }
 
-    /// The random cut of draw number `draw`.
+    /// The random cut of draw number `draw`, made from numbers hashed from the draw (the same
+    /// draw gives the same cut). With the learned hole-shape model, every draw is a walk whose
+    /// moves it scores ([`hole_walk::numbered_draw`]). Without it, each fall of the slack
+    /// profile closes open slack chosen at random: every third draw (number 2, 5, 8, ...) also
+    /// lets holes end where others start ([`swapping`]); of the others, even draws choose among
+    /// the open slacks of the fall's own amount when there are any (rectangular holes; two
+    /// holes of one size opened at different times are what the by-amount cut can get wrong),
+    /// odd draws among all.
     fn random_cut(&self, draw: u64) -> Vec<(u64, u64, u64)> {
         // A number below `n`, from a hash of the draw and how many came before it.
         let mut coins = 0u64;
