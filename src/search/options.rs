@@ -97,8 +97,8 @@ pub struct SearchOptions {
     /// highest) is one more fixed slack-filling member, when it differs from the others.
     pub likely_cut: bool,
     /// With `learned_holes`: the lottery takes the model's cuts in decreasing probability (a
-    /// best-first search over the walk's moves) rather than drawing them at random; a draw whose cut the ranking does not find within its expansions
-    /// is drawn at random.
+    /// best-first search over the walk's moves) rather than drawing them at random; a draw
+    /// whose cut the ranking does not find within its expansions is drawn at random.
     pub ranked_draws: bool,
     /// With `slack-fill`: the lottery's runs make several short draws (a few nodes per buffer
     /// each) rather than one draw at the run's whole budget.
