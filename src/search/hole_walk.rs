@@ -732,15 +732,20 @@ mod tests {
         pieces
     }
 
+    /// A profile of six sections cut many ways: their starts, their slack and its steps.
+    fn six_sections() -> ([u64; 6], [u64; 6], Vec<(u64, Step)>) {
+        let (starts, ends) = ([0, 2, 4, 6, 9, 11], [2, 4, 6, 9, 11, 12]);
+        let slack = [4, 6, 3, 7, 2, 9];
+        (starts, slack, steps(&slack, &starts, &ends))
+    }
+
     fn shipped() -> &'static [f32] {
         crate::learned::HoleModel::built_in().weights.as_slice()
     }
 
     #[test]
     fn every_drawn_cut_fills_the_profile_exactly() {
-        let (starts, ends) = ([0, 2, 4, 6, 9, 11], [2, 4, 6, 9, 11, 12]);
-        let slack = [4, 6, 3, 7, 2, 9];
-        let steps = steps(&slack, &starts, &ends);
+        let (starts, slack, steps) = six_sections();
         let uniform = [0.0f32; HOLE_FEATURES.len()];
         for weights in [&uniform[..], shipped()] {
             for seed in 0..64 {
@@ -785,9 +790,7 @@ mod tests {
 
     #[test]
     fn the_ranking_gives_every_cut_once_from_the_most_likely_down() {
-        let (starts, ends) = ([0, 2, 4, 6, 9, 11], [2, 4, 6, 9, 11, 12]);
-        let slack = [4, 6, 3, 7, 2, 9];
-        let steps = steps(&slack, &starts, &ends);
+        let (starts, slack, steps) = six_sections();
         let uniform = [0.0f32; HOLE_FEATURES.len()];
         for weights in [&uniform[..], shipped()] {
             let every = every_walk(&steps, weights);
@@ -827,9 +830,7 @@ mod tests {
 
     #[test]
     fn a_ranking_past_its_frontier_bound_keeps_the_likelier_half() {
-        let (starts, ends) = ([0, 2, 4, 6, 9, 11], [2, 4, 6, 9, 11, 12]);
-        let slack = [4, 6, 3, 7, 2, 9];
-        let steps = steps(&slack, &starts, &ends);
+        let (_, _, steps) = six_sections();
         let mut full = Ranking::new(steps.clone(), shipped());
         let all: Vec<_> = std::iter::from_fn(|| full.next(usize::MAX)).collect();
         let mut bounded = Ranking::new(steps.clone(), shipped());
@@ -907,9 +908,7 @@ mod tests {
 
     #[test]
     fn a_ranking_out_of_expansions_goes_on_where_it_stopped() {
-        let (starts, ends) = ([0, 2, 4, 6, 9, 11], [2, 4, 6, 9, 11, 12]);
-        let slack = [4, 6, 3, 7, 2, 9];
-        let steps = steps(&slack, &starts, &ends);
+        let (_, _, steps) = six_sections();
         let mut unlimited = Ranking::new(steps.clone(), shipped());
         let all: Vec<_> = std::iter::from_fn(|| unlimited.next(usize::MAX)).collect();
         // One expansion per call: most calls run out, and the cuts still come in the same order.
