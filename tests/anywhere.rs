@@ -69,6 +69,10 @@ fn learned_policy_runs_outside_the_repository() {
         "slack-fill",
         "slack-fill-draw",
         "slack-fill-fifo",
+        // The most likely cut's member and the next three ranked cuts' (`more-likely`).
+        "slack-fill-likely",
+        "slack-fill-likely",
+        "slack-fill-likely",
         "slack-fill-likely",
         "slack-fill-match",
     ];

@@ -11,8 +11,8 @@ use telamalloc::{validate, Goal, SearchOptions, Solver, Status};
 /// Problem, nodes of the default round robin (`fixed/WAT~/TAW~/TWA` in the order the built-in
 /// portfolio head gives each problem, `learned-order`; seed 0, with cover branching, and slack
 /// filling on A, B, C and K, the problems with at most 8% slack, its lottery drawn by the learned
-/// hole-shape model and its most likely cut a member) without heuristic-first, and the policy
-/// that decides.
+/// hole-shape model, its most likely cut and its next three ranked cuts members) without
+/// heuristic-first, and the policy that decides.
 const EXPECTED: [(&str, u64, &str); 11] = [
     ("A", 161, "slack-fill"),
     ("B", 183, "slack-fill"),
@@ -24,7 +24,7 @@ const EXPECTED: [(&str, u64, &str); 11] = [
     ("H", 4527, "TAW~"),
     ("I", 1932, "TWA"),
     ("J", 410, "TWA"),
-    ("K", 7749, "slack-fill-draw"),
+    ("K", 5932, "slack-fill-likely"),
 ];
 
 /// The same in the hand-made order (`--no learned-order`).
@@ -39,7 +39,7 @@ const EXPECTED_HAND_MADE_ORDER: [(&str, u64, &str); 11] = [
     ("H", 3262, "TAW~"),
     ("I", 4926, "TWA"),
     ("J", 1364, "fixed"),
-    ("K", 7749, "slack-fill-draw"),
+    ("K", 5932, "slack-fill-likely"),
 ];
 
 #[test]
@@ -85,16 +85,18 @@ fn the_round_robin_decides_the_hard_set_with_the_recorded_node_counts() {
 fn k_is_decided_as_recorded_under_each_slack_filling_setting() {
     // K is the hard set's one problem with a slack-filling lottery: with the hand-made draws
     // (`--no learned-holes`) no draw wins and the fixed order decides; a learned draw decides
-    // it, sooner without the most likely cut's member (`--no likely-cut`) than with it. In the
-    // hand-made order, so that only the slack filling differs.
+    // it, sooner without the most likely cut's member (`--no likely-cut`) than with it alone
+    // (`--no more-likely`); with the next three ranked cuts as members too (the default), one
+    // of them decides it. In the hand-made order, so that only the slack filling differs.
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/challenging/K.1048576.csv");
     let problem = read_problem(&path, None).expect("the repository's copy of the hard set");
-    let solve = |learned_holes, likely_cut| {
+    let solve = |learned_holes, likely_cut, more_likely| {
         let solver = Solver::new()
             .options(SearchOptions {
                 heuristic_first: false,
                 learned_holes,
                 likely_cut,
+                more_likely,
                 learned_order: false,
                 ..SearchOptions::default()
             })
@@ -107,7 +109,17 @@ fn k_is_decided_as_recorded_under_each_slack_filling_setting() {
         let stats = result.search.expect("the search ran");
         (stats.nodes, stats.policy.expect("a deciding policy"))
     };
-    assert_eq!(solve(false, true), (7725, "fixed".to_string()));
-    assert_eq!(solve(true, false), (5932, "slack-fill-draw".to_string()));
-    assert_eq!(solve(true, true), (7749, "slack-fill-draw".to_string()));
+    assert_eq!(solve(false, true, true), (7725, "fixed".to_string()));
+    assert_eq!(
+        solve(true, false, true),
+        (5932, "slack-fill-draw".to_string())
+    );
+    assert_eq!(
+        solve(true, true, false),
+        (7749, "slack-fill-draw".to_string())
+    );
+    assert_eq!(
+        solve(true, true, true),
+        (5932, "slack-fill-likely".to_string())
+    );
 }

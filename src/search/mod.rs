@@ -201,6 +201,7 @@ pub(crate) fn fit(
                         model: hole_model,
                         likely_cut: options.likely_cut,
                         ranked_draws: options.ranked_draws,
+                        more_likely: options.more_likely,
                     };
                     slack_fill::members(problem, &instance, holes, &stop)
                 } else {

@@ -96,6 +96,9 @@ pub struct SearchOptions {
     /// With `learned_holes`: the model's most likely cut (at each step the move it scores
     /// highest) is one more fixed slack-filling member, when it differs from the others.
     pub likely_cut: bool,
+    /// With `likely_cut`: the model's next most likely cuts (in the order of its ranking of
+    /// the walk's cuts, the fixed members' cuts skipped), three of them, are fixed members too.
+    pub more_likely: bool,
     /// With `learned_holes`: the lottery takes the model's cuts in decreasing probability (a
     /// best-first search over the walk's moves) rather than drawing them at random; a draw
     /// whose cut the ranking does not find within its expansions is drawn at random.
@@ -174,6 +177,7 @@ impl Default for SearchOptions {
             slack_fill: true,
             learned_holes: true,
             likely_cut: true,
+            more_likely: true,
             ranked_draws: true,
             short_draws: true,
             distinct_draws: true,
@@ -243,7 +247,7 @@ macro_rules! switch {
 }
 
 /// Every switch of [`SearchOptions`], in the order of the ablation table.
-pub const SWITCHES: [Switch; 33] = [
+pub const SWITCHES: [Switch; 34] = [
     switch!(
         "canonical",
         canonical,
@@ -343,6 +347,11 @@ pub const SWITCHES: [Switch; 33] = [
         "likely-cut",
         likely_cut,
         "with learned-holes: also search the hole-shape model's most likely cut"
+    ),
+    switch!(
+        "more-likely",
+        more_likely,
+        "with likely-cut: the hole model's next 3 most likely cuts are fixed members too"
     ),
     switch!(
         "ranked-draws",
