@@ -1,6 +1,6 @@
 //! The hole-shape model: a linear score over the features of each way a step of a slack profile
-//! can go ([`crate::search::hole_walk`]), which the slack-filling lottery turns into the
-//! probability of that move (switch `learned-holes`). Trained offline (`telamalloc-train
+//! can go (the search's private `hole_walk` module), which the slack-filling lottery turns into
+//! the probability of that move (switch `learned-holes`). Trained offline (`telamalloc-train
 //! hole-shapes`, burn) on the removed pieces of the training split's slack packings; the
 //! shipped model (`models/hole_shapes.json`) is compiled in.
 

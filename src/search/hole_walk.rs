@@ -30,7 +30,7 @@ pub(crate) fn sorted_cut(cut: &[(u64, u64, u64)]) -> Cut {
     sorted
 }
 
-/// The names of a move's features, in the order of [`features`]'s output (the model file
+/// The names of a move's features, in the order the walk computes them (the model file
 /// stores them and must match).
 pub const HOLE_FEATURES: [&str; 15] = [
     "open",
