@@ -177,21 +177,29 @@ pub(crate) fn members<'p>(
             filled.push(likely);
         }
     }
-    if let Some(weights) = hole_model.filter(|_| likely_cut && more_likely) {
-        let mut ranking = hole_walk::Ranking::new(steps(&slack, starts, ends), weights);
+    // One ranking of the model's cuts: the next most likely members take its first, and the
+    // lottery's ranked draws go on from them (its draw `k` is the ranking's `k`-th cut).
+    let more_likely = more_likely && likely_cut;
+    let mut ranked = hole_model
+        .filter(|_| ranked_draws || more_likely)
+        .map(|weights| RankedCuts {
+            ranking: hole_walk::Ranking::new(steps(&slack, starts, ends), weights),
+            cuts: Vec::new(),
+        });
+    if let Some(ranked) = ranked.as_mut().filter(|_| more_likely) {
         let mut added = 0;
-        for _ in 0..MORE_LIKELY_TRIES {
-            if added == MORE_LIKELY_CUTS || stop.passed() {
+        for draw in 0..MORE_LIKELY_TRIES {
+            if added == MORE_LIKELY_CUTS {
                 break;
             }
-            let Some((cut, _)) = ranking.next(RANKING_EXPANSIONS) else {
-                break;
+            let Some(cut) = ranked.cut(draw, stop) else {
+                break; // out of time, or of expansions for this cut
             };
-            let sorted = sorted_cut(&cut);
+            let sorted = sorted_cut(cut);
             if fixed_cuts.contains(&sorted) {
                 continue;
             }
-            let Some(member) = build(Shape::Likely, &cut) else {
+            let Some(member) = build(Shape::Likely, cut) else {
                 return Members::none();
             };
             fixed_cuts.push(sorted);
@@ -219,24 +227,36 @@ pub(crate) fn members<'p>(
             ends,
             hole_model,
             fixed_cuts,
-            ranked: hole_model.filter(|_| ranked_draws).map(|weights| {
-                Mutex::new(RankedCuts {
-                    ranking: hole_walk::Ranking::new(steps(&slack, starts, ends), weights),
-                    cuts: Vec::new(),
-                })
-            }),
+            ranked: ranked.filter(|_| ranked_draws).map(Mutex::new),
             slack,
         }),
     }
 }
 
-/// The lottery's cuts in decreasing probability: the ranking, and the cut of each draw so far.
+/// The model's cuts in decreasing probability, numbered as the lottery draws them: the
+/// ranking, and the cut of each draw so far.
 struct RankedCuts {
     ranking: hole_walk::Ranking,
     /// Each draw's cut, by draw number, up to [`MAX_RANKED_DRAWS`]: the ranking's next, or
     /// None where it found none within [`RANKING_EXPANSIONS`] (a random cut, made again when
     /// asked). A ranking that does not finish one draw's cut goes on at the next.
     cuts: Vec<Option<Cut>>,
+}
+
+impl RankedCuts {
+    /// The ranked cut of draw number `draw`, ranking on as far as it (stopping once `stop`
+    /// has passed); None past [`MAX_RANKED_DRAWS`], once stopped, or where the ranking found
+    /// no cut within its expansions.
+    fn cut(&mut self, draw: usize, stop: &Deadline<'_>) -> Option<&Cut> {
+        while self.cuts.len() <= draw && self.cuts.len() < MAX_RANKED_DRAWS {
+            if stop.passed() {
+                break;
+            }
+            let cut = self.ranking.next(RANKING_EXPANSIONS).map(|(cut, _)| cut);
+            self.cuts.push(cut);
+        }
+        self.cuts.get(draw)?.as_ref()
+    }
 }
 
 /// The most draws that take ranked cuts; later ones are random (the ranked cuts are kept, so
@@ -326,18 +346,11 @@ impl<'p> Drawer<'p> {
         let Some(ranked) = &self.ranked else {
             return self.random_cut(draw);
         };
-        let mut guard = ranked.lock().expect("a drawer's lock is never poisoned");
-        let ranked = &mut *guard;
-        while ranked.cuts.len() as u64 <= draw && ranked.cuts.len() < MAX_RANKED_DRAWS {
-            if stop.passed() {
-                break;
-            }
-            let cut = ranked.ranking.next(RANKING_EXPANSIONS).map(|(cut, _)| cut);
-            ranked.cuts.push(cut);
-        }
-        match ranked.cuts.get(draw as usize) {
-            Some(Some(cut)) => cut.clone(),
-            _ => self.random_cut(draw),
+        let mut ranked = ranked.lock().expect("a drawer's lock is never poisoned");
+        let index = usize::try_from(draw).unwrap_or(usize::MAX);
+        match ranked.cut(index, stop) {
+            Some(cut) => cut.clone(),
+            None => self.random_cut(draw),
         }
     }
 
