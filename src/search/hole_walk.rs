@@ -811,8 +811,7 @@ mod tests {
                 best.len(),
                 every.len()
             );
-            let mut ranking = Ranking::new(steps.clone(), weights);
-            let ranked: Vec<_> = std::iter::from_fn(|| ranking.next(usize::MAX)).collect();
+            let ranked = every_ranked_cut(&steps, weights);
             assert_eq!(ranked.len(), best.len(), "every cut once");
             for pair in ranked.windows(2) {
                 assert!(pair[0].1 >= pair[1].1, "{} then {}", pair[0].1, pair[1].1);
@@ -828,11 +827,16 @@ mod tests {
         }
     }
 
+    /// Every cut of `steps` in the order of an unbounded ranking, with its log odds.
+    fn every_ranked_cut(steps: &[(u64, Step)], weights: &[f32]) -> Vec<(Cut, f64)> {
+        let mut ranking = Ranking::new(steps.to_vec(), weights);
+        std::iter::from_fn(|| ranking.next(usize::MAX)).collect()
+    }
+
     #[test]
     fn a_ranking_past_its_frontier_bound_keeps_the_likelier_half() {
         let (_, _, steps) = six_sections();
-        let mut full = Ranking::new(steps.clone(), shipped());
-        let all: Vec<_> = std::iter::from_fn(|| full.next(usize::MAX)).collect();
+        let all = every_ranked_cut(&steps, shipped());
         let mut bounded = Ranking::new(steps.clone(), shipped());
         bounded.max_frontier = 6;
         let mut kept = Vec::new();
@@ -909,8 +913,7 @@ mod tests {
     #[test]
     fn a_ranking_out_of_expansions_goes_on_where_it_stopped() {
         let (_, _, steps) = six_sections();
-        let mut unlimited = Ranking::new(steps.clone(), shipped());
-        let all: Vec<_> = std::iter::from_fn(|| unlimited.next(usize::MAX)).collect();
+        let all = every_ranked_cut(&steps, shipped());
         // One expansion per call: most calls run out, and the cuts still come in the same order.
         let mut frugal = Ranking::new(steps.clone(), shipped());
         let (mut cuts, mut out_of_expansions) = (Vec::new(), 0);
