@@ -4,41 +4,14 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 
-/// The static library, built once for these tests by a nested `cargo build` into a target
-/// folder of its own (a test build makes only the rlib, and the outer build holds its folder).
+/// The static library of this test build: cargo builds the crate's every type (`staticlib`
+/// among them) in one step before its tests, into the folder of the test binaries.
 fn static_library() -> PathBuf {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let exe = std::env::current_exe().expect("the test binary's path");
-            let target = exe
-                .ancestors()
-                .nth(3)
-                .expect("target/<profile>/deps/<test>")
-                .join("capi-example");
-            let built = Command::new(env!("CARGO"))
-                .args([
-                    "build",
-                    "--quiet",
-                    "-p",
-                    "telamalloc-capi",
-                    "--lib",
-                    "--target-dir",
-                ])
-                .arg(&target)
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .output()
-                .expect("cargo runs");
-            assert!(
-                built.status.success(),
-                "cargo build -p telamalloc-capi failed:\n{}",
-                String::from_utf8_lossy(&built.stderr)
-            );
-            target.join("debug").join("libtelamalloc_c.a")
-        })
-        .clone()
+    let exe = std::env::current_exe().expect("the test binary's path");
+    exe.parent()
+        .expect("target/<profile>/deps/<test>")
+        .join("libtelamalloc_c.a")
 }
 
 #[test]
