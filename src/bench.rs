@@ -78,7 +78,7 @@ pub fn run(
                 &file.display().to_string(),
                 None,
                 Some("capacity"),
-                "no capacity: give --capacity N or --minimize (or name the file NAME.CAPACITY.csv)",
+                crate::io::no_capacity_message(file, true),
             )
         })?;
         for (label, solver) in solvers {

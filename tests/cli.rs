@@ -253,6 +253,37 @@ fn capacity_from_the_file_name_error_names_the_line() {
 }
 
 #[test]
+fn a_cap_suffix_in_the_file_name_gives_the_capacity() {
+    let scratch = Scratch::new();
+    let text = "id,lower,upper,size\na,0,2,4\nb,0,2,8\n";
+    for (name, capacity) in [("rand_1.cap12.csv", 12), ("rand_1.CAP16.csv", 16)] {
+        let path = scratch.file(name, text);
+        let problem = read_problem(&path, None).expect("reads");
+        assert_eq!(problem.capacity, Some(capacity), "{name}");
+        let run = telamalloc([OsStr::new("solve"), path.as_os_str()]);
+        assert_eq!(run.code, 0, "{name}: {}", run.stderr);
+    }
+    // Too small a capacity from the name is not solved (exit 1), not ignored.
+    let path = scratch.file("rand_1.cap11.csv", text);
+    assert_eq!(telamalloc([OsStr::new("solve"), path.as_os_str()]).code, 1);
+    // A last part that is no capacity is named in the error.
+    let path = scratch.file("rand_1.capacity294.csv", text);
+    let run = telamalloc([OsStr::new("solve"), path.as_os_str()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("'capacity294' is not a capacity"),
+        "{}",
+        run.stderr
+    );
+    assert_rejected(
+        "p.cap0.csv",
+        text,
+        &[],
+        &["field 'capacity'", "greater than 0"],
+    );
+}
+
+#[test]
 fn usage_errors_exit_2() {
     let tiny = example("tiny.12.csv");
     for args in [

@@ -4,7 +4,7 @@ use super::{read_problem, write_file, CliError, EXIT_NOT_SOLVED, EXIT_SOLVED};
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Instant;
-use telamalloc::io::{file_name, Format};
+use telamalloc::io::{file_name, no_capacity_message, Format};
 use telamalloc::solve_log::{create_log_file, LogRecorder};
 use telamalloc::{cpsat_share_line, solution_text, summary_lines, Goal};
 
@@ -53,8 +53,9 @@ pub fn run(args: SolveArgs) -> Result<i32, CliError> {
     let problem = read_problem(&args.input, args.capacity)?;
     let goal = Goal::for_problem(&problem, args.minimize).ok_or_else(|| {
         CliError::Usage(format!(
-            "{}: no capacity: give --capacity N or --minimize (or name the file NAME.CAPACITY.csv)",
-            args.input.display()
+            "{}: {}",
+            args.input.display(),
+            no_capacity_message(&args.input, true)
         ))
     })?;
     let algorithm = super::search_args::algorithm(&args.algo)?;

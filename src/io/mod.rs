@@ -42,27 +42,29 @@ impl Format {
     }
 }
 
-/// The capacity named in a MiniMalloc-style file name `NAME.CAPACITY.csv` (e.g. `A.1048576.csv`).
+/// The capacity named in a file name `NAME.CAPACITY.csv` (MiniMalloc's, e.g. `A.1048576.csv`)
+/// or `NAME.capCAPACITY.csv` (e.g. `rand_1.cap294.csv`).
 pub fn capacity_from_file_name(path: &Path) -> Option<u64> {
-    let stem = path.file_stem()?.to_str()?;
-    let (_, last) = stem.rsplit_once('.')?;
-    if last.is_empty() || !last.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    last.parse().ok().filter(|&c| c > 0)
+    capacity_digits(path)?.parse().ok().filter(|&c| c > 0)
 }
 
-/// A file name whose last part is all digits (`NAME.DIGITS.csv`) but gives no capacity (0, or
-/// more than 64 bits hold) is an error: read as no capacity, it would be reported as missing
-/// though the name gives one.
+/// The digits of a file name's capacity part: the last dot-separated part of the stem, all
+/// digits, after an optional `cap` (any case).
+fn capacity_digits(path: &Path) -> Option<&str> {
+    let stem = path.file_stem()?.to_str()?;
+    let (_, last) = stem.rsplit_once('.')?;
+    let digits = match last.get(..3) {
+        Some(prefix) if prefix.eq_ignore_ascii_case("cap") => &last[3..],
+        _ => last,
+    };
+    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then_some(digits)
+}
+
+/// A file name whose capacity part is all digits (`NAME.DIGITS.csv`, `NAME.capDIGITS.csv`) but
+/// gives no capacity (0, or more than 64 bits hold) is an error: read as no capacity, it would
+/// be reported as missing though the name gives one.
 fn check_file_name_capacity(path: &Path, from_name: Option<u64>) -> Result<(), InputError> {
-    let digits = path
-        .file_stem()
-        .and_then(|stem| stem.to_str())
-        .and_then(|stem| stem.rsplit_once('.'))
-        .map(|(_, last)| last)
-        .filter(|last| !last.is_empty() && last.bytes().all(|b| b.is_ascii_digit()));
-    match (digits, from_name) {
+    match (capacity_digits(path), from_name) {
         (Some(digits), None) => Err(InputError::at_line(
             &path.display().to_string(),
             None,
@@ -114,6 +116,27 @@ pub fn read_problem(path: &Path, capacity: Option<u64>) -> Result<Problem, Input
     }
 }
 
+/// The error for a problem without a capacity: how to give one, and, when the file name's last
+/// dot-separated part is not a capacity, what that part was. `or_minimize` also offers
+/// `--minimize`.
+pub fn no_capacity_message(path: &Path, or_minimize: bool) -> String {
+    let suffix = path
+        .file_stem()
+        .and_then(|stem| stem.to_str())
+        .and_then(|stem| stem.rsplit_once('.'))
+        .map(|(_, last)| last);
+    let seen = match suffix {
+        Some(last) if capacity_digits(path).is_none() => {
+            format!(" (the name's last part '{last}' is not a capacity)")
+        }
+        _ => String::new(),
+    };
+    let minimize = if or_minimize { " or --minimize" } else { "" };
+    format!(
+        "no capacity: give --capacity N{minimize}, or name the file NAME.CAPACITY.csv or NAME.capCAPACITY.csv{seen}"
+    )
+}
+
 /// Reads every problem of `paths` (files, or folders: see [`problem_files`]) and of the split
 /// `split` (see [`split_files`]), all before any work is done, so that bad input stops a batch
 /// before it starts. `capacity` overrides the files' own; with `need_capacity`, a problem
@@ -137,7 +160,7 @@ pub fn read_problem_set(
                     &file.display().to_string(),
                     None,
                     Some("capacity"),
-                    "no capacity (give --capacity or name the file NAME.CAPACITY.csv)",
+                    no_capacity_message(&file, false),
                 ));
             }
             Ok((file, problem))
