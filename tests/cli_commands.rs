@@ -681,3 +681,35 @@ fn solve_with_a_timeout_on_a_hard_problem_reports_the_limit() {
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(!out.exists());
 }
+
+#[test]
+fn switches_lists_every_switch_with_its_default() {
+    let run = telamalloc(["switches"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let defaults = telamalloc::SearchOptions::default();
+    // A switch's first line starts with its name; its help may go on, indented, below.
+    let lines: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|line| !line.starts_with(' '))
+        .collect();
+    let names = telamalloc::search::options::technique_names();
+    assert_eq!(lines.len(), names.len(), "{}", run.stdout);
+    for (line, name) in lines.iter().zip(&names) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(words[0], *name, "{line}");
+        let on = defaults.get(name).expect("a known switch");
+        assert_eq!(words[1], if on { "on" } else { "off" }, "{line}");
+        assert!(words.len() > 2, "{line}: no help");
+    }
+    // Every line of the list and of `solve --help` fits a 100-column terminal.
+    let help = telamalloc(["solve", "--help"]);
+    assert_eq!(help.code, 0);
+    for line in help.stdout.lines().chain(run.stdout.lines()) {
+        assert!(
+            line.chars().count() <= 100,
+            "{} columns: {line}",
+            line.len()
+        );
+    }
+}

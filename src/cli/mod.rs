@@ -14,6 +14,7 @@ mod plot;
 mod search_args;
 mod solve;
 mod stats;
+mod switches;
 mod validate_cmd;
 
 use clap::{Parser, Subcommand};
@@ -64,6 +65,8 @@ enum Command {
     Import(import::ImportArgs),
     /// Write a solution into a .tflite model as TFLite Micro's offline memory plan.
     ExportPlan(export_plan::ExportPlanArgs),
+    /// List the search technique switches (`--no NAME`, `--with NAME`): default and what each does.
+    Switches(switches::SwitchesArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to standard output.
     Completions(completions::CompletionsArgs),
 }
@@ -127,6 +130,7 @@ pub fn run() -> i32 {
         Command::Logs(args) => logs::run(args),
         Command::Import(args) => import::run(args),
         Command::ExportPlan(args) => export_plan::run(args),
+        Command::Switches(args) => switches::run(args),
         Command::Completions(args) => completions::run(args),
     };
     match result {

@@ -2,7 +2,6 @@
 
 use super::CliError;
 use clap::Args;
-use telamalloc::search::options::techniques_help;
 use telamalloc::{Algorithm, PolicySpec, SearchOptions, Solver};
 
 #[derive(Args, Clone, Debug, Default)]
@@ -29,8 +28,8 @@ pub struct SearchArgs {
 /// The technique switches, shared by `solve`, `bench` and `eval`.
 #[derive(Args, Clone, Debug, Default)]
 pub struct SwitchArgs {
-    #[arg(long = "no", value_delimiter = ',', value_name = "TECHNIQUE",
-          help = format!("Turn search techniques off (comma-separated): {}", techniques_help()))]
+    /// Turn search techniques off (comma-separated; `telamalloc switches` lists them).
+    #[arg(long = "no", value_delimiter = ',', value_name = "TECHNIQUE")]
     pub disable: Vec<String>,
     /// Turn search techniques on (comma-separated, same names; major-backtrack is off by default;
     /// `cpsat` adds OR-tools' CP-SAT to the portfolio).

@@ -503,15 +503,6 @@ pub fn technique_names() -> Vec<&'static str> {
     SWITCHES.iter().map(|s| s.name).collect()
 }
 
-/// One line per technique (`name: help`), for the CLI's help.
-pub fn techniques_help() -> String {
-    SWITCHES
-        .iter()
-        .map(|s| format!("{}: {}", s.name, s.help))
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
 /// The names of every switch the search runs by itself, in table order (not `cpsat`, which
 /// needs OR-tools).
 pub fn switch_names() -> Vec<&'static str> {
