@@ -1,6 +1,6 @@
 //! `Buffer` and `Problem`: the library's problem model, checked by its rules when made.
 
-use crate::columns::{column, optional_column};
+use crate::columns::{column, offset_column};
 use crate::error;
 use pyo3::exceptions::{PyIndexError, PyTypeError};
 use pyo3::prelude::*;
@@ -134,11 +134,14 @@ impl Problem {
         Problem::checked(py, telamalloc::Problem::new(made, capacity))
     }
 
-    /// A problem from one-dimensional integer arrays (numpy arrays of any integer type are read
-    /// in place; lists work too), one value per buffer: ``lower``, ``upper``, ``size``, and
-    /// optionally ``alignment`` (default 1) and ``offset`` (a fixed offset; ``-1``, or
-    /// ``2**64 - 1`` in a ``uint64`` array, leaves the buffer to the allocator). Buffer ``i``
-    /// gets the id ``str(i)``. No Python object is made per buffer.
+    /// A problem from one-dimensional integer arrays, one value per buffer: ``lower``, ``upper``,
+    /// ``size``, and optionally ``alignment`` (default 1) and ``offset`` (a fixed offset; ``-1``,
+    /// or ``2**64 - 1`` as in a ``uint64`` array, leaves the buffer to the allocator; any other
+    /// negative offset is an error). numpy arrays of every integer dtype (signed or unsigned, 8
+    /// to 64 bits, either byte order) are read without a Python object per buffer; lists and
+    /// other sequences of ints work too. A value that is not an integer (floats too, even 2.0;
+    /// bools), is negative or does not fit in 64 bits raises ``TelamallocError`` naming the column
+    /// and index (``size[3]: -4 is negative``). Buffer ``i`` gets the id ``str(i)``.
     #[staticmethod]
     #[pyo3(signature = (lower, upper, size, alignment=None, offset=None, capacity=None))]
     fn from_arrays(
@@ -159,7 +162,7 @@ impl Problem {
             None => None,
         };
         let offset = match offset {
-            Some(o) => Some(same_length(optional_column(o, "offset")?, n, "offset")?),
+            Some(o) => Some(same_length(offset_column(o, "offset")?, n, "offset")?),
             None => None,
         };
         let problem = py.detach(|| {

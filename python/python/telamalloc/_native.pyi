@@ -94,9 +94,12 @@ class Problem:
         offset: _IntArray | None = None,
         capacity: int | None = None,
     ) -> Problem:
-        """A problem from one-dimensional integer arrays, one value per buffer, read in place
-        (no Python object per buffer). ``offset`` -1 (or ``2**64 - 1`` in ``uint64``) leaves a
-        buffer to the allocator; buffer ``i`` gets the id ``str(i)``."""
+        """A problem from one-dimensional integer arrays, one value per buffer: numpy arrays of
+        every integer dtype (signed or unsigned, 8 to 64 bits, either byte order) without a
+        Python object per buffer, or sequences of ints. ``offset`` -1 (or ``2**64 - 1``) leaves
+        a buffer to the allocator; a value that is not an integer, is negative (other offsets
+        than -1) or does not fit in 64 bits raises ``TelamallocError`` naming the column and
+        index. Buffer ``i`` gets the id ``str(i)``."""
     def with_capacity(self, capacity: int | None) -> Problem:
         """The same buffers with another capacity, checked again."""
     @property
