@@ -102,8 +102,9 @@ impl Report {
 }
 
 /// Checks ``offsets`` (an ``Allocation``, or one integer per buffer) against ``problem`` with the
-/// library's independent validator: alignments, fixed offsets, the capacity (``capacity``, else
-/// the problem's own, else none) and that no two buffers live at the same time share an address.
+/// library's independent validator: alignments, fixed offsets, the capacity (``capacity``, above
+/// 0, else the problem's own, else none) and that no two buffers live at the same time share an
+/// address. Offsets of the wrong length are a violation in the report, not an error.
 #[pyfunction]
 #[pyo3(signature = (problem, offsets, capacity=None))]
 pub fn validate(
@@ -113,6 +114,7 @@ pub fn validate(
     capacity: Option<u64>,
 ) -> PyResult<Report> {
     let problem = &problem.get().inner;
+    let capacity = positive(capacity)?;
     let solution = Solution {
         offsets: offsets_of(offsets)?,
     };
@@ -158,10 +160,11 @@ pub fn import_model(
     })
 }
 
-/// Draws ``offsets`` (an ``Allocation``, or one integer per buffer) for ``problem`` as an SVG
-/// picture (time across, address up; the capacity, LOAD and peak lines) and returns it; with
-/// ``path`` (``.svg``), also writes it there. ``capacity`` is the line to draw (default: the
-/// problem's own). An invalid plan is drawn too: ``validate`` says what is wrong.
+/// Draws ``offsets`` (an ``Allocation``, or one integer per buffer: as many as buffers) for
+/// ``problem`` as an SVG picture (time across, address up; the capacity, LOAD and peak lines) and
+/// returns it; with ``path`` (``.svg``), also writes it there. ``capacity`` is the line to draw
+/// (above 0; default: the problem's own, else no line). An invalid plan is drawn too, a peak
+/// above the capacity line included: ``validate`` says what is wrong.
 #[pyfunction]
 #[pyo3(signature = (problem, offsets, path=None, capacity=None))]
 pub fn plot(
@@ -172,9 +175,8 @@ pub fn plot(
     capacity: Option<u64>,
 ) -> PyResult<String> {
     let problem = &problem.get().inner;
-    let solution = Solution {
-        offsets: offsets_of(offsets)?,
-    };
+    let capacity = positive(capacity)?;
+    let solution = solution_for(problem, offsets)?;
     if let Some(path) = &path {
         if !has_extension(path, "svg") {
             return Err(error(format!(
@@ -189,6 +191,14 @@ pub fn plot(
             .map_err(|e| PyOSError::new_err(format!("cannot write {}: {e}", path.display())))?;
     }
     Ok(svg)
+}
+
+/// `capacity`, unless it is 0 (the rule every problem's capacity keeps).
+fn positive(capacity: Option<u64>) -> PyResult<Option<u64>> {
+    if capacity == Some(0) {
+        return Err(error("capacity must be greater than 0"));
+    }
+    Ok(capacity)
 }
 
 /// Whether `path` ends in `.extension` (any case).

@@ -143,3 +143,26 @@ def test_offsets_are_read_like_columns(entry):
     assert refused(lambda: entry([0, 2**64])) == (
         "offsets[1]: 18446744073709551616 does not fit in 64 bits"
     )
+
+
+@pytest.mark.parametrize("offsets", [[0], [0, 4, 8]])
+def test_plot_refuses_offsets_of_the_wrong_length(offsets):
+    assert refused(lambda: telamalloc.plot(PROBLEM, offsets)) == (
+        f"the solution has {len(offsets)} offsets for 2 buffers"
+    )
+
+
+def test_plot_and_validate_refuse_capacity_zero():
+    assert refused(lambda: telamalloc.plot(PROBLEM, [0, 4], capacity=0)) == (
+        "capacity must be greater than 0"
+    )
+    assert refused(lambda: telamalloc.validate(PROBLEM, [0, 4], capacity=0)) == (
+        "capacity must be greater than 0"
+    )
+
+
+def test_plot_draws_a_capacity_below_the_peak():
+    # Defined: the line is drawn where asked, under the plan's peak; validate says it is invalid.
+    svg = telamalloc.plot(PROBLEM, [0, 4], capacity=6)
+    assert "capacity 6" in svg and "peak 8" in svg
+    assert not telamalloc.validate(PROBLEM, [0, 4], capacity=6)

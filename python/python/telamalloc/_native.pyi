@@ -200,7 +200,8 @@ def read_solution(path: _Path, problem: Problem) -> npt.NDArray[np.uint64]:
     """Reads a solution file's offsets, in the problem's buffer order."""
 
 def validate(problem: Problem, offsets: _Offsets, capacity: int | None = None) -> Report:
-    """Checks offsets with the library's independent validator."""
+    """Checks offsets with the library's independent validator (``capacity`` above 0; default:
+    the problem's own). Offsets of the wrong length are a violation, not an error."""
 
 def import_model(
     path: _Path,
@@ -217,4 +218,6 @@ def plot(
     path: _Path | None = None,
     capacity: int | None = None,
 ) -> str:
-    """Draws the plan as SVG and returns it; writes it to ``path`` (``.svg``) if given."""
+    """Draws the plan (one offset per buffer) as SVG and returns it; writes it to ``path``
+    (``.svg``) if given. ``capacity`` (above 0) is the line drawn, also when the plan's peak is
+    above it."""
