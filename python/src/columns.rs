@@ -46,6 +46,15 @@ impl Refusal {
             }
         }
     }
+
+    /// The refusal as the error of an argument or a field: a `TypeError` for a non-integer, a
+    /// `TelamallocError` for an integer out of range.
+    fn in_argument(self, label: &str) -> PyErr {
+        match self {
+            Refusal::NotInteger(why) => PyTypeError::new_err(format!("{label}: {why}")),
+            Refusal::OutOfRange(why) => error(format!("{label}: {why}")),
+        }
+    }
 }
 
 impl Integer {
@@ -95,6 +104,40 @@ impl Integer {
             ))),
         }
     }
+
+    /// The value of the argument or field `label` as a `u64`: a `TypeError` when it is not an
+    /// integer, a `TelamallocError` when negative or beyond 64 bits (both naming `label`).
+    pub(crate) fn unsigned(&self, label: &str) -> PyResult<u64> {
+        self.to_u64("").map_err(|why| why.in_argument(label))
+    }
+
+    /// A fixed offset: [`Integer::unsigned`], where a negative value's message says what leaves
+    /// the buffer to the allocator (`free`, e.g. `None`).
+    pub(crate) fn offset(&self, label: &str, free: &str) -> PyResult<u64> {
+        self.to_u64(&format!(" ({free} leaves the buffer to the allocator)"))
+            .map_err(|why| why.in_argument(label))
+    }
+}
+
+impl From<u64> for Integer {
+    fn from(value: u64) -> Integer {
+        Integer::Fits(value.into())
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Integer {
+    type Error = PyErr;
+
+    /// Never fails on a value that is not an integer: the function taking the argument refuses
+    /// it, with the argument's name ([`Integer::unsigned`]).
+    fn extract(value: Borrowed<'a, 'py, PyAny>) -> PyResult<Integer> {
+        Integer::of(&value.to_owned())
+    }
+}
+
+/// The argument `label` (None: none) as a `u64`; see [`Integer::unsigned`].
+pub(crate) fn optional_unsigned(value: Option<&Integer>, label: &str) -> PyResult<Option<u64>> {
+    value.map(|v| v.unsigned(label)).transpose()
 }
 
 /// The refusal of an integer out of the range of `u64`, negative or not, in decimal `digits`.
@@ -108,7 +151,7 @@ fn out_of_range(negative: bool, digits: &str, negative_hint: &str) -> Refusal {
 
 /// `value` (a refused one), for messages: its text (a numpy scalar's as the Python value it
 /// holds, cut at [`QUOTE_LIMIT`] characters) and its type, `1.5 (float)`.
-fn describe(value: &Bound<'_, PyAny>) -> PyResult<String> {
+pub(crate) fn describe(value: &Bound<'_, PyAny>) -> PyResult<String> {
     let numpy_scalar = value
         .py()
         .import("numpy")

@@ -1,13 +1,14 @@
 //! Around the solve: problem and solution files, the validator, the model importers and plots,
 //! each one call into the library (with the GIL released while it works).
 
-use crate::columns::column;
+use crate::columns::{column, optional_unsigned, Integer};
 use crate::problem::Problem;
 use crate::solve::Allocation;
 use crate::{error, warn};
 use numpy::PyArray1;
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use telamalloc::import::ImportOptions;
@@ -21,7 +22,8 @@ use telamalloc::{Solution, Violation};
 /// Raises ``TelamallocError`` naming the file, line and field, as the command line does.
 #[pyfunction]
 #[pyo3(signature = (path, capacity=None))]
-pub fn read_csv(py: Python<'_>, path: PathBuf, capacity: Option<u64>) -> PyResult<Problem> {
+pub fn read_csv(py: Python<'_>, path: PathBuf, capacity: Option<Integer>) -> PyResult<Problem> {
+    let capacity = optional_unsigned(capacity.as_ref(), "capacity")?;
     let problem = py
         .detach(|| telamalloc::io::read_problem(&path, capacity))
         .map_err(error)?;
@@ -111,10 +113,10 @@ pub fn validate(
     py: Python<'_>,
     problem: &Bound<'_, Problem>,
     offsets: &Bound<'_, PyAny>,
-    capacity: Option<u64>,
+    capacity: Option<Integer>,
 ) -> PyResult<Report> {
     let problem = &problem.get().inner;
-    let capacity = positive(capacity)?;
+    let capacity = positive(optional_unsigned(capacity.as_ref(), "capacity")?)?;
     let solution = Solution {
         offsets: offsets_of(offsets)?,
     };
@@ -133,20 +135,26 @@ pub fn validate(
 /// (``{"input": [1, 3, 224, 224]}``) names the input. What had to be left out is issued as
 /// ``TelamallocWarning``; the problem has no capacity.
 #[pyfunction]
-#[pyo3(signature = (path, alignment=64, batch=1, input_shapes=None))]
+#[pyo3(
+    signature = (path, alignment=Integer::from(64), batch=Integer::from(1), input_shapes=None),
+    text_signature = "(path, alignment=64, batch=1, input_shapes=None)"
+)]
 pub fn import_model(
     py: Python<'_>,
     path: PathBuf,
-    alignment: u64,
-    batch: u64,
-    input_shapes: Option<HashMap<String, Vec<u64>>>,
+    alignment: Integer,
+    batch: Integer,
+    input_shapes: Option<HashMap<String, Bound<'_, PyAny>>>,
 ) -> PyResult<Problem> {
-    let mut shapes: Vec<(String, Vec<u64>)> =
-        input_shapes.unwrap_or_default().into_iter().collect();
+    let mut shapes = Vec::new();
+    for (name, dimensions) in input_shapes.unwrap_or_default() {
+        let label = format!("input_shapes[{}]", PyString::new(py, &name).repr()?);
+        shapes.push((name, column(&dimensions, &label)?));
+    }
     shapes.sort();
     let options = ImportOptions {
-        alignment,
-        batch,
+        alignment: alignment.unsigned("alignment")?,
+        batch: batch.unsigned("batch")?,
         input_shapes: shapes,
     };
     let imported = py
@@ -172,10 +180,10 @@ pub fn plot(
     problem: &Bound<'_, Problem>,
     offsets: &Bound<'_, PyAny>,
     path: Option<PathBuf>,
-    capacity: Option<u64>,
+    capacity: Option<Integer>,
 ) -> PyResult<String> {
     let problem = &problem.get().inner;
-    let capacity = positive(capacity)?;
+    let capacity = positive(optional_unsigned(capacity.as_ref(), "capacity")?)?;
     let solution = solution_for(problem, offsets)?;
     if let Some(path) = &path {
         if !has_extension(path, "svg") {

@@ -166,3 +166,51 @@ def test_plot_draws_a_capacity_below_the_peak():
     svg = telamalloc.plot(PROBLEM, [0, 4], capacity=6)
     assert "capacity 6" in svg and "peak 8" in svg
     assert not telamalloc.validate(PROBLEM, [0, 4], capacity=6)
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        (lambda: telamalloc.solve(PROBLEM, capacity=-1), "capacity: -1 is negative"),
+        (lambda: telamalloc.solve(PROBLEM, capacity=2**64), "capacity: 18446744073709551616 does not fit in 64 bits"),
+        (lambda: telamalloc.solve(PROBLEM, nodes=-1), "nodes: -1 is negative"),
+        (lambda: telamalloc.solve(PROBLEM, seed=-1), "seed: -1 is negative"),
+        (lambda: telamalloc.solve(PROBLEM, threads=-1), "threads: -1 is negative"),
+        (lambda: telamalloc.solve(PROBLEM, threads=1025), "threads 1025 is too many (at most 1024)"),
+        (lambda: telamalloc.solve(PROBLEM, timeout=2e9), "timeout 2e9 is too large (at most 1000000000 seconds, about 31 years)"),
+        (lambda: telamalloc.validate(PROBLEM, [0, 4], capacity=-1), "capacity: -1 is negative"),
+        (lambda: telamalloc.plot(PROBLEM, [0, 4], capacity=-1), "capacity: -1 is negative"),
+        (lambda: telamalloc.Problem([("a", 0, 2, 4)], capacity=-1), "capacity: -1 is negative"),
+        (lambda: PROBLEM.with_capacity(-1), "capacity: -1 is negative"),
+        (lambda: telamalloc.Problem.from_arrays(LOWER, UPPER, SIZE, capacity=-1), "capacity: -1 is negative"),
+        (lambda: telamalloc.Buffer("a", -1, 2, 4), "field 'lower': -1 is negative"),
+        (lambda: telamalloc.Buffer("a", 0, 2, 4, offset=-1), "field 'offset': -1 is negative (None leaves the buffer to the allocator)"),
+        (lambda: telamalloc.Problem([("a", 0, 2, 4, 1, -1)]), "buffers[0]: field 'offset': -1 is negative (None leaves the buffer to the allocator)"),
+        (lambda: telamalloc.Problem([("a", 0, 2, 2**64)]), "buffers[0]: field 'size': 18446744073709551616 does not fit in 64 bits"),
+        (lambda: telamalloc.import_model("model.onnx", alignment=-64), "alignment: -64 is negative"),
+        (lambda: telamalloc.import_model("model.onnx", input_shapes={"x": [1, -3]}), "input_shapes['x'][1]: -3 is negative"),
+    ],
+)
+def test_scalars_name_their_argument(call, expected):
+    assert refused(call) == expected
+
+
+def test_scalar_non_integers_are_type_errors_naming_the_field():
+    assert refused(lambda: telamalloc.solve(PROBLEM, capacity=8.0), TypeError) == (
+        "capacity: expected an integer, got 8.0 (float)"
+    )
+    assert refused(lambda: telamalloc.Problem([("a", 0.5, 2, 4)]), TypeError) == (
+        "buffers[0]: field 'lower': expected an integer, got 0.5 (float)"
+    )
+    assert refused(lambda: telamalloc.Problem([(7, 0, 2, 4)]), TypeError) == (
+        "buffers[0]: field 'id': expected a str, got 7 (int)"
+    )
+    assert refused(lambda: telamalloc.Problem(5), TypeError) == (
+        "buffers: 'int' object is not iterable"
+    )
+
+
+def test_numpy_scalars_are_integers_too():
+    buffer = telamalloc.Buffer("a", np.int8(0), np.array(2, dtype=">u8")[()], np.uint16(4))
+    assert (buffer.lower, buffer.upper, buffer.size) == (0, 2, 4)
+    assert telamalloc.solve(PROBLEM, capacity=np.int64(8), seed=np.uint8(3)).solved

@@ -38,7 +38,9 @@ _Offsets = Union["Allocation", _IntArray]
 
 class TelamallocError(ValueError):
     """Bad input or an impossible request, with the command line's message (file, line and
-    field for files; ``buffers[i]`` and the field for problems built in Python)."""
+    field for files; ``buffers[i]`` and the field for problems built in Python; the column and
+    index for arrays, ``size[3]: -4 is negative``; the argument for numbers, ``capacity: -1 is
+    negative``)."""
 
 class TelamallocWarning(UserWarning):
     """Something the caller should know that did not stop the work (a model tensor the
@@ -47,8 +49,9 @@ class TelamallocWarning(UserWarning):
 @final
 class Buffer:
     """One buffer: live over ``[lower, upper)``, ``size`` bytes, at a multiple of
-    ``alignment`` (a power of two); ``offset`` fixes its address. Raises ``TelamallocError``
-    when it breaks a rule."""
+    ``alignment`` (a power of two); ``offset`` fixes its address (None: the allocator chooses).
+    Raises ``TelamallocError`` when it breaks a rule or a number is negative or beyond 64 bits,
+    ``TypeError`` when a number is not an integer; both name the field."""
 
     def __new__(
         cls,
@@ -186,8 +189,9 @@ def solve(
     threads: int = 1,
 ) -> Allocation:
     """Finds an offset for every buffer under the capacity (default: the problem's own), or
-    the smallest peak with ``minimize=True``. The GIL is released while it runs; Ctrl-C
-    (KeyboardInterrupt) stops it."""
+    the smallest peak with ``minimize=True``. ``timeout`` is positive, at most 10**9 seconds;
+    ``threads`` 1 to 1024. The GIL is released while it runs; Ctrl-C (KeyboardInterrupt) stops
+    it."""
 
 def read_csv(path: _Path, capacity: int | None = None) -> Problem:
     """Reads a problem file (CSV, or JSON for ``.json``); the capacity defaults to the file's
