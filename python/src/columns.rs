@@ -38,13 +38,10 @@ enum Refusal {
 }
 
 impl Refusal {
-    /// The refusal as the error of a column's element: always a `TelamallocError`.
+    /// The refusal as the error of a column's element: a `TypeError` for a non-integer (as
+    /// an array of floats always was), a `TelamallocError` for an integer out of range.
     fn in_column(self, name: &str, i: usize) -> PyErr {
-        match self {
-            Refusal::NotInteger(why) | Refusal::OutOfRange(why) => {
-                error(format!("{name}[{i}]: {why}"))
-            }
-        }
+        self.in_argument(&format!("{name}[{i}]"))
     }
 
     /// The refusal as the error of an argument or a field: a `TypeError` for a non-integer, a

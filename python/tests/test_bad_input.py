@@ -85,12 +85,12 @@ def test_minus_one_and_the_largest_uint64_in_one_list():
         ([[0], [1, 2]], "lower[0]: expected an integer, got [0] (list)"),
     ],
 )
-def test_non_integers_are_refused_with_field_and_index(column, expected):
+def test_non_integers_are_type_errors_with_field_and_index(column, expected):
     call = lambda: telamalloc.Problem.from_arrays(column, UPPER, SIZE)
     if expected is None:
         assert [b.lower for b in call().buffers] == [0, 1]
         return
-    assert refused(call) == expected
+    assert refused(call, TypeError) == expected
 
 
 def test_overflowing_values_are_refused_with_field_and_index():
@@ -139,7 +139,7 @@ PROBLEM = telamalloc.Problem.from_arrays(LOWER, UPPER, SIZE, capacity=8)
 def test_offsets_are_read_like_columns(entry):
     entry(np.array([0, 4], dtype=">u8"))  # read, no error
     assert refused(lambda: entry([0, -4])) == "offsets[1]: -4 is negative"
-    assert refused(lambda: entry([0, 4.0])) == "offsets[1]: expected an integer, got 4.0 (float)"
+    assert refused(lambda: entry([0, 4.0]), TypeError) == "offsets[1]: expected an integer, got 4.0 (float)"
     assert refused(lambda: entry([0, 2**64])) == (
         "offsets[1]: 18446744073709551616 does not fit in 64 bits"
     )

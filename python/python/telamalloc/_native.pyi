@@ -100,9 +100,9 @@ class Problem:
         """A problem from one-dimensional integer arrays, one value per buffer: numpy arrays of
         every integer dtype (signed or unsigned, 8 to 64 bits, either byte order) without a
         Python object per buffer, or sequences of ints. ``offset`` -1 (or ``2**64 - 1``) leaves
-        a buffer to the allocator; a value that is not an integer, is negative (other offsets
-        than -1) or does not fit in 64 bits raises ``TelamallocError`` naming the column and
-        index. Buffer ``i`` gets the id ``str(i)``."""
+        a buffer to the allocator. A value that is not an integer raises ``TypeError``; one that
+        is negative (other offsets than -1) or does not fit in 64 bits raises
+        ``TelamallocError``; both name the column and index. Buffer ``i`` gets the id ``str(i)``."""
     def with_capacity(self, capacity: int | None) -> Problem:
         """The same buffers with another capacity, checked again."""
     @property
