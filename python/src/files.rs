@@ -1,13 +1,14 @@
 //! Around the solve: problem and solution files, the validator, the model importers and plots,
 //! each one call into the library (with the GIL released while it works).
 
-use crate::columns::column;
+use crate::columns::{column, optional_unsigned, Integer};
 use crate::problem::Problem;
 use crate::solve::Allocation;
 use crate::{error, warn};
 use numpy::PyArray1;
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use telamalloc::import::ImportOptions;
@@ -21,7 +22,8 @@ use telamalloc::{Solution, Violation};
 /// Raises ``TelamallocError`` naming the file, line and field, as the command line does.
 #[pyfunction]
 #[pyo3(signature = (path, capacity=None))]
-pub fn read_csv(py: Python<'_>, path: PathBuf, capacity: Option<u64>) -> PyResult<Problem> {
+pub fn read_csv(py: Python<'_>, path: PathBuf, capacity: Option<Integer>) -> PyResult<Problem> {
+    let capacity = optional_unsigned(capacity.as_ref(), "capacity")?;
     let problem = py
         .detach(|| telamalloc::io::read_problem(&path, capacity))
         .map_err(error)?;
@@ -102,17 +104,19 @@ impl Report {
 }
 
 /// Checks ``offsets`` (an ``Allocation``, or one integer per buffer) against ``problem`` with the
-/// library's independent validator: alignments, fixed offsets, the capacity (``capacity``, else
-/// the problem's own, else none) and that no two buffers live at the same time share an address.
+/// library's independent validator: alignments, fixed offsets, the capacity (``capacity``, above
+/// 0, else the problem's own, else none) and that no two buffers live at the same time share an
+/// address. Offsets of the wrong length are a violation in the report, not an error.
 #[pyfunction]
 #[pyo3(signature = (problem, offsets, capacity=None))]
 pub fn validate(
     py: Python<'_>,
     problem: &Bound<'_, Problem>,
     offsets: &Bound<'_, PyAny>,
-    capacity: Option<u64>,
+    capacity: Option<Integer>,
 ) -> PyResult<Report> {
     let problem = &problem.get().inner;
+    let capacity = positive(optional_unsigned(capacity.as_ref(), "capacity")?)?;
     let solution = Solution {
         offsets: offsets_of(offsets)?,
     };
@@ -131,20 +135,26 @@ pub fn validate(
 /// (``{"input": [1, 3, 224, 224]}``) names the input. What had to be left out is issued as
 /// ``TelamallocWarning``; the problem has no capacity.
 #[pyfunction]
-#[pyo3(signature = (path, alignment=64, batch=1, input_shapes=None))]
+#[pyo3(
+    signature = (path, alignment=Integer::from(64), batch=Integer::from(1), input_shapes=None),
+    text_signature = "(path, alignment=64, batch=1, input_shapes=None)"
+)]
 pub fn import_model(
     py: Python<'_>,
     path: PathBuf,
-    alignment: u64,
-    batch: u64,
-    input_shapes: Option<HashMap<String, Vec<u64>>>,
+    alignment: Integer,
+    batch: Integer,
+    input_shapes: Option<HashMap<String, Bound<'_, PyAny>>>,
 ) -> PyResult<Problem> {
-    let mut shapes: Vec<(String, Vec<u64>)> =
-        input_shapes.unwrap_or_default().into_iter().collect();
+    let mut shapes = Vec::new();
+    for (name, dimensions) in input_shapes.unwrap_or_default() {
+        let label = format!("input_shapes[{}]", PyString::new(py, &name).repr()?);
+        shapes.push((name, column(&dimensions, &label)?));
+    }
     shapes.sort();
     let options = ImportOptions {
-        alignment,
-        batch,
+        alignment: alignment.unsigned("alignment")?,
+        batch: batch.unsigned("batch")?,
         input_shapes: shapes,
     };
     let imported = py
@@ -158,10 +168,11 @@ pub fn import_model(
     })
 }
 
-/// Draws ``offsets`` (an ``Allocation``, or one integer per buffer) for ``problem`` as an SVG
-/// picture (time across, address up; the capacity, LOAD and peak lines) and returns it; with
-/// ``path`` (``.svg``), also writes it there. ``capacity`` is the line to draw (default: the
-/// problem's own). An invalid plan is drawn too: ``validate`` says what is wrong.
+/// Draws ``offsets`` (an ``Allocation``, or one integer per buffer: as many as buffers) for
+/// ``problem`` as an SVG picture (time across, address up; the capacity, LOAD and peak lines) and
+/// returns it; with ``path`` (``.svg``), also writes it there. ``capacity`` is the line to draw
+/// (above 0; default: the problem's own, else no line). An invalid plan is drawn too, a peak
+/// above the capacity line included: ``validate`` says what is wrong.
 #[pyfunction]
 #[pyo3(signature = (problem, offsets, path=None, capacity=None))]
 pub fn plot(
@@ -169,12 +180,11 @@ pub fn plot(
     problem: &Bound<'_, Problem>,
     offsets: &Bound<'_, PyAny>,
     path: Option<PathBuf>,
-    capacity: Option<u64>,
+    capacity: Option<Integer>,
 ) -> PyResult<String> {
     let problem = &problem.get().inner;
-    let solution = Solution {
-        offsets: offsets_of(offsets)?,
-    };
+    let capacity = positive(optional_unsigned(capacity.as_ref(), "capacity")?)?;
+    let solution = solution_for(problem, offsets)?;
     if let Some(path) = &path {
         if !has_extension(path, "svg") {
             return Err(error(format!(
@@ -189,6 +199,14 @@ pub fn plot(
             .map_err(|e| PyOSError::new_err(format!("cannot write {}: {e}", path.display())))?;
     }
     Ok(svg)
+}
+
+/// `capacity`, unless it is 0 (the rule every problem's capacity keeps).
+fn positive(capacity: Option<u64>) -> PyResult<Option<u64>> {
+    if capacity == Some(0) {
+        return Err(error("capacity must be greater than 0"));
+    }
+    Ok(capacity)
 }
 
 /// Whether `path` ends in `.extension` (any case).

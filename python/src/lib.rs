@@ -22,7 +22,8 @@ pyo3::create_exception!(
     PyValueError,
     "Bad input or an impossible request: the message is the one the `telamalloc` command line \
      prints (file, line and field for files; `buffers[i]` and the field for problems built in \
-     Python)."
+     Python; the column and index for arrays, `size[3]: -4 is negative`; the argument for \
+     numbers, `capacity: -1 is negative`)."
 );
 
 pyo3::create_exception!(

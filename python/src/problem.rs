@@ -1,6 +1,6 @@
 //! `Buffer` and `Problem`: the library's problem model, checked by its rules when made.
 
-use crate::columns::{column, optional_column};
+use crate::columns::{column, describe, offset_column, optional_unsigned, Integer};
 use crate::error;
 use pyo3::exceptions::{PyIndexError, PyTypeError};
 use pyo3::prelude::*;
@@ -12,7 +12,9 @@ use telamalloc::analysis::Timeline;
 /// address (the allocator keeps it there).
 ///
 /// Raises ``TelamallocError`` when it breaks a rule (``lower < upper``, ``size > 0``, the
-/// alignment a power of two, a fixed offset aligned, an id without white space at either end).
+/// alignment a power of two, a fixed offset aligned, an id without white space at either end)
+/// or a number is negative or beyond 64 bits, ``TypeError`` when one is not an integer; both
+/// name the field.
 #[pyclass(module = "telamalloc", frozen, eq)]
 #[derive(Clone, PartialEq)]
 pub struct Buffer {
@@ -22,22 +24,27 @@ pub struct Buffer {
 #[pymethods]
 impl Buffer {
     #[new]
-    #[pyo3(signature = (id, lower, upper, size, alignment=1, offset=None))]
+    #[pyo3(
+        signature = (id, lower, upper, size, alignment=Integer::from(1), offset=None),
+        text_signature = "(id, lower, upper, size, alignment=1, offset=None)"
+    )]
     fn new(
         id: String,
-        lower: u64,
-        upper: u64,
-        size: u64,
-        alignment: u64,
-        offset: Option<u64>,
+        lower: Integer,
+        upper: Integer,
+        size: Integer,
+        alignment: Integer,
+        offset: Option<Integer>,
     ) -> PyResult<Buffer> {
         let inner = telamalloc::Buffer {
             id,
-            lower,
-            upper,
-            size,
-            alignment,
-            offset,
+            lower: lower.unsigned("field 'lower'")?,
+            upper: upper.unsigned("field 'upper'")?,
+            size: size.unsigned("field 'size'")?,
+            alignment: alignment.unsigned("field 'alignment'")?,
+            offset: offset
+                .map(|o| o.offset("field 'offset'", "None"))
+                .transpose()?,
             hint: None,
             gaps: Vec::new(),
         };
@@ -126,19 +133,30 @@ impl Problem {
 impl Problem {
     #[new]
     #[pyo3(signature = (buffers, capacity=None))]
-    fn new(py: Python<'_>, buffers: &Bound<'_, PyAny>, capacity: Option<u64>) -> PyResult<Problem> {
+    fn new(
+        py: Python<'_>,
+        buffers: &Bound<'_, PyAny>,
+        capacity: Option<Integer>,
+    ) -> PyResult<Problem> {
+        let capacity = optional_unsigned(capacity.as_ref(), "capacity")?;
         let mut made = Vec::new();
-        for (i, item) in buffers.try_iter()?.enumerate() {
+        let items = buffers
+            .try_iter()
+            .map_err(|e| PyErr::from_type(e.get_type(py), format!("buffers: {}", e.value(py))))?;
+        for (i, item) in items.enumerate() {
             made.push(buffer_of(&item?, i)?);
         }
         Problem::checked(py, telamalloc::Problem::new(made, capacity))
     }
 
-    /// A problem from one-dimensional integer arrays (numpy arrays of any integer type are read
-    /// in place; lists work too), one value per buffer: ``lower``, ``upper``, ``size``, and
-    /// optionally ``alignment`` (default 1) and ``offset`` (a fixed offset; ``-1``, or
-    /// ``2**64 - 1`` in a ``uint64`` array, leaves the buffer to the allocator). Buffer ``i``
-    /// gets the id ``str(i)``. No Python object is made per buffer.
+    /// A problem from one-dimensional integer arrays, one value per buffer: ``lower``, ``upper``,
+    /// ``size``, and optionally ``alignment`` (default 1) and ``offset`` (a fixed offset; ``-1``,
+    /// or ``2**64 - 1`` as in a ``uint64`` array, leaves the buffer to the allocator; any other
+    /// negative offset is an error). numpy arrays of every integer dtype (signed or unsigned, 8
+    /// to 64 bits, either byte order) are read without a Python object per buffer; lists and
+    /// other sequences of ints work too. A value that is not an integer (floats too, even 2.0;
+    /// bools), is negative or does not fit in 64 bits raises ``TelamallocError`` naming the column
+    /// and index (``size[3]: -4 is negative``). Buffer ``i`` gets the id ``str(i)``.
     #[staticmethod]
     #[pyo3(signature = (lower, upper, size, alignment=None, offset=None, capacity=None))]
     fn from_arrays(
@@ -148,8 +166,9 @@ impl Problem {
         size: &Bound<'_, PyAny>,
         alignment: Option<&Bound<'_, PyAny>>,
         offset: Option<&Bound<'_, PyAny>>,
-        capacity: Option<u64>,
+        capacity: Option<Integer>,
     ) -> PyResult<Problem> {
+        let capacity = optional_unsigned(capacity.as_ref(), "capacity")?;
         let lower = column(lower, "lower")?;
         let n = lower.len();
         let upper = same_length(column(upper, "upper")?, n, "upper")?;
@@ -159,7 +178,7 @@ impl Problem {
             None => None,
         };
         let offset = match offset {
-            Some(o) => Some(same_length(optional_column(o, "offset")?, n, "offset")?),
+            Some(o) => Some(same_length(offset_column(o, "offset")?, n, "offset")?),
             None => None,
         };
         let problem = py.detach(|| {
@@ -182,7 +201,8 @@ impl Problem {
 
     /// The same buffers with another capacity (None: none), checked again.
     #[pyo3(signature = (capacity))]
-    fn with_capacity(&self, py: Python<'_>, capacity: Option<u64>) -> PyResult<Problem> {
+    fn with_capacity(&self, py: Python<'_>, capacity: Option<Integer>) -> PyResult<Problem> {
+        let capacity = optional_unsigned(capacity.as_ref(), "capacity")?;
         Problem::checked(py, self.inner.with_capacity(capacity))
     }
 
@@ -271,22 +291,37 @@ fn buffer_of(item: &Bound<'_, PyAny>, i: usize) -> PyResult<telamalloc::Buffer> 
         return Err(expected());
     }
     let field = |k: usize| tuple.get_item(k);
+    let number = |k: usize, name: &str| -> PyResult<u64> {
+        field(k)?
+            .extract::<Integer>()?
+            .unsigned(&format!("field '{name}'"))
+    };
     let read = || -> PyResult<telamalloc::Buffer> {
+        let id = field(0)?;
+        let Ok(id) = id.extract::<String>() else {
+            let what = describe(&id)?;
+            return Err(PyTypeError::new_err(format!(
+                "field 'id': expected a str, got {what}"
+            )));
+        };
+        let offset = if tuple.len() > 5 {
+            field(5)?.extract::<Option<Integer>>()?
+        } else {
+            None
+        };
         Ok(telamalloc::Buffer {
-            id: field(0)?.extract()?,
-            lower: field(1)?.extract()?,
-            upper: field(2)?.extract()?,
-            size: field(3)?.extract()?,
+            id,
+            lower: number(1, "lower")?,
+            upper: number(2, "upper")?,
+            size: number(3, "size")?,
             alignment: if tuple.len() > 4 {
-                field(4)?.extract()?
+                number(4, "alignment")?
             } else {
                 1
             },
-            offset: if tuple.len() > 5 {
-                field(5)?.extract()?
-            } else {
-                None
-            },
+            offset: offset
+                .map(|o| o.offset("field 'offset'", "None"))
+                .transpose()?,
             hint: None,
             gaps: Vec::new(),
         })

@@ -1,6 +1,7 @@
 //! `solve` and its result, `Allocation`: the library's front door run on a worker thread with the
 //! GIL released, cancelled by Ctrl-C.
 
+use crate::columns::{optional_unsigned, Integer};
 use crate::problem::Problem;
 use crate::{error, warn};
 use numpy::{PyArray1, PyArrayMethods};
@@ -10,7 +11,7 @@ use pyo3::types::PyDict;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
-use telamalloc::{summary_lines, Algorithm, Goal, PolicySpec, Solver};
+use telamalloc::{summary_lines, Algorithm, Goal, Limits, PolicySpec, Solver};
 
 /// How long the calling thread waits for the solve, GIL released, between two looks for a
 /// pending signal (Ctrl-C): with the search's own reaction to its cancel flag, a
@@ -22,35 +23,47 @@ const SIGNAL_POLL: Duration = Duration::from_millis(20);
 ///
 /// - ``capacity``: the capacity to fit (default: the problem's own); ``minimize=True`` asks for
 ///   the smallest peak instead (60 s by default, with a proven lower bound).
-/// - ``timeout`` (seconds) and ``nodes`` (search nodes over all restarts) limit the work; none
-///   by default. Ctrl-C (KeyboardInterrupt) stops a solve at any time.
+/// - ``timeout`` (seconds, positive, at most 10**9) and ``nodes`` (search nodes over all
+///   restarts) limit the work; none by default. Ctrl-C (KeyboardInterrupt) stops a solve at any
+///   time.
 /// - ``policy``: the search's policies, as the command line's ``--policy``: ``portfolio`` (the
 ///   default round robin), ``fixed``, an order word (``WAT``, ``TWA+``), ``learned`` (the shipped
 ///   model, built into the package: no file is read) or a model file ``PATH.json``.
 /// - ``algo``: ``search`` (the default), ``cpsat`` (needs OR-tools) or a production heuristic
 ///   (``tflite``, ``tflite-micro``, ``xla``, ``tvm-greedy-size``, ...; see ``algorithms()``).
 /// - ``seed``: the same seed gives the same offsets; ``threads``: the search portfolio's
-///   worker threads (the answer does not depend on them).
+///   worker threads, 1 to 1024 (the answer does not depend on them).
 ///
 /// Returns an ``Allocation``; its offsets, when present, have passed the validator. Raises
-/// ``TelamallocError`` for a bad option or problem. The GIL is released while it runs.
+/// ``TelamallocError`` for a bad option (a negative number among them) or problem, naming the
+/// option, and ``TypeError`` for a number that is not an integer. The GIL is released while it
+/// runs.
 #[pyfunction]
-#[pyo3(signature = (problem, capacity=None, minimize=false, timeout=None, nodes=None,
-                    policy="portfolio", algo="search", seed=0, threads=1))]
+#[pyo3(
+    signature = (problem, capacity=None, minimize=false, timeout=None, nodes=None,
+                 policy="portfolio", algo="search", seed=Integer::from(0),
+                 threads=Integer::from(1)),
+    text_signature = "(problem, capacity=None, minimize=False, timeout=None, nodes=None, \
+                      policy=\"portfolio\", algo=\"search\", seed=0, threads=1)"
+)]
 #[allow(clippy::too_many_arguments)]
 pub fn solve(
     py: Python<'_>,
     problem: &Bound<'_, Problem>,
-    capacity: Option<u64>,
+    capacity: Option<Integer>,
     minimize: bool,
     timeout: Option<f64>,
-    nodes: Option<u64>,
+    nodes: Option<Integer>,
     policy: &str,
     algo: &str,
-    seed: u64,
-    threads: usize,
+    seed: Integer,
+    threads: Integer,
 ) -> PyResult<Allocation> {
     let problem = &problem.get().inner;
+    let capacity = optional_unsigned(capacity.as_ref(), "capacity")?;
+    let nodes = optional_unsigned(nodes.as_ref(), "nodes")?;
+    let seed = seed.unsigned("seed")?;
+    let threads = threads.unsigned("threads")?;
     let goal = goal(problem, capacity, minimize)?;
     let cancel = Arc::new(AtomicBool::new(false));
     let mut solver = solver(algo, policy, threads, seed)?.cancel_flag(cancel.clone());
@@ -80,8 +93,9 @@ fn goal(problem: &telamalloc::Problem, capacity: Option<u64>, minimize: bool) ->
     }
 }
 
-/// A solver running the algorithm and policy named, with `threads` and `seed`.
-fn solver(algo: &str, policy: &str, threads: usize, seed: u64) -> PyResult<Solver> {
+/// A solver running the algorithm and policy named, with `threads` (1 to
+/// [`Solver::MAX_THREADS`]) and `seed`.
+fn solver(algo: &str, policy: &str, threads: u64, seed: u64) -> PyResult<Solver> {
     let algorithm = Algorithm::from_name(algo).ok_or_else(|| {
         error(format!(
             "unknown algorithm '{algo}' (known: {})",
@@ -92,6 +106,15 @@ fn solver(algo: &str, policy: &str, threads: usize, seed: u64) -> PyResult<Solve
     if threads == 0 {
         return Err(error("threads must be at least 1"));
     }
+    let threads = match usize::try_from(threads) {
+        Ok(threads) if threads <= Solver::MAX_THREADS => threads,
+        _ => {
+            return Err(error(format!(
+                "threads {threads} is too many (at most {})",
+                Solver::MAX_THREADS
+            )))
+        }
+    };
     Ok(Solver::new()
         .algorithm(algorithm)
         .policy(policy)
@@ -99,19 +122,10 @@ fn solver(algo: &str, policy: &str, threads: usize, seed: u64) -> PyResult<Solve
         .seed(seed))
 }
 
-/// A positive, finite number of seconds as a duration (the command line's `--timeout` rules).
+/// A positive, finite number of seconds, at most [`Limits::MAX_TIMEOUT_SECONDS`], as a duration
+/// (the rules of the command line's `--timeout` and the C ABI's `timeout_seconds`).
 fn positive_duration(seconds: f64) -> PyResult<Duration> {
-    if !(seconds.is_finite() && seconds > 0.0) {
-        return Err(error(format!(
-            "timeout must be a positive number of seconds, not {seconds}"
-        )));
-    }
-    Duration::try_from_secs_f64(seconds).map_err(|_| {
-        error(format!(
-            "timeout {seconds:e} is too large (at most {} seconds)",
-            Duration::MAX.as_secs()
-        ))
-    })
+    Limits::timeout_from_secs(seconds).map_err(|why| error(format!("timeout {why}")))
 }
 
 /// Set once the worker is done (or has panicked).

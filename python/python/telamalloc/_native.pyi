@@ -38,7 +38,9 @@ _Offsets = Union["Allocation", _IntArray]
 
 class TelamallocError(ValueError):
     """Bad input or an impossible request, with the command line's message (file, line and
-    field for files; ``buffers[i]`` and the field for problems built in Python)."""
+    field for files; ``buffers[i]`` and the field for problems built in Python; the column and
+    index for arrays, ``size[3]: -4 is negative``; the argument for numbers, ``capacity: -1 is
+    negative``)."""
 
 class TelamallocWarning(UserWarning):
     """Something the caller should know that did not stop the work (a model tensor the
@@ -47,8 +49,9 @@ class TelamallocWarning(UserWarning):
 @final
 class Buffer:
     """One buffer: live over ``[lower, upper)``, ``size`` bytes, at a multiple of
-    ``alignment`` (a power of two); ``offset`` fixes its address. Raises ``TelamallocError``
-    when it breaks a rule."""
+    ``alignment`` (a power of two); ``offset`` fixes its address (None: the allocator chooses).
+    Raises ``TelamallocError`` when it breaks a rule or a number is negative or beyond 64 bits,
+    ``TypeError`` when a number is not an integer; both name the field."""
 
     def __new__(
         cls,
@@ -94,9 +97,12 @@ class Problem:
         offset: _IntArray | None = None,
         capacity: int | None = None,
     ) -> Problem:
-        """A problem from one-dimensional integer arrays, one value per buffer, read in place
-        (no Python object per buffer). ``offset`` -1 (or ``2**64 - 1`` in ``uint64``) leaves a
-        buffer to the allocator; buffer ``i`` gets the id ``str(i)``."""
+        """A problem from one-dimensional integer arrays, one value per buffer: numpy arrays of
+        every integer dtype (signed or unsigned, 8 to 64 bits, either byte order) without a
+        Python object per buffer, or sequences of ints. ``offset`` -1 (or ``2**64 - 1``) leaves
+        a buffer to the allocator. A value that is not an integer raises ``TypeError``; one that
+        is negative (other offsets than -1) or does not fit in 64 bits raises
+        ``TelamallocError``; both name the column and index. Buffer ``i`` gets the id ``str(i)``."""
     def with_capacity(self, capacity: int | None) -> Problem:
         """The same buffers with another capacity, checked again."""
     @property
@@ -183,8 +189,9 @@ def solve(
     threads: int = 1,
 ) -> Allocation:
     """Finds an offset for every buffer under the capacity (default: the problem's own), or
-    the smallest peak with ``minimize=True``. The GIL is released while it runs; Ctrl-C
-    (KeyboardInterrupt) stops it."""
+    the smallest peak with ``minimize=True``. ``timeout`` is positive, at most 10**9 seconds;
+    ``threads`` 1 to 1024. The GIL is released while it runs; Ctrl-C (KeyboardInterrupt) stops
+    it."""
 
 def read_csv(path: _Path, capacity: int | None = None) -> Problem:
     """Reads a problem file (CSV, or JSON for ``.json``); the capacity defaults to the file's
@@ -197,7 +204,8 @@ def read_solution(path: _Path, problem: Problem) -> npt.NDArray[np.uint64]:
     """Reads a solution file's offsets, in the problem's buffer order."""
 
 def validate(problem: Problem, offsets: _Offsets, capacity: int | None = None) -> Report:
-    """Checks offsets with the library's independent validator."""
+    """Checks offsets with the library's independent validator (``capacity`` above 0; default:
+    the problem's own). Offsets of the wrong length are a violation, not an error."""
 
 def import_model(
     path: _Path,
@@ -214,4 +222,6 @@ def plot(
     path: _Path | None = None,
     capacity: int | None = None,
 ) -> str:
-    """Draws the plan as SVG and returns it; writes it to ``path`` (``.svg``) if given."""
+    """Draws the plan (one offset per buffer) as SVG and returns it; writes it to ``path``
+    (``.svg``) if given. ``capacity`` (above 0) is the line drawn, also when the plan's peak is
+    above it."""
