@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The hard set side by side: for each problem, three rounds of each telamalloc variant and of
-MiniMalloc (the binary in MINIMALLOC, default /work/mm-build/build/minimalloc, built by
-../shared/tools/build-minimalloc.sh), alternating; every solution is validated. Prints a Markdown
+MiniMalloc (the binary named by MINIMALLOC, built from google/minimalloc with CMake as its own
+README says), alternating; every solution is validated. Prints a Markdown
 table of median wall times and node counts.
 
 Usage (from the repository root, after `cargo build --release`):
@@ -13,7 +13,9 @@ The first variant is the one MiniMalloc is compared with. Default: `default=` al
 import glob, os, re, statistics, subprocess, sys, time
 
 T = 'target/release/telamalloc'
-M = os.environ.get('MINIMALLOC', '/work/mm-build/build/minimalloc')
+M = os.environ.get('MINIMALLOC')
+if not M:
+    sys.exit('set MINIMALLOC to the path of a minimalloc binary')
 variants = [(a.split('=', 1)[0], a.split('=', 1)[1].split()) for a in sys.argv[1:]] or [('default', [])]
 
 

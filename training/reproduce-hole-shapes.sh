@@ -23,7 +23,7 @@ root=$PWD
     --validation "$root/datasets/splits/effort-validation-manifest.csv" \
     --root "$root" --out "$root/$out")
 # How often the trained model's ranked cuts and random draws find effort-validation's holes
-# within 1, 10, 100 and 1,000 tries (benches/RESULTS.md, "Ranked draws and a double lottery").
+# within 1, 10, 100 and 1,000 tries (benches/ARCHIVE.md, "Ranked draws and a double lottery").
 (cd training && cargo run --release --quiet -- hole-odds \
     --split "$root/datasets/splits/effort-validation-manifest.csv" --root "$root" \
     --model "$root/$out" --count 1000 --expansions 100000 --draws 1000 | tail -n 1)

@@ -39,7 +39,7 @@ pub struct SolveArgs {
     /// Print the solution as JSON instead of CSV.
     #[arg(long)]
     json: bool,
-    /// Write a solve log of the search (JSON lines; see the README) to this file
+    /// Write a solve log of the search (JSON lines; see docs/commands.md) to this file
     /// (gzip-compressed if the name ends in `.gz`).
     #[arg(long, conflicts_with = "minimize")]
     record: Option<PathBuf>,
