@@ -363,26 +363,43 @@ fn run_weights(weights: &[u64], policies: usize) -> Vec<u64> {
 }
 
 /// Each run's node budget in a round, fixed before the round starts so that threads and
-/// sequential runs agree; under a node limit, later runs get what earlier ones leave (exactly
-/// the limit). `None` when the limit is spent.
+/// sequential runs agree. A run stopped by its budget also counts the node it refused, so under
+/// a node limit each run is granted its budget only while that node fits too; the first run
+/// whose budget does not fit gets all that is left (its refused node is not counted, see
+/// [`count_within`]) and the runs after it nothing: the runs never count more than the limit,
+/// and a round the limit does not reach is granted exactly what it asks. `None` when the limit
+/// is spent.
 fn round_budgets(wanted: &[u64], node_limit: Option<u64>, spent: u64) -> Option<Vec<u64>> {
-    let mut left = match node_limit {
-        Some(limit) if spent >= limit => return None,
-        Some(limit) => Some(limit - spent),
-        None => None,
+    let Some(limit) = node_limit else {
+        return Some(wanted.to_vec());
     };
+    let mut left = limit.checked_sub(spent).filter(|&left| left > 0)?;
     let budgets = wanted
         .iter()
-        .map(|&wanted| match left.as_mut() {
-            Some(left) => {
-                let granted = wanted.min(*left);
-                *left -= granted;
-                granted
+        .map(|&wanted| {
+            if wanted < left {
+                left -= wanted + 1; // Its nodes and the one it refuses at its budget.
+                wanted
+            } else {
+                std::mem::take(&mut left)
             }
-            None => wanted,
         })
         .collect();
     Some(budgets)
+}
+
+/// The nodes a run that counted `nodes` adds under a node limit, `spent` nodes spent before it:
+/// at most what is left. Only the run granted the rest of the limit (see [`round_budgets`]) can
+/// count one more, the node it refused when its budget ran out, which is no work.
+fn count_within(nodes: u64, node_limit: Option<u64>, spent: u64) -> u64 {
+    match node_limit {
+        Some(limit) => {
+            let room = limit.saturating_sub(spent);
+            debug_assert!(nodes <= room + 1, "{nodes} nodes with {room} left");
+            nodes.min(room)
+        }
+        None => nodes,
+    }
 }
 
 /// Runs the portfolio until a verdict, on a stack deep enough for its search (see
@@ -563,7 +580,8 @@ fn run_here(
                 let before = usize::from(external_at == Some(0));
                 (external_at != Some(i)).then(|| in_pass[i - before])
             };
-            for (i, end, run_stats, run_observer) in results {
+            for (i, end, mut run_stats, run_observer) in results {
+                run_stats.nodes = count_within(run_stats.nodes, settings.node_limit, spent);
                 stats.add(&run_stats);
                 if let Some(observer) = settings.observer.as_mut() {
                     let summary = RunSummary {
@@ -1353,12 +1371,29 @@ mod tests {
             search((1, false), |_| u64::MAX, |unit| Some(40 * unit));
         assert!(matches!(verdict, Verdict::Limit));
         assert_eq!(budgets, [2 * unit, 4 * unit]);
-        // Each run also counts the node that hit its budget.
-        assert!(
-            stats.nodes + 6 * unit <= 40 * unit + stats.restarts + 1,
-            "{} nodes",
-            stats.nodes
+        // The runs with the node each refused at its budget, and the oracle's budgets: the limit.
+        assert_eq!(stats.nodes + 6 * unit, 40 * unit);
+    }
+
+    #[test]
+    fn round_budgets_leave_room_for_the_node_each_run_refuses() {
+        assert_eq!(round_budgets(&[5, 7], None, 100), Some(vec![5, 7]));
+        // A limit the round does not reach: as asked.
+        assert_eq!(round_budgets(&[5, 7], Some(114), 100), Some(vec![5, 7]));
+        // 13 left: 5 and the node refused after them, then the 7 left; the third run none.
+        assert_eq!(
+            round_budgets(&[5, 7, 3], Some(113), 100),
+            Some(vec![5, 7, 0])
         );
+        assert_eq!(
+            round_budgets(&[5, 7, 3], Some(110), 100),
+            Some(vec![5, 4, 0])
+        );
+        assert_eq!(round_budgets(&[5], Some(100), 100), None);
+        // The run granted the rest counts at most the rest.
+        assert_eq!(count_within(8, Some(113), 106), 7);
+        assert_eq!(count_within(6, Some(113), 100), 6);
+        assert_eq!(count_within(8, None, 106), 8);
     }
 
     #[test]
