@@ -11,7 +11,8 @@ pub struct Limits {
     /// Wall-clock limit on the whole solve: [`Solver`](crate::Solver) counts its own setup and
     /// stops the allocator early by as much, room for validating the answer.
     pub timeout: Option<Duration>,
-    /// Limit on search nodes, summed over restarts (ignored by heuristics).
+    /// Limit on search nodes, summed over restarts and over minimise's probes (ignored by
+    /// heuristics); never exceeded.
     pub nodes: Option<u64>,
 }
 

@@ -11,8 +11,9 @@ pub struct LimitArgs {
     /// 1000000000 (about 31 years).
     #[arg(long)]
     pub timeout: Option<f64>,
-    /// Limit on search nodes, summed over restarts: a machine-independent limit, for results
-    /// that are reproducible.
+    /// Limit on search nodes, summed over restarts (and over --minimize's probes): a
+    /// machine-independent limit, for results that are reproducible (with --minimize and no
+    /// --timeout, no clock applies).
     #[arg(long)]
     pub nodes: Option<u64>,
 }

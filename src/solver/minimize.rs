@@ -9,7 +9,8 @@ use crate::search::{self, FitRequest, Outcome, Portfolio, SearchOptions, SearchS
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-/// The limit minimise mode uses when none is given.
+/// The time limit minimise mode uses when neither a time nor a node limit is given (a node
+/// limit alone sets no clock: the answer is then the same on any machine).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The result of [`minimize`].
@@ -25,8 +26,11 @@ pub(crate) struct Minimized {
 /// Finds the smallest peak the search can reach for `problem` (which passed [`Problem::check`];
 /// `timeline` is its timeline):
 /// starts from the best baseline and LOAD, probes LOAD first, then bisects, each probe a full
-/// search (with a fresh `portfolio()`) given half the time left. `None` when the time ran out
-/// (or the solve was cancelled) before any baseline had placed every buffer.
+/// search (with a fresh `portfolio()`) given half the time and half the nodes left: the node
+/// limit is a total over every probe. Under a node limit alone there is no clock, so the answer
+/// (peak, offsets, node count) depends on nothing but the call; with neither limit, the time
+/// limit is [`DEFAULT_TIMEOUT`]. `None` when the time ran out (or the solve was cancelled)
+/// before any baseline had placed every buffer.
 pub(crate) fn minimize(
     problem: &Problem,
     timeline: &Timeline,
@@ -36,16 +40,22 @@ pub(crate) fn minimize(
     cancel: Option<&AtomicBool>,
 ) -> Option<Minimized> {
     let start = Instant::now();
-    let timeout = limits.timeout.unwrap_or(DEFAULT_TIMEOUT);
-    let deadline = Deadline::after(start, Some(timeout), cancel);
+    let timeout = match limits {
+        Limits {
+            timeout: None,
+            nodes: None,
+        } => Some(DEFAULT_TIMEOUT),
+        Limits { timeout, .. } => timeout,
+    };
+    let deadline = Deadline::after(start, timeout, cancel);
     let mut stats = SearchStats::default();
     let mut best = best_fast(problem, &deadline)?;
     let mut peak = best.peak(problem);
     let mut lower = timeline.load();
     let mut probe_low = lower; // Lowest capacity not yet tried (not proven infeasible).
+    let mut nodes_left = limits.nodes;
     while probe_low < peak {
-        let left = timeout.saturating_sub(start.elapsed());
-        if deadline.passed() {
+        if deadline.passed() || nodes_left == Some(0) {
             break;
         }
         // LOAD first (often reachable); then halve the interval.
@@ -58,8 +68,9 @@ pub(crate) fn minimize(
             timeline,
             options,
             limits: Limits {
-                timeout: Some(left / 2),
-                nodes: limits.nodes,
+                timeout: timeout.map(|t| t.saturating_sub(start.elapsed()) / 2),
+                // Half of what is left, rounded up: the last node too is spent.
+                nodes: nodes_left.map(|left| left - left / 2),
             },
             cancel,
             observer: None,
@@ -69,6 +80,9 @@ pub(crate) fn minimize(
         let result = search::fit(problem, capacity, portfolio(), request);
         stats.add(&result.stats);
         stats.restarts += result.stats.restarts;
+        if let Some(left) = nodes_left.as_mut() {
+            *left = left.saturating_sub(result.stats.nodes);
+        }
         match result.outcome {
             Outcome::Found(solution) => {
                 peak = solution.peak(problem);

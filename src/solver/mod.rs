@@ -284,7 +284,9 @@ impl Solver {
         self
     }
 
-    /// A limit on search nodes, summed over restarts.
+    /// A limit on search nodes, summed over restarts and over minimise's probes; never
+    /// exceeded. Minimise under a node limit and no time limit has no clock: the same answer on
+    /// any machine.
     pub fn nodes(mut self, nodes: u64) -> Solver {
         self.limits.nodes = Some(nodes);
         self
