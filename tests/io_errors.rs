@@ -993,7 +993,8 @@ fn json_type_errors_name_the_field() {
 /// A line of a generated CSV file, before the line endings are chosen.
 #[derive(Clone, Debug)]
 enum CsvLine {
-    Comment,
+    /// A comment; with `true` it holds a quote (a comment is read to its end, quotes and all).
+    Comment(bool),
     Blank,
     /// A good row; with `true` its id holds a line break (quoted), so it spans two lines.
     Row(bool),
@@ -1002,7 +1003,7 @@ enum CsvLine {
 fn csv_lines() -> impl Strategy<Value = Vec<CsvLine>> {
     prop::collection::vec(
         prop_oneof![
-            Just(CsvLine::Comment),
+            any::<bool>().prop_map(CsvLine::Comment),
             Just(CsvLine::Blank),
             any::<bool>().prop_map(CsvLine::Row),
         ],
@@ -1088,7 +1089,8 @@ impl CsvFile {
     fn lines(&mut self, lines: &[CsvLine], rows_allowed: bool) {
         for l in lines {
             match l {
-                CsvLine::Comment => self.push("# a comment, with commas"),
+                CsvLine::Comment(false) => self.push("# a comment, with commas"),
+                CsvLine::Comment(true) => self.push("# a comment's \"quote, with commas"),
                 CsvLine::Blank => self.push(""),
                 CsvLine::Row(_) if !rows_allowed => self.push("# not a row before the header"),
                 CsvLine::Row(broken) => {
@@ -1292,4 +1294,145 @@ fn errors_name_the_files_own_column() {
     assert_at_line(&err, 2, "end", &["'two' is not an integer"]);
     let err = csv_error("buffer,begin,upper,size\nx,-1,2,4\n", None);
     assert_at_line(&err, 2, "begin", &["negative"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Line endings: CR only, LF and CRLF read alike, whatever quotes the comments and fields hold
+
+/// `lines` joined with each line ending (after the last one too).
+fn with_endings(lines: &[&str]) -> [(&'static str, String); 3] {
+    ["\n", "\r\n", "\r"].map(|ending| {
+        let mut text = lines.join(ending);
+        text.push_str(ending);
+        (ending, text)
+    })
+}
+
+/// Quotes in comments, a quote inside an unquoted field, `""` in a quoted field, text after a
+/// closing quote and a quoted line break: the csv reader's rules, the same with every ending.
+#[test]
+fn quotes_in_comments_and_fields_read_alike_with_every_line_ending() {
+    let files: [(&[&str], &[&str]); 7] = [
+        // Two quoted comments that would pair up across the row between them.
+        (
+            &[
+                "id,lower,upper,size",
+                "b1,0,3,4",
+                "# \"q",
+                "b2,3,9,4",
+                "# q\"",
+                "b3,0,9,4",
+            ],
+            &["b1", "b2", "b3"],
+        ),
+        // One quote alone in a comment.
+        (
+            &["id,lower,upper,size", "# it\"s", "b1,0,3,4", "b2,3,9,4"],
+            &["b1", "b2"],
+        ),
+        // A comment before the header, and one with an escaped quote pair.
+        (
+            &[
+                "# \"made by hand",
+                "id,lower,upper,size",
+                "# \"\"",
+                "b1,0,3,4",
+            ],
+            &["b1"],
+        ),
+        // A quote inside an unquoted field is a plain character; `""` inside a quoted one is a quote.
+        (
+            &[
+                "id,lower,upper,size",
+                "b\"1,0,3,4",
+                "\"b\"\"2\",3,9,4",
+                "b3,0,9,4",
+            ],
+            &["b\"1", "b\"2", "b3"],
+        ),
+        // Text after a closing quote goes on unquoted: its quote is a plain character too.
+        (
+            &["id,lower,upper,size", "\"b\"1\",0,3,4", "b2,3,9,4"],
+            &["b1\"", "b2"],
+        ),
+        // A quote after a leading space does not open a quoted field (the field is trimmed after).
+        (
+            &["id,lower,upper,size", " \"b1,0,3,4", "b2,3,9,4"],
+            &["\"b1", "b2"],
+        ),
+        // A quoted line break, then a comment with a quote.
+        (
+            &[
+                "id,lower,upper,size",
+                "\"b\n1\",0,3,4",
+                "# it\"s",
+                "b2,3,9,4",
+            ],
+            &["b\n1", "b2"],
+        ),
+    ];
+    for (lines, ids) in files {
+        for (ending, text) in with_endings(lines) {
+            let problem = parse_csv_problem(&text, "in.csv", None)
+                .unwrap_or_else(|e| panic!("{ending:?} {text:?}: {e}"));
+            let got: Vec<&str> = problem.buffers.iter().map(|b| b.id.as_str()).collect();
+            assert_eq!(got, ids, "{ending:?} {text:?}");
+        }
+    }
+}
+
+/// The same faulty files with each line ending: the error names the same line and field.
+#[test]
+fn quotes_in_comments_do_not_move_error_lines_with_any_line_ending() {
+    let files: [(&[&str], usize, &str); 4] = [
+        (
+            &["id,lower,upper,size", "# it\"s", "b1,0,3,4", "b2,3,x,4"],
+            4,
+            "upper",
+        ),
+        (
+            &[
+                "id,lower,upper,size",
+                "# \"q",
+                "b1,0,3,4",
+                "# q\"",
+                "b2,5,3,4",
+            ],
+            5,
+            "upper",
+        ),
+        (
+            &["id,lower,upper,size", "\"b\n1\",0,3,4", "# it\"s", "b2,0,2"],
+            5,
+            "size",
+        ),
+        (&["# \"", "id,lower,upper,colour", "b1,0,3,4"], 2, "colour"),
+    ];
+    for (lines, line, field) in files {
+        for (ending, text) in with_endings(lines) {
+            let err = csv_error(&text, None);
+            assert_eq!(err.location.line, Some(line), "{ending:?} {text:?}: {err}");
+            assert_eq!(
+                err.location.field.as_deref(),
+                Some(field),
+                "{ending:?}: {err}"
+            );
+        }
+    }
+}
+
+/// A solution shares the reader: quoted comments hide no row of it either.
+#[test]
+fn solution_rows_between_quoted_comments_are_read_with_every_line_ending() {
+    let problem = two_buffers();
+    for (ending, text) in with_endings(&["id,offset", "# \"q", "a,0", "# q\"", "b,4"]) {
+        let solution = parse_csv_solution(&text, "in.csv", &problem)
+            .unwrap_or_else(|e| panic!("{ending:?} {text:?}: {e}"));
+        assert_eq!(solution.offsets, vec![0, 4], "{ending:?}");
+    }
+    for (ending, text) in with_endings(&["id,offset", "# it\"s", "a,0", "b,x"]) {
+        let err = parse_csv_solution(&text, "in.csv", &problem).unwrap_err();
+        assert_at_line(&err, 4, "offset", &["'x' is not an integer"]);
+        assert!(err.to_string().contains("line 4"), "{ending:?}: {err}");
+    }
 }
