@@ -1436,3 +1436,72 @@ fn solution_rows_between_quoted_comments_are_read_with_every_line_ending() {
         assert!(err.to_string().contains("line 4"), "{ending:?}: {err}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Long fields are cut in messages
+
+/// Ten million digits: the message quotes the first 64 characters and says how long it was.
+#[test]
+fn a_huge_field_gives_a_short_message() {
+    let huge = "9".repeat(10_000_000);
+    let cut = format!("'{}…' (10000000 characters)", &huge[..64]);
+    let err = csv_error(&format!("{HEADER}\na,0,1,{huge}\n"), None);
+    assert_at_line(&err, 2, "size", &[&cut, "too large"]);
+    assert!(
+        err.to_string().len() < 300,
+        "{} bytes",
+        err.to_string().len()
+    );
+    let err = csv_error(&format!("{HEADER},{huge}\na,0,1,4,5\n"), None);
+    assert!(
+        err.to_string().contains(&cut),
+        "{}",
+        &err.to_string()[..200.min(err.to_string().len())]
+    );
+    assert!(
+        err.to_string().len() < 600,
+        "{} bytes",
+        err.to_string().len()
+    );
+    // Ids too, in the rules' messages and in a solution's.
+    let id = "x".repeat(100);
+    let err = csv_error(&format!("{HEADER}\n{id},0,1,4\n{id},0,1,4\n"), None);
+    assert!(
+        err.message
+            .contains(&format!("'{}…' (100 characters)", &id[..64])),
+        "{err}"
+    );
+    let err =
+        parse_csv_solution(&format!("id,offset\n{id},0\n"), "in.csv", &two_buffers()).unwrap_err();
+    assert!(
+        err.message.contains("(100 characters)") && err.message.len() < 200,
+        "{err}"
+    );
+    // Exactly 64 characters are quoted whole; multi-byte characters are cut whole.
+    let err = csv_error(&format!("{HEADER}\na,0,1,{}\n", "7".repeat(64)), None);
+    assert!(
+        err.message.contains(&format!("'{}'", "7".repeat(64))),
+        "{err}"
+    );
+    let err = csv_error(&format!("{HEADER}\na,0,1,{}\n", "é".repeat(65)), None);
+    assert!(
+        err.message
+            .contains(&format!("'{}…' (65 characters)", "é".repeat(64))),
+        "{err}"
+    );
+}
+
+/// JSON: a huge string, key or number is cut the same way.
+#[test]
+fn a_huge_json_value_gives_a_short_message() {
+    let huge = "9".repeat(10_000_000);
+    for text in [
+        format!("{{\"buffers\": [{{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": \"{huge}\"}}]}}"),
+        format!("{{\"buffers\": [{{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": {huge}}}]}}"),
+        format!("{{\"buffers\": [{{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 1, \"{huge}\": 1}}]}}"),
+        format!("{{\"buffers\": [{{\"id\": \"{huge}\", \"lower\": 0, \"upper\": 0, \"size\": 1}}]}}"),
+    ] {
+        let shown = json_error(&text, None).to_string();
+        assert!(shown.len() < 600, "{} bytes: {}", shown.len(), &shown[..300]);
+    }
+}

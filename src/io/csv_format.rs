@@ -2,7 +2,7 @@
 //! `alignment`, `hint`, `gaps` and `offset` columns, columns in any order.
 
 use super::check::{check_problem, BufferPlaces};
-use crate::error::InputError;
+use crate::error::{quoted, InputError};
 use crate::problem::{Buffer, Gap, Problem, Solution};
 use std::collections::HashMap;
 
@@ -37,7 +37,7 @@ impl Columns {
         allow_unknown: bool,
     ) -> Result<Self, InputError> {
         let mut index = HashMap::new();
-        let mut names = HashMap::new();
+        let mut names: HashMap<&'static str, String> = HashMap::new();
         let mut inclusive_end = false;
         for (position, name) in header.iter().enumerate() {
             let name = name.trim();
@@ -60,7 +60,7 @@ impl Columns {
                             if first == name {
                                 format!("column '{k}' appears twice in the header")
                             } else {
-                                format!("column '{name}' and column '{first}' both give '{k}'")
+                                format!("column {} and column {} both give '{k}'", quoted(name), quoted(first))
                             },
                         ));
                     }
@@ -74,7 +74,8 @@ impl Columns {
                         Some(line),
                         Some(name),
                         format!(
-                            "unknown column '{name}' (expected id, lower, upper, size, and optionally alignment, hint, gaps, offset; or MiniMalloc's buffer, buffer_id, start, begin, end)"
+                            "unknown column {} (expected id, lower, upper, size, and optionally alignment, hint, gaps, offset; or MiniMalloc's buffer, buffer_id, start, begin, end)",
+                            quoted(name)
                         ),
                     ))
                 }
@@ -122,15 +123,15 @@ pub(crate) fn parse_number(
         return Err(err("missing value".into()));
     }
     if text.starts_with('-') {
-        return Err(err(format!("'{text}' is negative")));
+        return Err(err(format!("{} is negative", quoted(text))));
     }
     let digits = text.strip_prefix('+').unwrap_or(text);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(err(format!("'{text}' is not an integer")));
+        return Err(err(format!("{} is not an integer", quoted(text))));
     }
     digits
         .parse::<u64>()
-        .map_err(|_| err(format!("'{text}' is too large (overflows 64 bits)")))
+        .map_err(|_| err(format!("{} is too large (overflows 64 bits)", quoted(text))))
 }
 
 /// Parses a `hint` field: an offset, or empty or `-1` (MiniMalloc's "none").
@@ -162,7 +163,7 @@ fn parse_gaps(
                 file,
                 Some(line),
                 Some("gaps"),
-                format!("malformed gap '{word}': {why} (expected LOWER-UPPER or LOWER-UPPER@LOW:HIGH, space-separated)"),
+                format!("malformed gap {}: {why} (expected LOWER-UPPER or LOWER-UPPER@LOW:HIGH, space-separated)", quoted(word)),
             )
         };
         let (times, window) = match word.split_once('@') {
@@ -172,13 +173,13 @@ fn parse_gaps(
         let pair = |text: &str, separator: char| -> Result<(u64, u64), InputError> {
             let (first, second) = text
                 .split_once(separator)
-                .ok_or_else(|| err(&format!("no '{separator}' in '{text}'")))?;
+                .ok_or_else(|| err(&format!("no '{separator}' in {}", quoted(text))))?;
             let number = |t: &str| {
                 if t.is_empty() || !t.bytes().all(|c| c.is_ascii_digit()) {
-                    return Err(err(&format!("'{t}' is not a non-negative integer")));
+                    return Err(err(&format!("{} is not a non-negative integer", quoted(t))));
                 }
                 t.parse::<u64>()
-                    .map_err(|_| err(&format!("'{t}' is too large (overflows 64 bits)")))
+                    .map_err(|_| err(&format!("{} is too large (overflows 64 bits)", quoted(t))))
             };
             Ok((number(first)?, number(second)?))
         };
@@ -505,7 +506,7 @@ pub fn parse_csv_solution(
                 file,
                 Some(line),
                 Some("id"),
-                format!("id '{id}' is not a buffer of the problem"),
+                format!("id {} is not a buffer of the problem", quoted(id)),
             )
         })?;
         let offset = parse_number(
@@ -519,7 +520,7 @@ pub fn parse_csv_solution(
                 file,
                 Some(line),
                 Some("id"),
-                format!("id '{id}' appears twice"),
+                format!("id {} appears twice", quoted(id)),
             ));
         }
     }
@@ -541,7 +542,7 @@ pub(crate) fn collect_offsets(
                     file,
                     None,
                     Some("offset"),
-                    format!("no offset for buffer '{}'", problem.buffers[i].id),
+                    format!("no offset for buffer {}", quoted(&problem.buffers[i].id)),
                 ))
             }
         }

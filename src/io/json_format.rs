@@ -2,13 +2,18 @@
 
 use super::check::{check_problem, BufferPlaces};
 use super::csv_format::collect_offsets;
-use crate::error::InputError;
+use crate::error::{quoted, with_quotes_cut, InputError};
 use crate::problem::{Buffer, Problem, Solution};
 use serde::{Deserialize, Serialize};
 
 fn json_error(e: serde_json::Error, file: &str, text: &str) -> InputError {
     let line = (e.line() > 0).then_some(e.line());
-    let mut error = InputError::at_line(file, line, None, format!("malformed JSON: {e}"));
+    let mut error = InputError::at_line(
+        file,
+        line,
+        None,
+        format!("malformed JSON: {}", with_quotes_cut(&e.to_string())),
+    );
     if e.classify() == serde_json::error::Category::Data {
         // A value of the wrong type or range, a missing or unknown field: name where.
         let mut path = path_at(text, e.line(), e.column());
@@ -187,7 +192,7 @@ pub fn parse_json_solution(
                 file,
                 element,
                 Some("id"),
-                format!("id '{}' is not a buffer of the problem", entry.id),
+                format!("id {} is not a buffer of the problem", quoted(&entry.id)),
             )
         })?;
         let offset = entry.offset.ok_or_else(|| {
@@ -198,7 +203,7 @@ pub fn parse_json_solution(
                 file,
                 element,
                 Some("id"),
-                format!("id '{}' appears twice", entry.id),
+                format!("id {} appears twice", quoted(&entry.id)),
             ));
         }
     }

@@ -3,6 +3,7 @@
 //! breaks one.
 
 use super::{Buffer, Gap, Problem, Solution};
+use crate::error::quoted;
 use crate::validate::{validate, Violation};
 use std::collections::HashMap;
 
@@ -71,13 +72,13 @@ impl Problem {
                 return Err(RuleBreak::at(
                     i,
                     "id",
-                    format!("id '{}' starts or ends with white space", b.id),
+                    format!("id {} starts or ends with white space", quoted(&b.id)),
                 ));
             }
             if let Some(&first) = seen.get(b.id.as_str()) {
                 return Err(RuleBreak {
                     first_use: Some(first),
-                    ..RuleBreak::at(i, "id", format!("duplicate id '{}'", b.id))
+                    ..RuleBreak::at(i, "id", format!("duplicate id {}", quoted(&b.id)))
                 });
             }
             seen.insert(&b.id, i);
@@ -125,8 +126,9 @@ fn check_buffer(problem: &Problem, i: usize, capacity: Option<u64>) -> Result<()
                 i,
                 "size",
                 format!(
-                    "buffer '{}' of size {} is larger than the capacity {capacity}",
-                    b.id, b.size
+                    "buffer {} of size {} is larger than the capacity {capacity}",
+                    quoted(&b.id),
+                    b.size
                 ),
             ));
         }
@@ -278,7 +280,9 @@ fn check_fixed_buffers(problem: &Problem) -> Result<(), RuleBreak> {
                 index,
                 "offset",
                 format!(
-                    "fixed buffer '{second}' shares addresses with fixed buffer '{first}' at time {time}"
+                    "fixed buffer {} shares addresses with fixed buffer {} at time {time}",
+                    quoted(&second),
+                    quoted(&first)
                 ),
             ));
         }
