@@ -9,8 +9,11 @@ pub struct Location {
     pub file: String,
     /// 1-based line number, when the fault is tied to a line (CSV, JSON syntax).
     pub line: Option<usize>,
-    /// 0-based index into the buffer list, when there is no line (JSON semantics).
+    /// 0-based index into the buffer list of the buffer at fault (JSON).
     pub element: Option<usize>,
+    /// The id of that buffer, when it was read before the fault (JSON); boxed to keep errors
+    /// small.
+    pub id: Option<Box<str>>,
     /// The field (column or JSON key) at fault, when there is one.
     pub field: Option<String>,
 }
@@ -23,6 +26,9 @@ impl fmt::Display for Location {
         }
         if let Some(element) = self.element {
             write!(f, ": buffers[{element}]")?;
+            if let Some(id) = &self.id {
+                write!(f, " (id {})", quoted(id))?;
+            }
         }
         if let Some(field) = &self.field {
             write!(f, ": field {}", quoted(field))?;
@@ -53,6 +59,7 @@ impl InputError {
                 file: file.to_string(),
                 line,
                 element: None,
+                id: None,
                 field: field.map(str::to_string),
             },
             message: message.into(),
@@ -71,6 +78,7 @@ impl InputError {
                 file: file.to_string(),
                 line: None,
                 element: Some(element),
+                id: None,
                 field: field.map(str::to_string),
             },
             message: message.into(),

@@ -1113,10 +1113,10 @@ type Placed<'a> = (&'a str, Option<usize>, Option<usize>, Option<&'a str>);
 
 /// A value of the wrong type or range, a missing, unknown or repeated field: the error names the
 /// line, the buffer (`buffers[i]`) and the field, as the problem rules' errors do; a value
-/// outside the buffer list names its key. Syntax errors name the line only.
+/// outside the buffer list names its key. Syntax errors too, as far as the text before them goes.
 #[test]
 fn json_data_errors_name_the_line_the_buffer_and_the_field() {
-    let cases: [Placed; 12] = [
+    let cases: [Placed; 14] = [
         (
             "{\"capacity\": 8,\n \"buffers\": [\n  {\"id\": \"a\", \"lower\": 0, \"upper\": 2, \"size\": 4},\n  {\"id\": \"b\", \"lower\": 0, \"upper\": 2, \"size\": \"x\"}\n]}",
             Some(4),
@@ -1173,8 +1173,10 @@ fn json_data_errors_name_the_line_the_buffer_and_the_field() {
         ("{\"buffers\": [], \"colour\": 1}", Some(1), None, Some("colour")),
         // A buffer that is not an object: the element, no field.
         ("{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 2, \"size\": 4}, 3]}", Some(1), Some(1), None),
-        // Syntax: the line only.
-        ("{\"buffers\": [\n{\"id\": \"a\",, }]}", Some(2), None, None),
+        // Syntax: the line and the buffer it is in.
+        ("{\"buffers\": [\n{\"id\": \"a\",, }]}", Some(2), Some(0), None),
+        ("{\"buffers\": [\n{\"id\": \"a\", \"size\": 1e400}]}", Some(2), Some(0), Some("size")),
+        ("{\"capacity\": 01, \"buffers\": []}", Some(1), None, Some("capacity")),
     ];
     let wrong: Vec<String> = cases
         .iter()
@@ -1196,8 +1198,9 @@ fn json_data_errors_name_the_line_the_buffer_and_the_field() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     let err = json_error(cases[0].0, None);
     assert!(
-        err.to_string()
-            .starts_with("in.json: line 4: buffers[1]: field 'size': malformed JSON: invalid type"),
+        err.to_string().starts_with(
+            "in.json: line 4: buffers[1] (id 'b'): field 'size': malformed JSON: invalid type"
+        ),
         "{err}"
     );
 }
@@ -1503,5 +1506,117 @@ fn a_huge_json_value_gives_a_short_message() {
     ] {
         let shown = json_error(&text, None).to_string();
         assert!(shown.len() < 600, "{} bytes: {}", shown.len(), &shown[..300]);
+        assert!(shown.contains("buffers[0]"), "{shown}");
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON: number syntax, byte-order mark, hint -1
+
+/// Number syntax errors name the line, the buffer (index and id) and the field.
+#[test]
+fn json_number_syntax_errors_name_the_buffer_and_field() {
+    let huge = "9".repeat(10_000_000);
+    for value in ["1e400", "NaN", "+1", "01", "-", "1.", &huge] {
+        let text = format!(
+            "{{\"buffers\": [\n{{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4}},\n{{\"id\": \"b\", \"lower\": 0, \"upper\": 1, \"size\": {value}}}]}}"
+        );
+        let err = json_error(&text, None);
+        let shown = err.to_string();
+        assert!(
+            shown.starts_with("in.json: line 3: buffers[1] (id 'b'): field 'size': malformed JSON"),
+            "{}: {}",
+            &value[..value.len().min(10)],
+            &shown[..shown.len().min(300)]
+        );
+        assert_eq!(err.location.element, Some(1), "{shown}");
+    }
+    // A bad escape in the id: the buffer and field, no id yet.
+    let err = json_error(
+        "{\"buffers\": [\n{\"id\": \"a\\uZZ12\", \"lower\": 0, \"upper\": 1, \"size\": 4}]}",
+        None,
+    );
+    assert!(
+        err.to_string()
+            .starts_with("in.json: line 2: buffers[0]: field 'id': malformed JSON"),
+        "{err}"
+    );
+    // An id with escapes is shown decoded.
+    let err = json_error(
+        "{\"buffers\": [{\"id\": \"\\u00e9\\\"\", \"lower\": 0, \"upper\": 1, \"size\": 01}]}",
+        None,
+    );
+    assert!(
+        err.to_string()
+            .contains("buffers[0] (id 'é\"'): field 'size'"),
+        "{err}"
+    );
+    // Data errors name the id too.
+    let err = json_error(
+        "{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": -4}]}",
+        None,
+    );
+    assert!(
+        err.to_string()
+            .contains("buffers[0] (id 'a'): field 'size'"),
+        "{err}"
+    );
+}
+
+/// A UTF-8 byte-order mark is read past, in JSON as in CSV.
+#[test]
+fn a_byte_order_mark_is_accepted_in_both_formats() {
+    let json = "\u{feff}{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4}]}";
+    let from_json = parse_json_problem(json, "in.json", None).expect("a BOM is accepted");
+    let from_csv = parse_csv_problem("\u{feff}id,lower,upper,size\na,0,1,4\n", "in.csv", None)
+        .expect("a BOM is accepted");
+    assert_eq!(from_json, from_csv);
+    let solution = parse_json_solution(
+        "\u{feff}{\"buffers\": [{\"id\": \"a\", \"offset\": 0}, {\"id\": \"b\", \"offset\": 4}]}",
+        "in.json",
+        &two_buffers(),
+    )
+    .expect("a BOM is accepted");
+    assert_eq!(solution.offsets, vec![0, 4]);
+    // A CR-only file with a BOM and a quoted comment first.
+    let p = parse_csv_problem(
+        "\u{feff}# \"\rid,lower,upper,size\ra,0,1,4\r",
+        "in.csv",
+        None,
+    )
+    .expect("a BOM is accepted");
+    assert_eq!(p, from_csv);
+}
+
+/// A hint of -1 means no hint in both formats, as null or an absent field do in JSON; other
+/// negative hints are rejected naming the field.
+#[test]
+fn hint_minus_one_means_none_in_both_formats() {
+    let csv = parse_csv_problem(
+        "id,lower,upper,size,hint\na,0,1,4,-1\nb,0,1,4,8\n",
+        "in.csv",
+        None,
+    )
+    .expect("valid");
+    for hint in ["-1", "null"] {
+        let json = format!("{{\"buffers\": [{{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4, \"hint\": {hint}}}, {{\"id\": \"b\", \"lower\": 0, \"upper\": 1, \"size\": 4, \"hint\": 8}}]}}");
+        let from_json =
+            parse_json_problem(&json, "in.json", None).unwrap_or_else(|e| panic!("{hint}: {e}"));
+        assert_eq!(from_json, csv, "{hint}");
+    }
+    assert_eq!(csv.buffers[0].hint, None);
+    let err = json_error(
+        "{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4, \"hint\": -2}]}",
+        None,
+    );
+    assert!(
+        err.to_string()
+            .contains("buffers[0] (id 'a'): field 'hint'")
+            && err.message.contains("-1"),
+        "{err}"
+    );
+    let err = json_error("{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4, \"hint\": \"x\"}]}", None);
+    assert_eq!(err.location.field.as_deref(), Some("hint"), "{err}");
+    let err = csv_error("id,lower,upper,size,hint\na,0,1,4,-2\n", None);
+    assert_at_line(&err, 2, "hint", &["'-2' is negative", "-1"]);
 }
