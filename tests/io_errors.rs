@@ -1620,3 +1620,37 @@ fn hint_minus_one_means_none_in_both_formats() {
     let err = csv_error("id,lower,upper,size,hint\na,0,1,4,-2\n", None);
     assert_at_line(&err, 2, "hint", &["'-2' is negative", "-1"]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// MiniMalloc's inclusive `end`: errors speak of the columns and values as written
+
+#[test]
+fn end_column_errors_name_the_column_and_value_as_written() {
+    let err = csv_error("buffer,start,end,size\nx,5,3,4\n", None);
+    assert_at_line(&err, 2, "end", &["end (3)", "start (5)"]);
+    assert!(
+        !err.message.contains("upper") && !err.message.contains('4'),
+        "{err}"
+    );
+    let err = csv_error("id,lower,end,size\nx,5,4,4\n", None);
+    assert_at_line(&err, 2, "end", &["end (4)", "lower (5)"]);
+    csv_ok("id,lower,end,size\nx,5,5,4\n");
+    // Gaps in a file with `end` are inclusive too, and shown as written.
+    let err = csv_error("id,lower,end,size,gaps\nx,0,3,4,2-5\n", None);
+    assert_at_line(&err, 2, "gaps", &["gap 2-5", "[0, 3]"]);
+    assert!(
+        !err.message.contains("2-6") && !err.message.contains("4)"),
+        "{err}"
+    );
+    let err = csv_error("id,lower,end,size,gaps\nx,0,9,4,5-3\n", None);
+    assert_at_line(&err, 2, "gaps", &["gap 5-3"]);
+    let err = csv_error("id,lower,end,size,gaps\nx,0,9,4,2-4 3-5\n", None);
+    assert_at_line(&err, 2, "gaps", &["gap 3-5", "gap 2-4"]);
+    let err = csv_error("id,lower,end,size,gaps\nx,0,9,4,2-4@0:5\n", None);
+    assert_at_line(&err, 2, "gaps", &["gap 2-4@0:5"]);
+    // The half-open columns, and an alias for lower, keep their own words.
+    let err = csv_error("buffer,start,upper,size\nx,5,3,4\n", None);
+    assert_at_line(&err, 2, "upper", &["start (5) must be less than upper (3)"]);
+    let err = csv_error("id,lower,upper,size,gaps\nx,0,3,4,2-5\n", None);
+    assert_at_line(&err, 2, "gaps", &["gap 2-5", "[0, 3)"]);
+}

@@ -1,8 +1,9 @@
 //! CSV in the MiniMalloc interchange format: header `id,lower,upper,size`, optional
 //! `alignment`, `hint`, `gaps` and `offset` columns, columns in any order.
 
-use super::check::{check_problem, BufferPlaces};
+use super::check::{check_problem_for, BufferPlaces};
 use crate::error::{quoted, InputError};
+use crate::problem::rules::TimeColumns;
 use crate::problem::{Buffer, Gap, Problem, Solution};
 use std::collections::HashMap;
 
@@ -23,7 +24,7 @@ const ALIASES: [(&str, &str); 5] = [
 struct Columns {
     index: HashMap<&'static str, usize>,
     /// The header's own name of each column found (`end` for `upper`, ...), for errors.
-    names: HashMap<&'static str, String>,
+    names: HashMap<&'static str, &'static str>,
     /// Whether the file gives an inclusive `end` instead of `upper`.
     inclusive_end: bool,
 }
@@ -37,14 +38,12 @@ impl Columns {
         allow_unknown: bool,
     ) -> Result<Self, InputError> {
         let mut index = HashMap::new();
-        let mut names: HashMap<&'static str, String> = HashMap::new();
+        let mut names: HashMap<&'static str, &'static str> = HashMap::new();
         let mut inclusive_end = false;
         for (position, name) in header.iter().enumerate() {
             let name = name.trim();
-            let canonical = ALIASES
-                .iter()
-                .find(|(alias, _)| *alias == name)
-                .map_or(name, |(_, k)| k);
+            let alias = ALIASES.iter().find(|(alias, _)| *alias == name);
+            let canonical = alias.map_or(name, |(_, k)| k);
             let known = REQUIRED
                 .iter()
                 .chain(OPTIONAL.iter())
@@ -52,7 +51,7 @@ impl Columns {
             match known {
                 Some(&k) => {
                     if index.insert(k, position).is_some() {
-                        let first = &names[k];
+                        let first = names[k];
                         return Err(InputError::at_line(
                             file,
                             Some(line),
@@ -64,7 +63,7 @@ impl Columns {
                             },
                         ));
                     }
-                    names.insert(k, name.to_string());
+                    names.insert(k, alias.map_or(k, |&(alias, _)| alias));
                     inclusive_end |= name == "end";
                 }
                 None if allow_unknown => {}
@@ -99,8 +98,17 @@ impl Columns {
     }
 
     /// The header's own name for column `name`.
-    fn name<'a>(&'a self, name: &'a str) -> &'a str {
-        self.names.get(name).map_or(name, String::as_str)
+    fn name<'a>(&self, name: &'a str) -> &'a str {
+        self.names.get(name).copied().unwrap_or(name)
+    }
+
+    /// How the header writes the time columns, for the rules' errors.
+    fn time_columns(&self) -> TimeColumns {
+        TimeColumns {
+            lower: self.name("lower"),
+            upper: self.name("upper"),
+            inclusive_end: self.inclusive_end,
+        }
     }
 
     fn get<'r>(&self, record: &'r csv::StringRecord, name: &str) -> Option<&'r str> {
@@ -479,7 +487,13 @@ pub fn parse_csv_problem(
         lines.push(line);
     }
     let problem = Problem { buffers, capacity };
-    check_problem(&problem, file, &BufferPlaces::Lines(&lines))?;
+    check_problem_for(
+        &problem,
+        capacity,
+        file,
+        &BufferPlaces::Lines(&lines),
+        &columns.time_columns(),
+    )?;
     Ok(problem)
 }
 
