@@ -642,6 +642,22 @@ fn read_problem_errors_name_the_file() {
     std::fs::write(&path, b"id,lower,upper,size\n\xe9,0,2,4\n").unwrap();
     let err = read_problem(&path, None).unwrap_err();
     assert!(err.message.contains("UTF-8"), "{err}");
+    assert_eq!(err.location.line, Some(2), "{err}");
+    // The line and column of the first bad byte, whatever the line endings.
+    for (text, line) in [
+        (&b"id,lower,upper,size\r\na,0,2,4\r\nb\xff,0,2,4\r\n"[..], 3),
+        (b"id,lower,upper,size\ra,0,2,4\rb\xff,0,2,4\r", 3),
+        (b"\xfe\xffid", 1),
+    ] {
+        std::fs::write(&path, text).unwrap();
+        let err = read_problem(&path, None).unwrap_err();
+        assert_eq!(err.location.line, Some(line), "{err}");
+        assert!(
+            err.message
+                .contains(if line == 3 { "column 2" } else { "column 1" }),
+            "{err}"
+        );
+    }
 }
 
 #[test]
