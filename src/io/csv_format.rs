@@ -1,5 +1,8 @@
 //! CSV in the MiniMalloc interchange format: header `id,lower,upper,size`, optional
-//! `alignment`, `hint`, `gaps` and `offset` columns, columns in any order.
+//! `alignment`, `hint` (`-1` or empty: none), `gaps` and `offset` columns, columns in any order.
+//! LF, CRLF and CR-only line endings, `#` comments and a leading UTF-8 byte-order mark read
+//! alike; errors name the physical line, and with MiniMalloc's inclusive `end` column they
+//! speak of `end` and its value as written.
 
 use super::check::{check_problem_for, BufferPlaces};
 use crate::error::{quoted, InputError};

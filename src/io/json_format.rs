@@ -1,4 +1,7 @@
-//! JSON problems and solutions through serde: `{"capacity": N, "buffers": [...]}`.
+//! JSON problems and solutions through serde: `{"capacity": N, "buffers": [...]}`. A leading
+//! UTF-8 byte-order mark is skipped, and a `hint` of `-1` means no hint, as `null` or no `hint`
+//! field do (MiniMalloc's convention, as in CSV). Errors name the line, the buffer (`buffers[i]`,
+//! with its id when read before the fault) and the field, for malformed numbers too.
 
 use super::check::{check_problem, BufferPlaces};
 use super::csv_format::collect_offsets;
