@@ -58,7 +58,7 @@ pub mod validate;
 pub use error::{InputError, Location};
 pub use outcome::{trivially_infeasible, Infeasibility, Limits, Status};
 pub use policy_spec::{BuiltPortfolio, PolicySpec, UnknownPolicy};
-pub use problem::rules::RuleBreak;
+pub use problem::rules::{RuleBreak, TimeColumns};
 pub use problem::{align_up, Buffer, Gap, Piece, Problem, Solution};
 pub use report_text::{cpsat_share_line, solution_text, summary_lines};
 pub use search::{SearchOptions, SearchStats};

@@ -642,6 +642,22 @@ fn read_problem_errors_name_the_file() {
     std::fs::write(&path, b"id,lower,upper,size\n\xe9,0,2,4\n").unwrap();
     let err = read_problem(&path, None).unwrap_err();
     assert!(err.message.contains("UTF-8"), "{err}");
+    assert_eq!(err.location.line, Some(2), "{err}");
+    // The line and column of the first bad byte, whatever the line endings.
+    for (text, line) in [
+        (&b"id,lower,upper,size\r\na,0,2,4\r\nb\xff,0,2,4\r\n"[..], 3),
+        (b"id,lower,upper,size\ra,0,2,4\rb\xff,0,2,4\r", 3),
+        (b"\xfe\xffid", 1),
+    ] {
+        std::fs::write(&path, text).unwrap();
+        let err = read_problem(&path, None).unwrap_err();
+        assert_eq!(err.location.line, Some(line), "{err}");
+        assert!(
+            err.message
+                .contains(if line == 3 { "column 2" } else { "column 1" }),
+            "{err}"
+        );
+    }
 }
 
 #[test]
@@ -993,7 +1009,8 @@ fn json_type_errors_name_the_field() {
 /// A line of a generated CSV file, before the line endings are chosen.
 #[derive(Clone, Debug)]
 enum CsvLine {
-    Comment,
+    /// A comment; with `true` it holds a quote (a comment is read to its end, quotes and all).
+    Comment(bool),
     Blank,
     /// A good row; with `true` its id holds a line break (quoted), so it spans two lines.
     Row(bool),
@@ -1002,7 +1019,7 @@ enum CsvLine {
 fn csv_lines() -> impl Strategy<Value = Vec<CsvLine>> {
     prop::collection::vec(
         prop_oneof![
-            Just(CsvLine::Comment),
+            any::<bool>().prop_map(CsvLine::Comment),
             Just(CsvLine::Blank),
             any::<bool>().prop_map(CsvLine::Row),
         ],
@@ -1088,7 +1105,8 @@ impl CsvFile {
     fn lines(&mut self, lines: &[CsvLine], rows_allowed: bool) {
         for l in lines {
             match l {
-                CsvLine::Comment => self.push("# a comment, with commas"),
+                CsvLine::Comment(false) => self.push("# a comment, with commas"),
+                CsvLine::Comment(true) => self.push("# a comment's \"quote, with commas"),
                 CsvLine::Blank => self.push(""),
                 CsvLine::Row(_) if !rows_allowed => self.push("# not a row before the header"),
                 CsvLine::Row(broken) => {
@@ -1111,10 +1129,10 @@ type Placed<'a> = (&'a str, Option<usize>, Option<usize>, Option<&'a str>);
 
 /// A value of the wrong type or range, a missing, unknown or repeated field: the error names the
 /// line, the buffer (`buffers[i]`) and the field, as the problem rules' errors do; a value
-/// outside the buffer list names its key. Syntax errors name the line only.
+/// outside the buffer list names its key. Syntax errors too, as far as the text before them goes.
 #[test]
 fn json_data_errors_name_the_line_the_buffer_and_the_field() {
-    let cases: [Placed; 12] = [
+    let cases: [Placed; 14] = [
         (
             "{\"capacity\": 8,\n \"buffers\": [\n  {\"id\": \"a\", \"lower\": 0, \"upper\": 2, \"size\": 4},\n  {\"id\": \"b\", \"lower\": 0, \"upper\": 2, \"size\": \"x\"}\n]}",
             Some(4),
@@ -1171,8 +1189,10 @@ fn json_data_errors_name_the_line_the_buffer_and_the_field() {
         ("{\"buffers\": [], \"colour\": 1}", Some(1), None, Some("colour")),
         // A buffer that is not an object: the element, no field.
         ("{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 2, \"size\": 4}, 3]}", Some(1), Some(1), None),
-        // Syntax: the line only.
-        ("{\"buffers\": [\n{\"id\": \"a\",, }]}", Some(2), None, None),
+        // Syntax: the line and the buffer it is in.
+        ("{\"buffers\": [\n{\"id\": \"a\",, }]}", Some(2), Some(0), None),
+        ("{\"buffers\": [\n{\"id\": \"a\", \"size\": 1e400}]}", Some(2), Some(0), Some("size")),
+        ("{\"capacity\": 01, \"buffers\": []}", Some(1), None, Some("capacity")),
     ];
     let wrong: Vec<String> = cases
         .iter()
@@ -1194,8 +1214,9 @@ fn json_data_errors_name_the_line_the_buffer_and_the_field() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     let err = json_error(cases[0].0, None);
     assert!(
-        err.to_string()
-            .starts_with("in.json: line 4: buffers[1]: field 'size': malformed JSON: invalid type"),
+        err.to_string().starts_with(
+            "in.json: line 4: buffers[1] (id 'b'): field 'size': malformed JSON: invalid type"
+        ),
         "{err}"
     );
 }
@@ -1292,4 +1313,360 @@ fn errors_name_the_files_own_column() {
     assert_at_line(&err, 2, "end", &["'two' is not an integer"]);
     let err = csv_error("buffer,begin,upper,size\nx,-1,2,4\n", None);
     assert_at_line(&err, 2, "begin", &["negative"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Line endings: CR only, LF and CRLF read alike, whatever quotes the comments and fields hold
+
+/// `lines` joined with each line ending (after the last one too).
+fn with_endings(lines: &[&str]) -> [(&'static str, String); 3] {
+    ["\n", "\r\n", "\r"].map(|ending| {
+        let mut text = lines.join(ending);
+        text.push_str(ending);
+        (ending, text)
+    })
+}
+
+/// Quotes in comments, a quote inside an unquoted field, `""` in a quoted field, text after a
+/// closing quote and a quoted line break: the csv reader's rules, the same with every ending.
+#[test]
+fn quotes_in_comments_and_fields_read_alike_with_every_line_ending() {
+    let files: [(&[&str], &[&str]); 7] = [
+        // Two quoted comments that would pair up across the row between them.
+        (
+            &[
+                "id,lower,upper,size",
+                "b1,0,3,4",
+                "# \"q",
+                "b2,3,9,4",
+                "# q\"",
+                "b3,0,9,4",
+            ],
+            &["b1", "b2", "b3"],
+        ),
+        // One quote alone in a comment.
+        (
+            &["id,lower,upper,size", "# it\"s", "b1,0,3,4", "b2,3,9,4"],
+            &["b1", "b2"],
+        ),
+        // A comment before the header, and one with an escaped quote pair.
+        (
+            &[
+                "# \"made by hand",
+                "id,lower,upper,size",
+                "# \"\"",
+                "b1,0,3,4",
+            ],
+            &["b1"],
+        ),
+        // A quote inside an unquoted field is a plain character; `""` inside a quoted one is a quote.
+        (
+            &[
+                "id,lower,upper,size",
+                "b\"1,0,3,4",
+                "\"b\"\"2\",3,9,4",
+                "b3,0,9,4",
+            ],
+            &["b\"1", "b\"2", "b3"],
+        ),
+        // Text after a closing quote goes on unquoted: its quote is a plain character too.
+        (
+            &["id,lower,upper,size", "\"b\"1\",0,3,4", "b2,3,9,4"],
+            &["b1\"", "b2"],
+        ),
+        // A quote after a leading space does not open a quoted field (the field is trimmed after).
+        (
+            &["id,lower,upper,size", " \"b1,0,3,4", "b2,3,9,4"],
+            &["\"b1", "b2"],
+        ),
+        // A quoted line break, then a comment with a quote.
+        (
+            &[
+                "id,lower,upper,size",
+                "\"b\n1\",0,3,4",
+                "# it\"s",
+                "b2,3,9,4",
+            ],
+            &["b\n1", "b2"],
+        ),
+    ];
+    for (lines, ids) in files {
+        for (ending, text) in with_endings(lines) {
+            let problem = parse_csv_problem(&text, "in.csv", None)
+                .unwrap_or_else(|e| panic!("{ending:?} {text:?}: {e}"));
+            let got: Vec<&str> = problem.buffers.iter().map(|b| b.id.as_str()).collect();
+            assert_eq!(got, ids, "{ending:?} {text:?}");
+        }
+    }
+}
+
+/// The same faulty files with each line ending: the error names the same line and field.
+#[test]
+fn quotes_in_comments_do_not_move_error_lines_with_any_line_ending() {
+    let files: [(&[&str], usize, &str); 4] = [
+        (
+            &["id,lower,upper,size", "# it\"s", "b1,0,3,4", "b2,3,x,4"],
+            4,
+            "upper",
+        ),
+        (
+            &[
+                "id,lower,upper,size",
+                "# \"q",
+                "b1,0,3,4",
+                "# q\"",
+                "b2,5,3,4",
+            ],
+            5,
+            "upper",
+        ),
+        (
+            &["id,lower,upper,size", "\"b\n1\",0,3,4", "# it\"s", "b2,0,2"],
+            5,
+            "size",
+        ),
+        (&["# \"", "id,lower,upper,colour", "b1,0,3,4"], 2, "colour"),
+    ];
+    for (lines, line, field) in files {
+        for (ending, text) in with_endings(lines) {
+            let err = csv_error(&text, None);
+            assert_eq!(err.location.line, Some(line), "{ending:?} {text:?}: {err}");
+            assert_eq!(
+                err.location.field.as_deref(),
+                Some(field),
+                "{ending:?}: {err}"
+            );
+        }
+    }
+}
+
+/// A solution shares the reader: quoted comments hide no row of it either.
+#[test]
+fn solution_rows_between_quoted_comments_are_read_with_every_line_ending() {
+    let problem = two_buffers();
+    for (ending, text) in with_endings(&["id,offset", "# \"q", "a,0", "# q\"", "b,4"]) {
+        let solution = parse_csv_solution(&text, "in.csv", &problem)
+            .unwrap_or_else(|e| panic!("{ending:?} {text:?}: {e}"));
+        assert_eq!(solution.offsets, vec![0, 4], "{ending:?}");
+    }
+    for (ending, text) in with_endings(&["id,offset", "# it\"s", "a,0", "b,x"]) {
+        let err = parse_csv_solution(&text, "in.csv", &problem).unwrap_err();
+        assert_at_line(&err, 4, "offset", &["'x' is not an integer"]);
+        assert!(err.to_string().contains("line 4"), "{ending:?}: {err}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Long fields are cut in messages
+
+/// Ten million digits: the message quotes the first 64 characters and says how long it was.
+#[test]
+fn a_huge_field_gives_a_short_message() {
+    let huge = "9".repeat(10_000_000);
+    let cut = format!("'{}…' (10000000 characters)", &huge[..64]);
+    let err = csv_error(&format!("{HEADER}\na,0,1,{huge}\n"), None);
+    assert_at_line(&err, 2, "size", &[&cut, "too large"]);
+    assert!(
+        err.to_string().len() < 300,
+        "{} bytes",
+        err.to_string().len()
+    );
+    let err = csv_error(&format!("{HEADER},{huge}\na,0,1,4,5\n"), None);
+    assert!(
+        err.to_string().contains(&cut),
+        "{}",
+        &err.to_string()[..200.min(err.to_string().len())]
+    );
+    assert!(
+        err.to_string().len() < 600,
+        "{} bytes",
+        err.to_string().len()
+    );
+    // Ids too, in the rules' messages and in a solution's.
+    let id = "x".repeat(100);
+    let err = csv_error(&format!("{HEADER}\n{id},0,1,4\n{id},0,1,4\n"), None);
+    assert!(
+        err.message
+            .contains(&format!("'{}…' (100 characters)", &id[..64])),
+        "{err}"
+    );
+    let err =
+        parse_csv_solution(&format!("id,offset\n{id},0\n"), "in.csv", &two_buffers()).unwrap_err();
+    assert!(
+        err.message.contains("(100 characters)") && err.message.len() < 200,
+        "{err}"
+    );
+    // Exactly 64 characters are quoted whole; multi-byte characters are cut whole.
+    let err = csv_error(&format!("{HEADER}\na,0,1,{}\n", "7".repeat(64)), None);
+    assert!(
+        err.message.contains(&format!("'{}'", "7".repeat(64))),
+        "{err}"
+    );
+    let err = csv_error(&format!("{HEADER}\na,0,1,{}\n", "é".repeat(65)), None);
+    assert!(
+        err.message
+            .contains(&format!("'{}…' (65 characters)", "é".repeat(64))),
+        "{err}"
+    );
+}
+
+/// JSON: a huge string, key or number is cut the same way.
+#[test]
+fn a_huge_json_value_gives_a_short_message() {
+    let huge = "9".repeat(10_000_000);
+    for text in [
+        format!("{{\"buffers\": [{{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": \"{huge}\"}}]}}"),
+        format!("{{\"buffers\": [{{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": {huge}}}]}}"),
+        format!("{{\"buffers\": [{{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 1, \"{huge}\": 1}}]}}"),
+        format!("{{\"buffers\": [{{\"id\": \"{huge}\", \"lower\": 0, \"upper\": 0, \"size\": 1}}]}}"),
+    ] {
+        let shown = json_error(&text, None).to_string();
+        assert!(shown.len() < 600, "{} bytes: {}", shown.len(), &shown[..300]);
+        assert!(shown.contains("buffers[0]"), "{shown}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON: number syntax, byte-order mark, hint -1
+
+/// Number syntax errors name the line, the buffer (index and id) and the field.
+#[test]
+fn json_number_syntax_errors_name_the_buffer_and_field() {
+    let huge = "9".repeat(10_000_000);
+    for value in ["1e400", "NaN", "+1", "01", "-", "1.", &huge] {
+        let text = format!(
+            "{{\"buffers\": [\n{{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4}},\n{{\"id\": \"b\", \"lower\": 0, \"upper\": 1, \"size\": {value}}}]}}"
+        );
+        let err = json_error(&text, None);
+        let shown = err.to_string();
+        assert!(
+            shown.starts_with("in.json: line 3: buffers[1] (id 'b'): field 'size': malformed JSON"),
+            "{}: {}",
+            &value[..value.len().min(10)],
+            &shown[..shown.len().min(300)]
+        );
+        assert_eq!(err.location.element, Some(1), "{shown}");
+    }
+    // A bad escape in the id: the buffer and field, no id yet.
+    let err = json_error(
+        "{\"buffers\": [\n{\"id\": \"a\\uZZ12\", \"lower\": 0, \"upper\": 1, \"size\": 4}]}",
+        None,
+    );
+    assert!(
+        err.to_string()
+            .starts_with("in.json: line 2: buffers[0]: field 'id': malformed JSON"),
+        "{err}"
+    );
+    // An id with escapes is shown decoded.
+    let err = json_error(
+        "{\"buffers\": [{\"id\": \"\\u00e9\\\"\", \"lower\": 0, \"upper\": 1, \"size\": 01}]}",
+        None,
+    );
+    assert!(
+        err.to_string()
+            .contains("buffers[0] (id 'é\"'): field 'size'"),
+        "{err}"
+    );
+    // Data errors name the id too.
+    let err = json_error(
+        "{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": -4}]}",
+        None,
+    );
+    assert!(
+        err.to_string()
+            .contains("buffers[0] (id 'a'): field 'size'"),
+        "{err}"
+    );
+}
+
+/// A UTF-8 byte-order mark is read past, in JSON as in CSV.
+#[test]
+fn a_byte_order_mark_is_accepted_in_both_formats() {
+    let json = "\u{feff}{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4}]}";
+    let from_json = parse_json_problem(json, "in.json", None).expect("a BOM is accepted");
+    let from_csv = parse_csv_problem("\u{feff}id,lower,upper,size\na,0,1,4\n", "in.csv", None)
+        .expect("a BOM is accepted");
+    assert_eq!(from_json, from_csv);
+    let solution = parse_json_solution(
+        "\u{feff}{\"buffers\": [{\"id\": \"a\", \"offset\": 0}, {\"id\": \"b\", \"offset\": 4}]}",
+        "in.json",
+        &two_buffers(),
+    )
+    .expect("a BOM is accepted");
+    assert_eq!(solution.offsets, vec![0, 4]);
+    // A CR-only file with a BOM and a quoted comment first.
+    let p = parse_csv_problem(
+        "\u{feff}# \"\rid,lower,upper,size\ra,0,1,4\r",
+        "in.csv",
+        None,
+    )
+    .expect("a BOM is accepted");
+    assert_eq!(p, from_csv);
+}
+
+/// A hint of -1 means no hint in both formats, as null or an absent field do in JSON; other
+/// negative hints are rejected naming the field.
+#[test]
+fn hint_minus_one_means_none_in_both_formats() {
+    let csv = parse_csv_problem(
+        "id,lower,upper,size,hint\na,0,1,4,-1\nb,0,1,4,8\n",
+        "in.csv",
+        None,
+    )
+    .expect("valid");
+    for hint in ["-1", "null"] {
+        let json = format!("{{\"buffers\": [{{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4, \"hint\": {hint}}}, {{\"id\": \"b\", \"lower\": 0, \"upper\": 1, \"size\": 4, \"hint\": 8}}]}}");
+        let from_json =
+            parse_json_problem(&json, "in.json", None).unwrap_or_else(|e| panic!("{hint}: {e}"));
+        assert_eq!(from_json, csv, "{hint}");
+    }
+    assert_eq!(csv.buffers[0].hint, None);
+    let err = json_error(
+        "{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4, \"hint\": -2}]}",
+        None,
+    );
+    assert!(
+        err.to_string()
+            .contains("buffers[0] (id 'a'): field 'hint'")
+            && err.message.contains("-1"),
+        "{err}"
+    );
+    let err = json_error("{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4, \"hint\": \"x\"}]}", None);
+    assert_eq!(err.location.field.as_deref(), Some("hint"), "{err}");
+    let err = csv_error("id,lower,upper,size,hint\na,0,1,4,-2\n", None);
+    assert_at_line(&err, 2, "hint", &["'-2' is negative", "-1"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// MiniMalloc's inclusive `end`: errors speak of the columns and values as written
+
+#[test]
+fn end_column_errors_name_the_column_and_value_as_written() {
+    let err = csv_error("buffer,start,end,size\nx,5,3,4\n", None);
+    assert_at_line(&err, 2, "end", &["end (3)", "start (5)"]);
+    assert!(
+        !err.message.contains("upper") && !err.message.contains('4'),
+        "{err}"
+    );
+    let err = csv_error("id,lower,end,size\nx,5,4,4\n", None);
+    assert_at_line(&err, 2, "end", &["end (4)", "lower (5)"]);
+    csv_ok("id,lower,end,size\nx,5,5,4\n");
+    // Gaps in a file with `end` are inclusive too, and shown as written.
+    let err = csv_error("id,lower,end,size,gaps\nx,0,3,4,2-5\n", None);
+    assert_at_line(&err, 2, "gaps", &["gap 2-5", "[0, 3]"]);
+    assert!(
+        !err.message.contains("2-6") && !err.message.contains("4)"),
+        "{err}"
+    );
+    let err = csv_error("id,lower,end,size,gaps\nx,0,9,4,5-3\n", None);
+    assert_at_line(&err, 2, "gaps", &["gap 5-3"]);
+    let err = csv_error("id,lower,end,size,gaps\nx,0,9,4,2-4 3-5\n", None);
+    assert_at_line(&err, 2, "gaps", &["gap 3-5", "gap 2-4"]);
+    let err = csv_error("id,lower,end,size,gaps\nx,0,9,4,2-4@0:5\n", None);
+    assert_at_line(&err, 2, "gaps", &["gap 2-4@0:5"]);
+    // The half-open columns, and an alias for lower, keep their own words.
+    let err = csv_error("buffer,start,upper,size\nx,5,3,4\n", None);
+    assert_at_line(&err, 2, "upper", &["start (5) must be less than upper (3)"]);
+    let err = csv_error("id,lower,upper,size,gaps\nx,0,3,4,2-5\n", None);
+    assert_at_line(&err, 2, "gaps", &["gap 2-5", "[0, 3)"]);
 }

@@ -2,6 +2,7 @@
 //! the line (CSV) or element (JSON), and the field.
 
 use crate::error::InputError;
+use crate::problem::rules::TimeColumns;
 use crate::problem::Problem;
 
 /// Where each buffer came from, so that errors can name it.
@@ -44,18 +45,25 @@ pub fn check_problem(
     file: &str,
     places: &BufferPlaces<'_>,
 ) -> Result<(), InputError> {
-    check_problem_for(problem, problem.capacity, file, places)
+    check_problem_for(
+        problem,
+        problem.capacity,
+        file,
+        places,
+        &TimeColumns::HALF_OPEN,
+    )
 }
 
 /// [`check_problem`] with `capacity` in place of the problem's own (`None`: the rules that do not
-/// depend on a capacity).
+/// depend on a capacity), wording times as a file with `columns` writes them.
 pub fn check_problem_for(
     problem: &Problem,
     capacity: Option<u64>,
     file: &str,
     places: &BufferPlaces<'_>,
+    columns: &TimeColumns,
 ) -> Result<(), InputError> {
-    let broken = match problem.check(capacity) {
+    let broken = match problem.check_as_written(capacity, columns) {
         Ok(()) => return Ok(()),
         Err(broken) => broken,
     };

@@ -1,8 +1,12 @@
 //! CSV in the MiniMalloc interchange format: header `id,lower,upper,size`, optional
-//! `alignment`, `hint`, `gaps` and `offset` columns, columns in any order.
+//! `alignment`, `hint` (`-1` or empty: none), `gaps` and `offset` columns, columns in any order.
+//! LF, CRLF and CR-only line endings, `#` comments and a leading UTF-8 byte-order mark read
+//! alike; errors name the physical line, and with MiniMalloc's inclusive `end` column they
+//! speak of `end` and its value as written.
 
-use super::check::{check_problem, BufferPlaces};
-use crate::error::InputError;
+use super::check::{check_problem_for, BufferPlaces};
+use crate::error::{quoted, InputError};
+use crate::problem::rules::TimeColumns;
 use crate::problem::{Buffer, Gap, Problem, Solution};
 use std::collections::HashMap;
 
@@ -23,7 +27,7 @@ const ALIASES: [(&str, &str); 5] = [
 struct Columns {
     index: HashMap<&'static str, usize>,
     /// The header's own name of each column found (`end` for `upper`, ...), for errors.
-    names: HashMap<&'static str, String>,
+    names: HashMap<&'static str, &'static str>,
     /// Whether the file gives an inclusive `end` instead of `upper`.
     inclusive_end: bool,
 }
@@ -37,14 +41,12 @@ impl Columns {
         allow_unknown: bool,
     ) -> Result<Self, InputError> {
         let mut index = HashMap::new();
-        let mut names = HashMap::new();
+        let mut names: HashMap<&'static str, &'static str> = HashMap::new();
         let mut inclusive_end = false;
         for (position, name) in header.iter().enumerate() {
             let name = name.trim();
-            let canonical = ALIASES
-                .iter()
-                .find(|(alias, _)| *alias == name)
-                .map_or(name, |(_, k)| k);
+            let alias = ALIASES.iter().find(|(alias, _)| *alias == name);
+            let canonical = alias.map_or(name, |(_, k)| k);
             let known = REQUIRED
                 .iter()
                 .chain(OPTIONAL.iter())
@@ -52,7 +54,7 @@ impl Columns {
             match known {
                 Some(&k) => {
                     if index.insert(k, position).is_some() {
-                        let first = &names[k];
+                        let first = names[k];
                         return Err(InputError::at_line(
                             file,
                             Some(line),
@@ -60,11 +62,11 @@ impl Columns {
                             if first == name {
                                 format!("column '{k}' appears twice in the header")
                             } else {
-                                format!("column '{name}' and column '{first}' both give '{k}'")
+                                format!("column {} and column {} both give '{k}'", quoted(name), quoted(first))
                             },
                         ));
                     }
-                    names.insert(k, name.to_string());
+                    names.insert(k, alias.map_or(k, |&(alias, _)| alias));
                     inclusive_end |= name == "end";
                 }
                 None if allow_unknown => {}
@@ -74,7 +76,8 @@ impl Columns {
                         Some(line),
                         Some(name),
                         format!(
-                            "unknown column '{name}' (expected id, lower, upper, size, and optionally alignment, hint, gaps, offset; or MiniMalloc's buffer, buffer_id, start, begin, end)"
+                            "unknown column {} (expected id, lower, upper, size, and optionally alignment, hint, gaps, offset; or MiniMalloc's buffer, buffer_id, start, begin, end)",
+                            quoted(name)
                         ),
                     ))
                 }
@@ -98,8 +101,17 @@ impl Columns {
     }
 
     /// The header's own name for column `name`.
-    fn name<'a>(&'a self, name: &'a str) -> &'a str {
-        self.names.get(name).map_or(name, String::as_str)
+    fn name<'a>(&self, name: &'a str) -> &'a str {
+        self.names.get(name).copied().unwrap_or(name)
+    }
+
+    /// How the header writes the time columns, for the rules' errors.
+    fn time_columns(&self) -> TimeColumns {
+        TimeColumns {
+            lower: self.name("lower"),
+            upper: self.name("upper"),
+            inclusive_end: self.inclusive_end,
+        }
     }
 
     fn get<'r>(&self, record: &'r csv::StringRecord, name: &str) -> Option<&'r str> {
@@ -122,15 +134,15 @@ pub(crate) fn parse_number(
         return Err(err("missing value".into()));
     }
     if text.starts_with('-') {
-        return Err(err(format!("'{text}' is negative")));
+        return Err(err(format!("{} is negative", quoted(text))));
     }
     let digits = text.strip_prefix('+').unwrap_or(text);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(err(format!("'{text}' is not an integer")));
+        return Err(err(format!("{} is not an integer", quoted(text))));
     }
     digits
         .parse::<u64>()
-        .map_err(|_| err(format!("'{text}' is too large (overflows 64 bits)")))
+        .map_err(|_| err(format!("{} is too large (overflows 64 bits)", quoted(text))))
 }
 
 /// Parses a `hint` field: an offset, or empty or `-1` (MiniMalloc's "none").
@@ -162,7 +174,7 @@ fn parse_gaps(
                 file,
                 Some(line),
                 Some("gaps"),
-                format!("malformed gap '{word}': {why} (expected LOWER-UPPER or LOWER-UPPER@LOW:HIGH, space-separated)"),
+                format!("malformed gap {}: {why} (expected LOWER-UPPER or LOWER-UPPER@LOW:HIGH, space-separated)", quoted(word)),
             )
         };
         let (times, window) = match word.split_once('@') {
@@ -172,13 +184,13 @@ fn parse_gaps(
         let pair = |text: &str, separator: char| -> Result<(u64, u64), InputError> {
             let (first, second) = text
                 .split_once(separator)
-                .ok_or_else(|| err(&format!("no '{separator}' in '{text}'")))?;
+                .ok_or_else(|| err(&format!("no '{separator}' in {}", quoted(text))))?;
             let number = |t: &str| {
                 if t.is_empty() || !t.bytes().all(|c| c.is_ascii_digit()) {
-                    return Err(err(&format!("'{t}' is not a non-negative integer")));
+                    return Err(err(&format!("{} is not a non-negative integer", quoted(t))));
                 }
                 t.parse::<u64>()
-                    .map_err(|_| err(&format!("'{t}' is too large (overflows 64 bits)")))
+                    .map_err(|_| err(&format!("{} is too large (overflows 64 bits)", quoted(t))))
             };
             Ok((number(first)?, number(second)?))
         };
@@ -210,85 +222,122 @@ fn write_gaps(gaps: &[Gap]) -> String {
     words.join(" ")
 }
 
-/// Maps byte offsets of the text to 1-based line numbers (exact with LF, CRLF and CR-only line
-/// endings, blank lines and comments, unlike the CSV reader's own record count).
-struct Lines<'t> {
-    text: &'t [u8],
-    starts: Vec<usize>,
+/// The text as the CSV reader reads it, and where its lines and records start (exact with LF,
+/// CRLF and CR-only line endings, blank lines, comments and quoted line breaks, unlike the
+/// reader's own record count).
+struct Scanned<'t> {
+    /// The text with every lone `\r` outside quoted fields turned into `\n`, byte for byte.
+    text: std::borrow::Cow<'t, str>,
+    /// The byte where each physical line starts (after `\n`, or after a `\r` no `\n` follows).
+    line_starts: Vec<usize>,
+    /// The byte of each record's first character (after blank lines and comments).
+    record_starts: Vec<usize>,
 }
 
-impl<'t> Lines<'t> {
-    fn new(text: &'t str) -> Lines<'t> {
-        let bytes = text.as_bytes();
-        let starts = (0..=bytes.len())
-            .filter(|&p| is_line_start(bytes, p))
-            .collect();
-        Lines {
-            text: bytes,
-            starts,
-        }
-    }
+/// Where the CSV reader is in the text, by its own rules (the csv crate's states, less the
+/// ones it passes through without reading a byte).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ScanState {
+    /// Before a record: line ends are skipped, `#` starts a comment.
+    StartRecord,
+    /// Before a field: a quote here, and only here, opens a quoted field.
+    StartField,
+    /// Inside an unquoted field: quotes are plain characters.
+    InField,
+    /// Inside a quoted field: line ends and commas are part of it.
+    InQuotedField,
+    /// Just after a quote inside a quoted field: a second quote is an escaped quote.
+    QuoteInQuotedField,
+    /// Inside a comment, to the end of its line.
+    InComment,
+}
 
-    /// The line of the header: the first content line.
+/// One pass over `text` by the CSV reader's rules (see [`reader`]: comma, double quote, `#`
+/// comments, `\r`, `\n` or `\r\n` line ends, a leading UTF-8 byte-order mark skipped): a
+/// quote opens a quoted field only as a field's first byte, `""` inside one is a quote, and a
+/// record whose first byte is `#` is a comment to the end of its line. The reader ends a comment
+/// only at `\n`, so every lone `\r` outside quoted fields (old Mac line endings) becomes `\n`
+/// in the text it is given; positions stay the same.
+fn scan(text: &str) -> Scanned<'_> {
+    use ScanState::*;
+    let bytes = text.as_bytes();
+    let first = if bytes.starts_with(b"\xef\xbb\xbf") {
+        3
+    } else {
+        0
+    };
+    let mut state = StartRecord;
+    let mut lone_cr = Vec::new();
+    let mut line_starts = vec![0];
+    let mut record_starts = Vec::new();
+    for (i, &byte) in bytes.iter().enumerate().skip(first) {
+        let lone = byte == b'\r' && bytes.get(i + 1) != Some(&b'\n');
+        if byte == b'\n' || lone {
+            line_starts.push(i + 1);
+        }
+        if lone && state != InQuotedField {
+            lone_cr.push(i);
+        }
+        let line_end = byte == b'\n' || byte == b'\r';
+        let field_start = |byte: u8| match byte {
+            b'"' => InQuotedField,
+            b',' => StartField,
+            _ if line_end => StartRecord,
+            _ => InField,
+        };
+        state = match state {
+            StartRecord if line_end => StartRecord,
+            StartRecord if byte == b'#' => InComment,
+            StartRecord => {
+                record_starts.push(i);
+                field_start(byte)
+            }
+            StartField => field_start(byte),
+            InField | QuoteInQuotedField if byte == b',' => StartField,
+            InField | QuoteInQuotedField if line_end => StartRecord,
+            InField => InField,
+            InQuotedField if byte == b'"' => QuoteInQuotedField,
+            InQuotedField => InQuotedField,
+            QuoteInQuotedField if byte == b'"' => InQuotedField,
+            QuoteInQuotedField => InField,
+            InComment if byte == b'\n' || lone => StartRecord,
+            InComment => InComment,
+        };
+    }
+    let text = if lone_cr.is_empty() {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        let mut fixed = bytes.to_vec();
+        for i in lone_cr {
+            fixed[i] = b'\n';
+        }
+        std::borrow::Cow::Owned(String::from_utf8(fixed).expect("one ASCII byte for another"))
+    };
+    Scanned {
+        text,
+        line_starts,
+        record_starts,
+    }
+}
+
+impl Scanned<'_> {
+    /// The line of the header: the first record's.
     fn header(&self) -> usize {
         self.at(0)
     }
 
-    /// The line of the first content at or after `byte`: the reader's positions may point at
-    /// the previous line's terminator, or at blank and comment lines before the record.
+    /// The line of the first record starting at or after `byte`: the reader's positions point
+    /// before a record, at the previous line's terminator or at blank and comment lines.
     fn at(&self, byte: usize) -> usize {
-        let text = self.text;
-        let mut p = byte.min(text.len());
-        while p < text.len() {
-            if text[p] == b'\r' || text[p] == b'\n' {
-                p += 1;
-            } else if is_line_start(text, p) && text[p] == b'#' {
-                p += text[p..]
-                    .iter()
-                    .position(|&c| c == b'\n' || c == b'\r')
-                    .map_or(text.len() - p, |i| i + 1);
-            } else {
-                break;
-            }
-        }
-        self.starts.partition_point(|&start| start <= p)
+        let next = self.record_starts.partition_point(|&start| start < byte);
+        let byte = self.record_starts.get(next).copied().unwrap_or(byte);
+        self.line_starts.partition_point(|&start| start <= byte)
     }
 
+    /// The line where `record` starts.
     fn of(&self, record: &csv::StringRecord) -> usize {
         self.at(record.position().map(|p| p.byte() as usize).unwrap_or(0))
     }
-}
-
-/// The text with every `\r` that no `\n` follows, outside quoted fields, turned into `\n` (old
-/// Mac line endings), byte for byte, so that the reader's comments end where the lines do and
-/// positions stay the same.
-fn lone_cr_to_lf(text: &str) -> std::borrow::Cow<'_, str> {
-    let bytes = text.as_bytes();
-    let mut quoted = false;
-    let mut lone = Vec::new();
-    for (i, &b) in bytes.iter().enumerate() {
-        match b {
-            b'"' => quoted = !quoted,
-            b'\r' if !quoted && bytes.get(i + 1) != Some(&b'\n') => lone.push(i),
-            _ => {}
-        }
-    }
-    if lone.is_empty() {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut fixed = bytes.to_vec();
-    for i in lone {
-        fixed[i] = b'\n';
-    }
-    std::borrow::Cow::Owned(String::from_utf8(fixed).expect("one ASCII byte for another"))
-}
-
-/// Whether a line starts at byte `p`: the start of the text, after `\n`, or after a `\r` that
-/// no `\n` follows (an old Mac line ending).
-fn is_line_start(text: &[u8], p: usize) -> bool {
-    p == 0
-        || (p <= text.len()
-            && (text[p - 1] == b'\n' || (text[p - 1] == b'\r' && text.get(p) != Some(&b'\n'))))
 }
 
 fn reader(text: &str) -> csv::Reader<&[u8]> {
@@ -300,8 +349,8 @@ fn reader(text: &str) -> csv::Reader<&[u8]> {
         .from_reader(text.as_bytes())
 }
 
-fn csv_error(e: csv::Error, file: &str, lines: &Lines) -> InputError {
-    let line = e.position().map(|p| lines.at(p.byte() as usize));
+fn csv_error(e: csv::Error, file: &str, scanned: &Scanned) -> InputError {
+    let line = e.position().map(|p| scanned.at(p.byte() as usize));
     let message = match e.kind() {
         csv::ErrorKind::UnequalLengths {
             expected_len, len, ..
@@ -314,11 +363,11 @@ fn csv_error(e: csv::Error, file: &str, lines: &Lines) -> InputError {
 fn header(
     rdr: &mut csv::Reader<&[u8]>,
     file: &str,
-    lines: &Lines,
+    scanned: &Scanned,
 ) -> Result<csv::StringRecord, InputError> {
     let header = rdr
         .headers()
-        .map_err(|e| csv_error(e, file, lines))?
+        .map_err(|e| csv_error(e, file, scanned))?
         .clone();
     if header.is_empty() {
         // Nothing but comments and blank lines: there is no line to name.
@@ -332,7 +381,7 @@ fn header(
     if header.len() == 1 && header[0].trim().is_empty() {
         return Err(InputError::at_line(
             file,
-            Some(lines.header()),
+            Some(scanned.header()),
             None,
             "the header line is empty (expected id,lower,upper,size)",
         ));
@@ -381,16 +430,15 @@ pub fn parse_csv_problem(
     file: &str,
     capacity: Option<u64>,
 ) -> Result<Problem, InputError> {
-    let text = &lone_cr_to_lf(text);
-    let line_index = Lines::new(text);
-    let mut rdr = reader(text);
-    let header = header(&mut rdr, file, &line_index)?;
-    let columns = Columns::parse(&header, (file, line_index.header()), &REQUIRED, false)?;
+    let scanned = scan(text);
+    let mut rdr = reader(&scanned.text);
+    let header = header(&mut rdr, file, &scanned)?;
+    let columns = Columns::parse(&header, (file, scanned.header()), &REQUIRED, false)?;
     let mut buffers = Vec::new();
     let mut lines = Vec::new();
     for record in rdr.records() {
-        let record = record.map_err(|e| csv_error(e, file, &line_index))?;
-        let line = line_index.of(&record);
+        let record = record.map_err(|e| csv_error(e, file, &scanned))?;
+        let line = scanned.of(&record);
         check_width(&record, &header, file, line)?;
         let number = |name: &str| -> Result<u64, InputError> {
             let field = columns.name(name);
@@ -442,7 +490,13 @@ pub fn parse_csv_problem(
         lines.push(line);
     }
     let problem = Problem { buffers, capacity };
-    check_problem(&problem, file, &BufferPlaces::Lines(&lines))?;
+    check_problem_for(
+        &problem,
+        capacity,
+        file,
+        &BufferPlaces::Lines(&lines),
+        &columns.time_columns(),
+    )?;
     Ok(problem)
 }
 
@@ -453,21 +507,15 @@ pub fn parse_csv_solution(
     file: &str,
     problem: &Problem,
 ) -> Result<Solution, InputError> {
-    let text = &lone_cr_to_lf(text);
-    let line_index = Lines::new(text);
-    let mut rdr = reader(text);
-    let header = header(&mut rdr, file, &line_index)?;
-    let columns = Columns::parse(
-        &header,
-        (file, line_index.header()),
-        &["id", "offset"],
-        true,
-    )?;
+    let scanned = scan(text);
+    let mut rdr = reader(&scanned.text);
+    let header = header(&mut rdr, file, &scanned)?;
+    let columns = Columns::parse(&header, (file, scanned.header()), &["id", "offset"], true)?;
     let index = problem.index_by_id();
     let mut offsets: Vec<Option<u64>> = vec![None; problem.buffers.len()];
     for record in rdr.records() {
-        let record = record.map_err(|e| csv_error(e, file, &line_index))?;
-        let line = line_index.of(&record);
+        let record = record.map_err(|e| csv_error(e, file, &scanned))?;
+        let line = scanned.of(&record);
         check_width(&record, &header, file, line)?;
         let id = columns.get(&record, "id").unwrap_or("");
         let &i = index.get(id).ok_or_else(|| {
@@ -475,7 +523,7 @@ pub fn parse_csv_solution(
                 file,
                 Some(line),
                 Some("id"),
-                format!("id '{id}' is not a buffer of the problem"),
+                format!("id {} is not a buffer of the problem", quoted(id)),
             )
         })?;
         let offset = parse_number(
@@ -489,7 +537,7 @@ pub fn parse_csv_solution(
                 file,
                 Some(line),
                 Some("id"),
-                format!("id '{id}' appears twice"),
+                format!("id {} appears twice", quoted(id)),
             ));
         }
     }
@@ -511,7 +559,7 @@ pub(crate) fn collect_offsets(
                     file,
                     None,
                     Some("offset"),
-                    format!("no offset for buffer '{}'", problem.buffers[i].id),
+                    format!("no offset for buffer {}", quoted(&problem.buffers[i].id)),
                 ))
             }
         }
@@ -620,4 +668,43 @@ pub fn write_csv_problem(problem: &Problem) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Each record the reader reads from the scanned text: its line and its fields, line breaks
+    /// inside quoted fields written `\n` whatever they were.
+    fn records(text: &str) -> Vec<(usize, Vec<String>)> {
+        let scanned = scan(text);
+        let mut rdr = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .comment(Some(b'#'))
+            .from_reader(scanned.text.as_bytes());
+        let read: Vec<_> = rdr.records().map(|r| r.expect("a str reads")).collect();
+        assert_eq!(read.len(), scanned.record_starts.len(), "{text:?}");
+        read.iter()
+            .map(|r| {
+                let fields = r
+                    .iter()
+                    .map(|f| f.replace("\r\n", "\n").replace('\r', "\n"));
+                (scanned.of(r), fields.collect())
+            })
+            .collect()
+    }
+
+    proptest! {
+        /// Lines of commas, quotes, `#` and spaces read the same, on the same lines, whether
+        /// they end in LF, CRLF or CR alone: the scan follows the reader's own rules.
+        #[test]
+        fn every_line_ending_reads_alike(lines in prop::collection::vec("[a,\"# ]{0,6}", 0..8)) {
+            let with = |ending: &str| lines.iter().map(|l| format!("{l}{ending}")).collect::<String>();
+            let lf = records(&with("\n"));
+            prop_assert_eq!(&records(&with("\r\n")), &lf);
+            prop_assert_eq!(&records(&with("\r")), &lf);
+        }
+    }
 }

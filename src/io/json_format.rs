@@ -1,23 +1,39 @@
-//! JSON problems and solutions through serde: `{"capacity": N, "buffers": [...]}`.
+//! JSON problems and solutions through serde: `{"capacity": N, "buffers": [...]}`. A leading
+//! UTF-8 byte-order mark is skipped, and a `hint` of `-1` means no hint, as `null` or no `hint`
+//! field do (MiniMalloc's convention, as in CSV). Errors name the line, the buffer (`buffers[i]`,
+//! with its id when read before the fault) and the field, for malformed numbers too.
 
 use super::check::{check_problem, BufferPlaces};
 use super::csv_format::collect_offsets;
-use crate::error::InputError;
+use crate::error::{quoted, with_quotes_cut, InputError};
 use crate::problem::{Buffer, Problem, Solution};
 use serde::{Deserialize, Serialize};
 
 fn json_error(e: serde_json::Error, file: &str, text: &str) -> InputError {
     let line = (e.line() > 0).then_some(e.line());
-    let mut error = InputError::at_line(file, line, None, format!("malformed JSON: {e}"));
-    if e.classify() == serde_json::error::Category::Data {
-        // A value of the wrong type or range, a missing or unknown field: name where.
-        let mut path = path_at(text, e.line(), e.column());
+    let mut error = InputError::at_line(
+        file,
+        line,
+        None,
+        format!("malformed JSON: {}", with_quotes_cut(&e.to_string())),
+    );
+    if e.classify() != serde_json::error::Category::Io {
+        // A value of the wrong type or range, a missing or unknown field, a malformed number or
+        // string, or a text cut short: name the buffer and field being read there.
+        let mut open = open_at(text, e.line(), e.column());
         if let Some(missing) = quoted_name(&e.to_string(), "missing field `") {
-            path.push(Step::Key(missing));
+            // Found on closing the object that lacks it: the innermost one open.
+            match open.last_mut() {
+                Some(object) if !matches!(object.step, Some(Step::Index(_))) => {
+                    object.step = Some(Step::Key(missing));
+                }
+                _ => open.push(Open::at(Step::Key(missing))),
+            }
         }
-        let (element, field) = place_of(&path);
-        error.location.element = element;
-        error.location.field = field;
+        let place = place_of(&open);
+        error.location.element = place.element;
+        error.location.id = place.id.map(String::into_boxed_str);
+        error.location.field = place.field;
     }
     error
 }
@@ -30,22 +46,65 @@ enum Step {
     Index(usize),
 }
 
-/// Where a value of the buffer list is: `buffers[i]` becomes the element `i` and what follows
-/// it the field (`size`); any other path is the field itself (`capacity`, `buffers`).
-fn place_of(path: &[Step]) -> (Option<usize>, Option<String>) {
-    let (element, rest) = match path {
-        [Step::Key(key), Step::Index(i), rest @ ..] if key == "buffers" => (Some(*i), rest),
-        _ => (None, path),
+/// An object or array open at a point of the text, on the way from the root to the value read
+/// there.
+#[derive(Clone, Debug)]
+struct Open {
+    /// The key being read or last read (object), or the index (array); none in an object
+    /// between a comma and the next key.
+    step: Option<Step>,
+    /// Whether an object's next string is a key.
+    expecting_key: bool,
+    /// An object's `id`, once its string value has been read whole.
+    id: Option<String>,
+}
+
+impl Open {
+    /// A container whose step is `step`.
+    fn at(step: Step) -> Open {
+        Open {
+            step: Some(step),
+            expecting_key: false,
+            id: None,
+        }
+    }
+}
+
+/// Where in the buffer list a value is.
+struct Place {
+    /// `i` of `buffers[i]`.
+    element: Option<usize>,
+    /// That buffer's id, if read before.
+    id: Option<String>,
+    /// The field within it (`size`), or outside the list the key itself (`capacity`).
+    field: Option<String>,
+}
+
+/// Where the value at the end of `open` is: `buffers[i]` becomes the element `i` (with its id
+/// if read) and what follows it the field (`size`); any other path is the field itself
+/// (`capacity`, `buffers`).
+fn place_of(open: &[Open]) -> Place {
+    let buffers = Some(Step::Key("buffers".to_string()));
+    let (element, id, rest) = match open {
+        [root, list, rest @ ..] if root.step == buffers => match list.step {
+            Some(Step::Index(i)) => (Some(i), rest.first().and_then(|o| o.id.clone()), rest),
+            _ => (None, None, open),
+        },
+        _ => (None, None, open),
     };
     let mut field = String::new();
-    for step in rest {
+    for step in rest.iter().filter_map(|o| o.step.as_ref()) {
         match step {
             Step::Key(key) if field.is_empty() => field.push_str(key),
             Step::Key(key) => field.push_str(&format!(".{key}")),
             Step::Index(i) => field.push_str(&format!("[{i}]")),
         }
     }
-    (element, (!field.is_empty()).then_some(field))
+    Place {
+        element,
+        id,
+        field: (!field.is_empty()).then_some(field),
+    }
 }
 
 /// The name between `prefix` and the next backquote in `message` (serde's "missing field
@@ -56,11 +115,11 @@ fn quoted_name(message: &str, prefix: &str) -> Option<String> {
     Some(message[start..start + length].to_string())
 }
 
-/// The path to the value being read just before (1-based) `line` and `column`, the position
-/// serde_json gives for an error of data (the text before it is well-formed JSON so far): a
-/// scan of that text keeping the open objects and arrays, each object's last key and each
-/// array's index. Within an object the path ends at the key being read or last read.
-fn path_at(text: &str, line: usize, column: usize) -> Vec<Step> {
+/// The objects and arrays open at (1-based) `line` and `column`, the position serde_json gives
+/// for an error (the text before it is well-formed JSON so far): a scan of the text up to that
+/// character keeping each object's last key and `id`, and each array's index. Within an object
+/// the path ends at the key being read or last read.
+fn open_at(text: &str, line: usize, column: usize) -> Vec<Open> {
     let line_start: usize = text
         .split_inclusive('\n')
         .take(line.saturating_sub(1))
@@ -68,34 +127,49 @@ fn path_at(text: &str, line: usize, column: usize) -> Vec<Step> {
         .sum();
     let end = (line_start + column).min(text.len());
     let bytes = &text.as_bytes()[..end];
-    // Each open container: its path step so far, and for objects whether a key comes next.
-    let mut open: Vec<(Option<Step>, bool)> = Vec::new();
+    let mut open: Vec<Open> = Vec::new();
     let mut p = 0;
     while p < bytes.len() {
         match bytes[p] {
-            b'{' => open.push((None, true)),
-            b'[' => open.push((Some(Step::Index(0)), false)),
+            b'{' => open.push(Open {
+                step: None,
+                expecting_key: true,
+                id: None,
+            }),
+            b'[' => open.push(Open::at(Step::Index(0))),
+            // The bracket at the error itself (a missing field is found on closing the object,
+            // a malformed value on the bracket after it) leaves its container open.
+            b'}' | b']' if p + 1 == bytes.len() => {}
             b'}' | b']' => {
                 open.pop();
             }
             b',' => match open.last_mut() {
-                Some((Some(Step::Index(i)), _)) => *i += 1,
-                Some((step, expecting_key)) => {
-                    *step = None;
-                    *expecting_key = true;
+                Some(Open {
+                    step: Some(Step::Index(i)),
+                    ..
+                }) => *i += 1,
+                Some(object) => {
+                    object.step = None;
+                    object.expecting_key = true;
                 }
                 None => {}
             },
             b':' => {
-                if let Some((_, expecting_key)) = open.last_mut() {
-                    *expecting_key = false;
+                if let Some(object) = open.last_mut() {
+                    object.expecting_key = false;
                 }
             }
             b'"' => {
-                let (string, next) = read_string(bytes, p + 1);
-                if let Some((step, expecting_key @ true)) = open.last_mut() {
-                    *step = Some(Step::Key(string));
-                    *expecting_key = false;
+                let (string, next) = read_string(bytes, p);
+                match open.last_mut() {
+                    Some(object) if object.expecting_key => {
+                        object.step = string.map(Step::Key);
+                        object.expecting_key = false;
+                    }
+                    Some(object) if object.step == Some(Step::Key("id".to_string())) => {
+                        object.id = string;
+                    }
+                    _ => {}
                 }
                 p = next;
                 continue;
@@ -104,33 +178,34 @@ fn path_at(text: &str, line: usize, column: usize) -> Vec<Step> {
         }
         p += 1;
     }
-    open.into_iter().filter_map(|(step, _)| step).collect()
+    open
 }
 
-/// The JSON string starting after its opening quote at `start` (escapes decoded well enough
-/// for a key; the text may end inside it), and the position after its closing quote.
-fn read_string(bytes: &[u8], start: usize) -> (String, usize) {
-    let mut raw = Vec::new();
-    let mut p = start;
+/// The JSON string whose opening quote is at `start`, decoded, if the text holds it whole (a
+/// string the text ends inside reads as far as it goes, escapes raw; one that does not decode
+/// reads raw), and the position after it.
+fn read_string(bytes: &[u8], start: usize) -> (Option<String>, usize) {
+    let mut p = start + 1;
     while p < bytes.len() {
         match bytes[p] {
-            b'"' => return (String::from_utf8_lossy(&raw).into_owned(), p + 1),
-            b'\\' if p + 1 < bytes.len() => {
-                raw.push(match bytes[p + 1] {
-                    b'n' => b'\n',
-                    b't' => b'\t',
-                    b'r' => b'\r',
-                    other => other,
-                });
-                p += 2;
+            b'"' => {
+                let raw = &bytes[start..=p];
+                let decoded = std::str::from_utf8(raw)
+                    .ok()
+                    .and_then(|raw| serde_json::from_str::<String>(raw).ok())
+                    .unwrap_or_else(|| String::from_utf8_lossy(&raw[1..raw.len() - 1]).into());
+                return (Some(decoded), p + 1);
             }
-            b => {
-                raw.push(b);
-                p += 1;
-            }
+            b'\\' => p += 2,
+            _ => p += 1,
         }
     }
-    (String::from_utf8_lossy(&raw).into_owned(), p)
+    (None, p)
+}
+
+/// `text` without its UTF-8 byte-order mark, if it starts with one (as the CSV reader skips it).
+fn without_byte_order_mark(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
 /// Parses and checks a problem from JSON text. `capacity`, if given, overrides the file's.
@@ -139,6 +214,7 @@ pub fn parse_json_problem(
     file: &str,
     capacity: Option<u64>,
 ) -> Result<Problem, InputError> {
+    let text = without_byte_order_mark(text);
     if text.trim().is_empty() {
         return Err(InputError::at_line(file, None, None, "the file is empty"));
     }
@@ -175,6 +251,7 @@ pub fn parse_json_solution(
     file: &str,
     problem: &Problem,
 ) -> Result<Solution, InputError> {
+    let text = without_byte_order_mark(text);
     if text.trim().is_empty() {
         return Err(InputError::at_line(file, None, None, "the file is empty"));
     }
@@ -187,7 +264,7 @@ pub fn parse_json_solution(
                 file,
                 element,
                 Some("id"),
-                format!("id '{}' is not a buffer of the problem", entry.id),
+                format!("id {} is not a buffer of the problem", quoted(&entry.id)),
             )
         })?;
         let offset = entry.offset.ok_or_else(|| {
@@ -198,7 +275,7 @@ pub fn parse_json_solution(
                 file,
                 element,
                 Some("id"),
-                format!("id '{}' appears twice", entry.id),
+                format!("id {} appears twice", quoted(&entry.id)),
             ));
         }
     }

@@ -83,8 +83,26 @@ fn read_text(path: &Path) -> Result<String, InputError> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path)
         .map_err(|e| InputError::at_line(&name, None, None, format!("cannot read file: {e}")))?;
-    String::from_utf8(bytes)
-        .map_err(|_| InputError::at_line(&name, None, None, "file is not valid UTF-8 text"))
+    String::from_utf8(bytes).map_err(|e| {
+        // Name the line and column (in bytes) of the first byte that is not UTF-8.
+        let bytes = e.as_bytes();
+        let bad = e.utf8_error().valid_up_to();
+        let ends: Vec<usize> = (0..bad)
+            .filter(|&i| {
+                bytes[i] == b'\n' || (bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
+            })
+            .collect();
+        let column = bad - ends.last().map_or(0, |&end| end + 1) + 1;
+        InputError::at_line(
+            &name,
+            Some(ends.len() + 1),
+            None,
+            format!(
+                "file is not valid UTF-8 text (byte 0x{:02x} at column {column})",
+                bytes[bad]
+            ),
+        )
+    })
 }
 
 /// Reads and checks a problem file (format from the extension).

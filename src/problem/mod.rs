@@ -26,8 +26,13 @@ pub struct Buffer {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<u64>,
     /// A preferred offset (MiniMalloc's `hint`): a warm start the search tries first. Not a
-    /// constraint; a fixed `offset` wins over it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// constraint; a fixed `offset` wins over it. In files, `-1` means no hint, as an empty
+    /// CSV field, JSON `null` or an absent field do (MiniMalloc writes `-1`).
+    #[serde(
+        default,
+        deserialize_with = "hint_or_none",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub hint: Option<u64>,
     /// Stretches of the lifetime during which the buffer occupies nothing, or (with a window)
     /// only part of its range (MiniMalloc's `gaps`), in increasing order, not overlapping, inside
@@ -38,6 +43,47 @@ pub struct Buffer {
 
 fn default_alignment() -> u64 {
     1
+}
+
+/// Reads a `hint`: an offset, or `-1` or `null` for none (MiniMalloc's `-1`, as in CSV).
+fn hint_or_none<'de, D: serde::Deserializer<'de>>(reader: D) -> Result<Option<u64>, D::Error> {
+    struct Hint;
+    impl<'de> serde::de::Visitor<'de> for Hint {
+        type Value = Option<u64>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an offset, or -1 or null for no hint")
+        }
+
+        fn visit_u64<E: serde::de::Error>(self, hint: u64) -> Result<Self::Value, E> {
+            Ok(Some(hint))
+        }
+
+        fn visit_i64<E: serde::de::Error>(self, hint: i64) -> Result<Self::Value, E> {
+            match hint {
+                -1 => Ok(None),
+                _ => u64::try_from(hint)
+                    .map(Some)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(hint), &self)),
+            }
+        }
+
+        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+
+        fn visit_some<D: serde::Deserializer<'de>>(
+            self,
+            reader: D,
+        ) -> Result<Self::Value, D::Error> {
+            reader.deserialize_any(self)
+        }
+    }
+    reader.deserialize_option(Hint)
 }
 
 impl Buffer {

@@ -3,6 +3,7 @@
 //! breaks one.
 
 use super::{Buffer, Gap, Problem, Solution};
+use crate::error::quoted;
 use crate::validate::{validate, Violation};
 use std::collections::HashMap;
 
@@ -41,6 +42,32 @@ impl std::fmt::Display for RuleBreak {
 
 impl std::error::Error for RuleBreak {}
 
+/// How a file writes the time columns, so that a broken rule is worded as the file has it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeColumns {
+    /// The name of the first live step's column (`lower`, or MiniMalloc's `start` or `begin`).
+    pub lower: &'static str,
+    /// The name of the end's column (`upper`, or MiniMalloc's `end`).
+    pub upper: &'static str,
+    /// Whether the end is the last live step (MiniMalloc's `end`, `upper = end + 1`); a gap's
+    /// end then is too.
+    pub inclusive_end: bool,
+}
+
+impl TimeColumns {
+    /// `lower` and a half-open `upper`, as problems hold them.
+    pub const HALF_OPEN: TimeColumns = TimeColumns {
+        lower: "lower",
+        upper: "upper",
+        inclusive_end: false,
+    };
+
+    /// An end (a buffer's or a gap's `upper`) as the file writes it.
+    fn end(&self, upper: u64) -> i128 {
+        i128::from(upper) - i128::from(self.inclusive_end)
+    }
+}
+
 impl Problem {
     /// Checks the rules every problem must satisfy under `capacity` (`None`: the rules that do
     /// not depend on one) and returns the first one broken: `lower < upper`, `size > 0`,
@@ -52,6 +79,16 @@ impl Problem {
     /// highest fixed end plus every free buffer's size and alignment slack) that fits in 64
     /// bits, so that no allocator's `offset + size` can overflow.
     pub fn check(&self, capacity: Option<u64>) -> Result<(), RuleBreak> {
+        self.check_as_written(capacity, &TimeColumns::HALF_OPEN)
+    }
+
+    /// [`Problem::check`], wording a broken rule about times in the terms of a file that writes
+    /// them as `columns` say (`end (3) must not be before start (5)`).
+    pub fn check_as_written(
+        &self,
+        capacity: Option<u64>,
+        columns: &TimeColumns,
+    ) -> Result<(), RuleBreak> {
         if capacity == Some(0) {
             return Err(RuleBreak {
                 buffer: None,
@@ -71,17 +108,17 @@ impl Problem {
                 return Err(RuleBreak::at(
                     i,
                     "id",
-                    format!("id '{}' starts or ends with white space", b.id),
+                    format!("id {} starts or ends with white space", quoted(&b.id)),
                 ));
             }
             if let Some(&first) = seen.get(b.id.as_str()) {
                 return Err(RuleBreak {
                     first_use: Some(first),
-                    ..RuleBreak::at(i, "id", format!("duplicate id '{}'", b.id))
+                    ..RuleBreak::at(i, "id", format!("duplicate id {}", quoted(&b.id)))
                 });
             }
             seen.insert(&b.id, i);
-            check_buffer(self, i, capacity)?;
+            check_buffer(self, i, capacity, columns)?;
             total = total.checked_add(b.size).ok_or_else(|| {
                 RuleBreak::at(
                     i,
@@ -96,13 +133,24 @@ impl Problem {
 }
 
 /// The rules about one buffer on its own.
-fn check_buffer(problem: &Problem, i: usize, capacity: Option<u64>) -> Result<(), RuleBreak> {
+fn check_buffer(
+    problem: &Problem,
+    i: usize,
+    capacity: Option<u64>,
+    columns: &TimeColumns,
+) -> Result<(), RuleBreak> {
     let b = &problem.buffers[i];
     if b.lower >= b.upper {
+        let (lower, upper) = (columns.lower, columns.upper);
+        let end = columns.end(b.upper);
         return Err(RuleBreak::at(
             i,
-            "upper",
-            format!("lower ({}) must be less than upper ({})", b.lower, b.upper),
+            upper,
+            if columns.inclusive_end {
+                format!("{upper} ({end}) must not be before {lower} ({})", b.lower)
+            } else {
+                format!("{lower} ({}) must be less than {upper} ({end})", b.lower)
+            },
         ));
     }
     if b.size == 0 {
@@ -125,13 +173,14 @@ fn check_buffer(problem: &Problem, i: usize, capacity: Option<u64>) -> Result<()
                 i,
                 "size",
                 format!(
-                    "buffer '{}' of size {} is larger than the capacity {capacity}",
-                    b.id, b.size
+                    "buffer {} of size {} is larger than the capacity {capacity}",
+                    quoted(&b.id),
+                    b.size
                 ),
             ));
         }
     }
-    check_gaps(b, i)?;
+    check_gaps(b, i, columns)?;
     check_hint(b, i, capacity)?;
     let Some(offset) = b.offset else {
         return Ok(());
@@ -168,26 +217,36 @@ fn check_buffer(problem: &Problem, i: usize, capacity: Option<u64>) -> Result<()
 
 /// Gaps lie inside the lifetime, are not empty, come in increasing order without overlapping
 /// (they may touch), and a window is a non-empty part of the buffer's range.
-fn check_gaps(b: &Buffer, i: usize) -> Result<(), RuleBreak> {
+fn check_gaps(b: &Buffer, i: usize, columns: &TimeColumns) -> Result<(), RuleBreak> {
     let mut previous: Option<&Gap> = None;
     for gap in &b.gaps {
-        let shown = show_gap(gap);
+        let shown = show_gap(gap, columns);
         let err = |message: String| Err(RuleBreak::at(i, "gaps", message));
         if gap.lower >= gap.upper {
-            return err(format!(
-                "gap {shown} is empty (its lower end must be less than its upper end)"
-            ));
+            return err(if columns.inclusive_end {
+                format!("gap {shown} is empty (its last step must not be before its first)")
+            } else {
+                format!("gap {shown} is empty (its lower end must be less than its upper end)")
+            });
         }
         if gap.lower < b.lower || gap.upper > b.upper {
-            return err(format!(
-                "gap {shown} lies outside the buffer's lifetime [{}, {})",
-                b.lower, b.upper
-            ));
+            let end = columns.end(b.upper);
+            return err(if columns.inclusive_end {
+                format!(
+                    "gap {shown} lies outside the buffer's lifetime [{}, {end}]",
+                    b.lower
+                )
+            } else {
+                format!(
+                    "gap {shown} lies outside the buffer's lifetime [{}, {end})",
+                    b.lower
+                )
+            });
         }
         if let Some(before) = previous.filter(|p| gap.lower < p.upper) {
             return err(format!(
                 "gap {shown} starts before the gap {} before it ends (gaps must be in increasing order and must not overlap)",
-                show_gap(before)
+                show_gap(before, columns)
             ));
         }
         if let Some((low, high)) = gap.window {
@@ -203,11 +262,12 @@ fn check_gaps(b: &Buffer, i: usize) -> Result<(), RuleBreak> {
     Ok(())
 }
 
-/// A gap as MiniMalloc writes it, with half-open time: `lower-upper[@low:high]`.
-fn show_gap(gap: &Gap) -> String {
+/// A gap as the file writes it: `lower-upper[@low:high]`, its end inclusive with `columns`'.
+fn show_gap(gap: &Gap, columns: &TimeColumns) -> String {
+    let end = columns.end(gap.upper);
     match gap.window {
-        Some((low, high)) => format!("{}-{}@{low}:{high}", gap.lower, gap.upper),
-        None => format!("{}-{}", gap.lower, gap.upper),
+        Some((low, high)) => format!("{}-{end}@{low}:{high}", gap.lower),
+        None => format!("{}-{end}", gap.lower),
     }
 }
 
@@ -278,7 +338,9 @@ fn check_fixed_buffers(problem: &Problem) -> Result<(), RuleBreak> {
                 index,
                 "offset",
                 format!(
-                    "fixed buffer '{second}' shares addresses with fixed buffer '{first}' at time {time}"
+                    "fixed buffer {} shares addresses with fixed buffer {} at time {time}",
+                    quoted(&second),
+                    quoted(&first)
                 ),
             ));
         }
