@@ -16,7 +16,7 @@ use super::state::State;
 use super::stats::SearchStats;
 use crate::outcome::{Deadline, Infeasibility};
 use rayon::prelude::*;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -55,16 +55,8 @@ struct Worker<'i> {
     drawn: Option<Filled>,
     /// How many cuts the lottery member has drawn: the next draw's number.
     draws: u64,
-    /// With `distinct-draws`: the lottery's cuts searched so far, each sorted, with the budget
-    /// scale they were searched at (1 without `deepening-draws`).
-    drawn_cuts: HashSet<(u64, Cut)>,
-    /// How many draws the lottery member has searched.
-    searched_draws: u64,
-    /// The budget scale of the lottery's next draw (see [`draw_scale`]).
-    draw_scale: u64,
-    /// With `deepening-draws`: for each budget scale above 1, the number of the next draw to
-    /// take its cut from (scale 1 takes `draws`).
-    next_draw_at: HashMap<u64, u64>,
+    /// With `distinct-draws`: the lottery's cuts searched so far, each sorted.
+    drawn_cuts: HashSet<Cut>,
     /// With `draw-lead`: the static order the lottery's draws are searched in (the round
     /// robin's first strategy's); the fixed policy otherwise.
     draw_order: Option<String>,
@@ -85,9 +77,6 @@ impl<'i> Worker<'i> {
             drawn: None,
             draws: 0,
             drawn_cuts: HashSet::new(),
-            searched_draws: 0,
-            draw_scale: 1,
-            next_draw_at: HashMap::new(),
             draw_order: None,
             policy,
             state: State::new(instance),
@@ -116,32 +105,24 @@ impl<'i> Worker<'i> {
     /// there is one, the fixed policy otherwise. With `distinct`, a cut that a fixed
     /// member or an earlier draw searched is drawn again, up to [`REDRAWS`] times (then the
     /// last is taken: the profile may have few cuts).
-    /// A draw at budget `scale` above 1 (`deepening-draws`) takes its cuts from its own
-    /// sequence of draw numbers, from 0 on.
     fn redraw(
         &mut self,
         drawer: &Drawer<'_>,
         (conflict_boost, distinct): (bool, bool),
-        scale: u64,
         stop: &Deadline<'_>,
     ) {
-        let next = match scale {
-            1 => &mut self.draws,
-            _ => self.next_draw_at.entry(scale).or_default(),
-        };
-        let mut cut = drawer.cut(*next, stop);
-        *next += 1;
+        let mut cut = drawer.cut(self.draws, stop);
+        self.draws += 1;
         if distinct {
             for _ in 0..REDRAWS {
                 let sorted = sorted_cut(&cut);
-                if !drawer.is_fixed(&sorted) && self.drawn_cuts.insert((scale, sorted)) {
+                if !drawer.is_fixed(&sorted) && self.drawn_cuts.insert(sorted) {
                     break;
                 }
-                cut = drawer.cut(*next, stop);
-                *next += 1;
+                cut = drawer.cut(self.draws, stop);
+                self.draws += 1;
             }
         }
-        self.searched_draws += 1;
         let drawn = drawer.fill(&cut);
         self.state = State::new(&drawn.instance);
         self.failed_nodes.clear();
@@ -197,9 +178,8 @@ fn run_one(
         return (RunEnd::Outranked, SearchStats::default(), None);
     }
     if let Some(drawer) = worker.drawer {
-        let scale = worker.draw_scale;
         let switches = (options.conflict_boost, options.distinct_draws);
-        worker.redraw(drawer, switches, scale, &limits.stop);
+        worker.redraw(drawer, switches, &limits.stop);
     }
     let Worker {
         filled,
@@ -256,21 +236,6 @@ fn draw_budget(options: &SearchOptions, buffers: usize) -> u64 {
 /// The nodes per buffer of a short draw.
 const DRAW_NODES_PER_BUFFER: u64 = 2;
 
-/// The budget scale of the lottery's draw after `searched` draws, of `per_draw` nodes each at
-/// scale 1, with `left` nodes left in the run: with `deepening-draws` (and `short-draws`) the
-/// Luby sequence's next term, or the largest power of two whose draw fits in what is left;
-/// else 1.
-fn draw_scale(options: &SearchOptions, searched: u64, per_draw: u64, left: u64) -> u64 {
-    if !(options.deepening_draws && options.short_draws) {
-        return 1;
-    }
-    let mut scale = super::schedule::luby(searched + 1);
-    while scale > 1 && per_draw.saturating_mul(scale) > left {
-        scale /= 2;
-    }
-    scale
-}
-
 /// One run of the lottery member: draws of at most `per_draw` nodes each, until one decides,
 /// the run stops or its budget is spent (a refuted draw proves nothing: the next is drawn). The
 /// counters add up over the draws.
@@ -285,9 +250,7 @@ fn run_draws(
     let mut total = SearchStats::default();
     let mut left = limits.nodes;
     loop {
-        let scale = draw_scale(options, worker.searched_draws, per_draw, left);
-        worker.draw_scale = scale;
-        let nodes = left.min(per_draw.saturating_mul(scale));
+        let nodes = left.min(per_draw);
         let draw_limits = RunLimits { nodes, ..limits };
         let (end, stats, returned) = run_one(instance, options, worker, draw_limits, observer);
         observer = returned;
@@ -1069,13 +1032,10 @@ mod tests {
             .pop()
             .expect("the lottery's worker");
         for _ in 0..12 {
-            worker.redraw(drawer, (false, true), 1, &Deadline::none());
+            worker.redraw(drawer, (false, true), &Deadline::none());
         }
         assert_eq!(worker.drawn_cuts.len(), 12, "every run a new cut");
-        assert!(worker
-            .drawn_cuts
-            .iter()
-            .all(|(_, cut)| !drawer.is_fixed(cut)));
+        assert!(worker.drawn_cuts.iter().all(|cut| !drawer.is_fixed(cut)));
         // Drawn again: the 12 new cuts took more draws than 12.
         assert!(
             worker.draws >= 12 + repeats as u64,
@@ -1106,45 +1066,12 @@ mod tests {
                 .into_iter()
                 .find(|w| w.drawer.is_some())
                 .expect("the lottery's worker");
-            worker.redraw(drawer, (false, false), 1, &Deadline::none());
+            worker.redraw(drawer, (false, false), &Deadline::none());
             worker.policy.name()
         };
         assert_eq!(draw_policy("WAT", true), "WAT");
         assert_eq!(draw_policy("WAT", false), "fixed");
         assert_eq!(draw_policy("fixed", true), "fixed");
-    }
-
-    #[test]
-    fn deepening_draws_search_the_first_cuts_again_at_luby_budgets() {
-        let options = SearchOptions {
-            deepening_draws: true,
-            distinct_draws: false,
-            ..SearchOptions::default()
-        };
-        let scales: Vec<u64> = (0..7).map(|k| draw_scale(&options, k, 5, 1000)).collect();
-        assert_eq!(scales, [1, 1, 2, 1, 1, 2, 4]);
-        // A draw of scale 4 (20 nodes) with 12 nodes left gets scale 2.
-        assert_eq!(draw_scale(&options, 6, 5, 12), 2);
-        assert_eq!(draw_scale(&SearchOptions::default(), 6, 5, 1000), 1);
-        let (problem, instance) = lottery_packing();
-        let members = lottery(&problem, &instance);
-        let drawer = members.drawer.as_ref().expect("a lottery");
-        let mut worker = workers_for(&instance, &options, Vec::new(), (&[], Some(drawer)))
-            .pop()
-            .expect("the lottery's worker");
-        let limits = RunLimits {
-            nodes: 67,
-            stop: Deadline::none(),
-            outranked: None,
-        };
-        let (end, stats, _) = run_draws(&instance, &options, &mut worker, limits, None, 5);
-        assert!(matches!(end, RunEnd::Budget), "200 buffers in 20 nodes");
-        // 5 x (1, 1, 2, 1, 1, 2, 4) nodes, and the node each draw stops on.
-        assert_eq!((worker.searched_draws, stats.nodes), (7, 67));
-        // Scale 1 drew cuts 0 to 3; scale 2 cuts 0 and 1 again, scale 4 cut 0 again.
-        assert_eq!(worker.draws, 4);
-        assert_eq!(worker.next_draw_at.get(&2), Some(&2));
-        assert_eq!(worker.next_draw_at.get(&4), Some(&1));
     }
 
     #[test]
