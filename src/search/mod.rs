@@ -14,7 +14,6 @@ mod dfs;
 pub(crate) mod edge_finding;
 pub mod external;
 pub mod features;
-pub(crate) mod hole_walk;
 pub(crate) mod instance;
 pub(crate) mod max_tree;
 pub mod observer;
@@ -23,8 +22,7 @@ pub mod policy;
 mod portfolio;
 pub mod root;
 pub mod schedule;
-mod slack_fill;
-mod slack_profile;
+pub(crate) mod slack;
 pub(crate) mod state;
 pub mod stats;
 pub mod strategy;
@@ -97,7 +95,7 @@ pub(crate) struct FitRequest<'a> {
     /// One more member of the portfolio (with restarts on), run before or after the policies of
     /// a round as it asks, at its share of the work.
     pub(crate) external: Option<&'a dyn ExternalMember>,
-    /// The weights of the learned hole-shape model (see `hole_walk`), by which the
+    /// The weights of the learned hole-shape model (see `slack::walk`), by which the
     /// slack-filling lottery draws its cuts; None: its hand-made draws. The front door gives
     /// the compiled-in model's when `learned_holes` is on.
     pub(crate) hole_model: Option<&'a [f32]>,
@@ -196,16 +194,11 @@ pub(crate) fn fit(
                 stats.portfolio = portfolio.names();
                 stats.weights = weights.clone();
                 // Not once the time is up: filling builds an instance per shape.
+                let slack = slack::SlackFill::new(options, hole_model);
                 let members = if options.slack_fill && options.restarts {
-                    let holes = slack_fill::HoleSwitches {
-                        model: hole_model,
-                        likely_cut: options.likely_cut,
-                        ranked_draws: options.ranked_draws,
-                        more_likely: options.more_likely,
-                    };
-                    slack_fill::members(problem, &instance, holes, &stop)
+                    slack::members(problem, &instance, slack, &stop)
                 } else {
-                    slack_fill::Members::none()
+                    slack::Members::none()
                 };
                 let settings = portfolio::RunSettings {
                     stop,
@@ -218,6 +211,7 @@ pub(crate) fn fit(
                     external,
                     filled: &members.filled,
                     drawer: members.drawer.as_ref(),
+                    slack,
                 };
                 match portfolio::run(&instance, options, portfolio.policies, settings, &mut stats) {
                     portfolio::Verdict::Found(offsets) => Outcome::Found(Solution { offsets }),

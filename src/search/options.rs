@@ -87,7 +87,7 @@ pub struct SearchOptions {
     /// Slack filling: on a nearly full problem (at most 8% slack, no fixed buffers, no gaps),
     /// also search restrictions whose phantom buffers fill every section's slack (up to four
     /// fixed cuts and a lottery of drawn ones), first in each restart round at one policy's share
-    /// each (see `search::slack_fill`). Needs `restarts`.
+    /// each (see `search::slack`). Needs `restarts`.
     pub slack_fill: bool,
     /// With `slack_fill`: the lottery draws its cuts move by move with the learned hole-shape
     /// model ([`crate::learned::HoleModel`], `models/hole_shapes.json`) instead of its hand-made
