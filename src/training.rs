@@ -8,8 +8,8 @@ pub use crate::learned::{
     PortfolioNetwork, ShareSchedule, TrainingInfo, MAX_LEAD, MODEL_FORMAT, MODEL_FORMAT_VERSION,
 };
 pub use crate::search::features::{
-    CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION, NODE_FEATURES, PROBLEM_FEATURES,
-    PROBLEM_FEATURE_SCHEMA_VERSION,
+    problem_features_of as problem_features, CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION,
+    NODE_FEATURES, PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION,
 };
 pub use crate::search::schedule::budget as round_budget;
 pub use crate::search::slack::truth::{HoleChoice, HoleOdds};
@@ -19,14 +19,6 @@ pub use crate::solve_log::{
     read_log, read_log_file, CandidateRecord, Decision, Footer, Header, LogLine, SolveLog,
     TryRecord, TryResult, LOG_SCHEMA, LOG_SCHEMA_VERSION,
 };
-
-/// The features of a whole problem under `capacity` (see [`PROBLEM_FEATURES`]), as the
-/// portfolio head sees them; `problem` must pass [`crate::Problem::check`].
-pub fn problem_features(problem: &crate::Problem, capacity: u64) -> [f32; PROBLEM_FEATURES.len()] {
-    crate::search::RootNode::new(problem, capacity)
-        .problem_view()
-        .features()
-}
 
 /// The choices of the slack-filling walk ([`crate::learned::HoleModel`]'s moves) that cuts the
 /// slack profile of `problem` (at its capacity; it must pass [`crate::Problem::check`]) into
