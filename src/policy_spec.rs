@@ -195,16 +195,13 @@ impl PolicySpec {
         let portfolio = match self {
             PolicySpec::Portfolio => {
                 let mut portfolio = Portfolio::round_robin(buffers, boost, seed);
-                if let Some(head) = (options.learned_shares || options.learned_order)
+                if let Some(head) = options
+                    .learned_order
                     .then(|| portfolio_head(Network::built_in()))
                     .flatten()
                 {
-                    let ranker = PortfolioRanker::new(head, "fixed");
-                    portfolio.ranker = Some(Box::new(if options.learned_shares {
-                        ranker
-                    } else {
-                        ranker.order_only()
-                    }));
+                    let ranker = PortfolioRanker::new(head, "fixed").order_only();
+                    portfolio.ranker = Some(Box::new(ranker));
                 }
                 portfolio
             }

@@ -8,26 +8,17 @@ pub use crate::learned::{
     PortfolioNetwork, ShareSchedule, TrainingInfo, MAX_LEAD, MODEL_FORMAT, MODEL_FORMAT_VERSION,
 };
 pub use crate::search::features::{
-    CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION, NODE_FEATURES, PROBLEM_FEATURES,
-    PROBLEM_FEATURE_SCHEMA_VERSION,
-};
-pub use crate::search::hole_walk::{
-    HoleChoice, HoleOdds, MoveFeatures, HOLE_FEATURES, HOLE_FEATURE_SCHEMA_VERSION,
+    problem_features_of as problem_features, CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION,
+    NODE_FEATURES, PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION,
 };
 pub use crate::search::schedule::budget as round_budget;
+pub use crate::search::slack::truth::{HoleChoice, HoleOdds};
+pub use crate::search::slack::walk::{MoveFeatures, HOLE_FEATURES, HOLE_FEATURE_SCHEMA_VERSION};
 pub use crate::search::Schedule;
 pub use crate::solve_log::{
     read_log, read_log_file, CandidateRecord, Decision, Footer, Header, LogLine, SolveLog,
     TryRecord, TryResult, LOG_SCHEMA, LOG_SCHEMA_VERSION,
 };
-
-/// The features of a whole problem under `capacity` (see [`PROBLEM_FEATURES`]), as the
-/// portfolio head sees them; `problem` must pass [`crate::Problem::check`].
-pub fn problem_features(problem: &crate::Problem, capacity: u64) -> [f32; PROBLEM_FEATURES.len()] {
-    crate::search::RootNode::new(problem, capacity)
-        .problem_view()
-        .features()
-}
 
 /// The choices of the slack-filling walk ([`crate::learned::HoleModel`]'s moves) that cuts the
 /// slack profile of `problem` (at its capacity; it must pass [`crate::Problem::check`]) into
@@ -39,7 +30,7 @@ pub fn hole_choices(
     holes: &[(u64, u64, u64)],
 ) -> Option<Vec<HoleChoice>> {
     let instance = crate::search::instance::Instance::new(problem, problem.capacity?);
-    crate::search::hole_walk::truth_of(&instance, holes)
+    crate::search::slack::truth::truth_of(&instance, holes)
 }
 
 /// How hard `holes` (as for [`hole_choices`]) are for the slack-filling lottery to draw on
@@ -54,5 +45,5 @@ pub fn hole_odds(
     (count, expansions, draws): (usize, usize, usize),
 ) -> Option<HoleOdds> {
     let instance = crate::search::instance::Instance::new(problem, problem.capacity?);
-    crate::search::hole_walk::odds(&instance, holes, weights, (count, expansions, draws))
+    crate::search::slack::truth::odds(&instance, holes, weights, (count, expansions, draws))
 }

@@ -1,11 +1,11 @@
 //! The hole-shape model: a linear score over the features of each way a step of a slack profile
-//! can go (the search's private `hole_walk` module), which the slack-filling lottery turns into
+//! can go (the search's private `slack::walk` module), which the slack-filling lottery turns into
 //! the probability of that move (switch `learned-holes`). Trained offline (`telamalloc-train
 //! hole-shapes`, burn) on the removed pieces of the training split's slack packings; the
 //! shipped model (`models/hole_shapes.json`) is compiled in.
 
 use super::model_file::{check_feature_layout, check_format, ModelError};
-use crate::search::hole_walk::{HOLE_FEATURES, HOLE_FEATURE_SCHEMA_VERSION};
+use crate::search::slack::walk::{HOLE_FEATURES, HOLE_FEATURE_SCHEMA_VERSION};
 use crate::search::SearchOptions;
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;

@@ -87,6 +87,15 @@ pub const PROBLEM_FEATURES: [&str; 13] = [
     "share of buffers larger than capacity / 8",
 ];
 
+/// The features of a whole problem under `capacity` (see [`PROBLEM_FEATURES`]), as the
+/// portfolio head and the CP-SAT gate see them; `problem` must pass [`crate::Problem::check`].
+pub fn problem_features_of(
+    problem: &crate::Problem,
+    capacity: u64,
+) -> [f32; PROBLEM_FEATURES.len()] {
+    problem_features(&Instance::new(problem, capacity))
+}
+
 /// The features of a whole problem (see [`PROBLEM_FEATURES`]), from its search instance; O(n log n
 /// + sections + overlaps), computed once per search.
 pub(crate) fn problem_features(instance: &Instance) -> [f32; 13] {

@@ -5,8 +5,9 @@
 //! budgets.
 //!
 //! Laid out by phase: `instance` (the immutable problem data), `state` (placement,
-//! propagation and undo), `edge_finding` (per-section reasoning over address windows), `dfs` (decisions and backtracking), `portfolio` and `schedule`
-//! (restarts), [`policy`] and [`strategy`] (the two decision seams), [`observer`] (who watches),
+//! propagation and undo), `edge_finding` (per-section reasoning over address windows), `dfs`
+//! (decisions and backtracking), `portfolio` and `schedule` (restarts), `slack` (slack filling:
+//! restrictions of nearly full problems searched as members of the portfolio), [`policy`] and [`strategy`] (the two decision seams), [`observer`] (who watches),
 //! [`features`] (what learned components see). The crate's front door, [`crate::Solver`], is the
 //! only caller of the engine's entry point.
 
@@ -14,7 +15,6 @@ mod dfs;
 pub(crate) mod edge_finding;
 pub mod external;
 pub mod features;
-pub(crate) mod hole_walk;
 pub(crate) mod instance;
 pub(crate) mod max_tree;
 pub mod observer;
@@ -23,8 +23,7 @@ pub mod policy;
 mod portfolio;
 pub mod root;
 pub mod schedule;
-mod slack_fill;
-mod slack_profile;
+pub(crate) mod slack;
 pub(crate) mod state;
 pub mod stats;
 pub mod strategy;
@@ -97,19 +96,22 @@ pub(crate) struct FitRequest<'a> {
     /// One more member of the portfolio (with restarts on), run before or after the policies of
     /// a round as it asks, at its share of the work.
     pub(crate) external: Option<&'a dyn ExternalMember>,
-    /// The weights of the learned hole-shape model (see `hole_walk`), by which the
+    /// The weights of the learned hole-shape model (see `slack::walk`), by which the
     /// slack-filling lottery draws its cuts; None: its hand-made draws. The front door gives
     /// the compiled-in model's when `learned_holes` is on.
     pub(crate) hole_model: Option<&'a [f32]>,
 }
 
 /// Fits `problem` (which passed [`Problem::check`]) under `capacity` with `portfolio` (not
-/// empty), or proves it cannot, within the request's limits. A found layout is returned unvalidated: the caller
-/// validates every answer once.
+/// empty), or proves it cannot, within the request's limits. A found layout is returned
+/// unvalidated: the caller validates every answer once.
+///
+/// In order: the trivial proofs of infeasibility, the warm start from the problem's hints, the
+/// fast baselines (`heuristic-first`), then the portfolio's search.
 pub(crate) fn fit(
     problem: &Problem,
     capacity: u64,
-    mut portfolio: Portfolio,
+    portfolio: Portfolio,
     request: FitRequest<'_>,
 ) -> SearchResult {
     let start = Instant::now();
@@ -144,41 +146,21 @@ pub(crate) fn fit(
     let mut stats = SearchStats::default();
     let mut exhausted_model = false;
     let stop = Deadline::after(start, limits.timeout, cancel);
-    let infeasible = trivially_infeasible(problem, capacity, load);
-    let dived = match infeasible {
-        None if problem.has_hints() => {
-            let dive = FitRequest {
-                timeline,
-                options,
-                limits: Limits {
-                    timeout: limits.timeout.map(|t| t.saturating_sub(start.elapsed())),
-                    nodes: limits.nodes,
-                },
-                cancel,
-                observer: None,
-                external: None,
-                hole_model,
-            };
-            hint_dive(problem, capacity, dive)
-        }
-        _ => None,
+    let dive = FitRequest {
+        timeline,
+        options,
+        limits: Limits {
+            timeout: limits.timeout.map(|t| t.saturating_sub(start.elapsed())),
+            nodes: limits.nodes,
+        },
+        cancel,
+        observer: None,
+        external: None,
+        hole_model,
     };
-    let (dived, dive_stats) = match dived {
-        Some((Some(layout), dive_stats)) => (Some(layout), dive_stats),
-        Some((None, dive_stats)) => {
-            stats.add(&dive_stats); // Its work counts; the search goes on without the hints.
-            (None, dive_stats)
-        }
-        None => (None, SearchStats::default()),
-    };
-    let outcome = if let Some(why) = infeasible {
+    let outcome = if let Some(why) = trivially_infeasible(problem, capacity, load) {
         Outcome::Infeasible(why)
-    } else if let Some(layout) = dived {
-        stats = dive_stats;
-        stats.heuristic = Some(format!(
-            "hints ({})",
-            stats.heuristic.as_deref().unwrap_or("search")
-        ));
+    } else if let Some(layout) = warm_start(problem, capacity, dive, &mut stats) {
         Outcome::Found(layout)
     } else {
         match heuristic_fit(problem, capacity, options, &stop) {
@@ -188,49 +170,21 @@ pub(crate) fn fit(
             }
             Heuristic::OutOfTime => Outcome::LimitReached,
             Heuristic::NoFit => {
-                let instance = Instance::with_timeline(problem, timeline, capacity);
-                let view = ProblemView {
-                    instance: &instance,
-                };
-                let weights = portfolio.apply_ranking(&view, options.portfolio_shares);
-                stats.portfolio = portfolio.names();
-                stats.weights = weights.clone();
-                // Not once the time is up: filling builds an instance per shape.
-                let members = if options.slack_fill && options.restarts {
-                    let holes = slack_fill::HoleSwitches {
-                        model: hole_model,
-                        likely_cut: options.likely_cut,
-                        ranked_draws: options.ranked_draws,
-                        more_likely: options.more_likely,
-                    };
-                    slack_fill::members(problem, &instance, holes, &stop)
-                } else {
-                    slack_fill::Members::none()
-                };
-                let settings = portfolio::RunSettings {
-                    stop,
-                    // The hint dive's nodes count against the limit.
-                    node_limit: limits.nodes.map(|n| n.saturating_sub(stats.nodes)),
+                let search = FitRequest {
+                    timeline,
+                    options,
+                    limits,
+                    cancel,
                     observer: observer
                         .as_mut()
                         .map(|o| &mut **o as &mut dyn SearchObserver),
-                    weights,
                     external,
-                    filled: &members.filled,
-                    drawer: members.drawer.as_ref(),
+                    hole_model,
                 };
-                match portfolio::run(&instance, options, portfolio.policies, settings, &mut stats) {
-                    portfolio::Verdict::Found(offsets) => Outcome::Found(Solution { offsets }),
-                    portfolio::Verdict::Infeasible(why) if instance.exact => {
-                        Outcome::Infeasible(why)
-                    }
-                    // Windows that can interleave: the exhausted search proves nothing.
-                    portfolio::Verdict::Infeasible(_) => {
-                        exhausted_model = true;
-                        Outcome::LimitReached
-                    }
-                    portfolio::Verdict::Limit => Outcome::LimitReached,
-                }
+                let (outcome, exhausted) =
+                    search_portfolio(problem, capacity, portfolio, (search, stop), &mut stats);
+                exhausted_model = exhausted;
+                outcome
             }
         }
     };
@@ -242,6 +196,80 @@ pub(crate) fn fit(
         outcome,
         stats,
         exhausted_model,
+    }
+}
+
+/// With hints, the hint dive (see [`hint_dive`], run under `dive`): its layout, if it found one
+/// (the counters are then the dive's); else its work is added to `stats` and the search goes on
+/// without the hints.
+fn warm_start(
+    problem: &Problem,
+    capacity: u64,
+    dive: FitRequest<'_>,
+    stats: &mut SearchStats,
+) -> Option<Solution> {
+    if !problem.has_hints() {
+        return None;
+    }
+    let (layout, dive_stats) = hint_dive(problem, capacity, dive)?;
+    let Some(layout) = layout else {
+        stats.add(&dive_stats);
+        return None;
+    };
+    *stats = dive_stats;
+    stats.heuristic = Some(format!(
+        "hints ({})",
+        stats.heuristic.as_deref().unwrap_or("search")
+    ));
+    Some(layout)
+}
+
+/// The portfolio's search under `request` until `stop`: the portfolio ordered and weighted for
+/// the problem, the slack-filling members (with `slack-fill` and restarts), then the rounds.
+/// The outcome, and whether the search exhausted a model that is not exact (see
+/// [`SearchResult::exhausted_model`]).
+fn search_portfolio(
+    problem: &Problem,
+    capacity: u64,
+    mut portfolio: Portfolio,
+    (mut request, stop): (FitRequest<'_>, Deadline<'_>),
+    stats: &mut SearchStats,
+) -> (Outcome, bool) {
+    let options = request.options;
+    let instance = Instance::with_timeline(problem, request.timeline, capacity);
+    let view = ProblemView {
+        instance: &instance,
+    };
+    let weights = portfolio.apply_ranking(&view, options.portfolio_shares);
+    stats.portfolio = portfolio.names();
+    stats.weights = weights.clone();
+    // Not once the time is up: filling builds an instance per shape.
+    let slack = slack::SlackFill::new(options, request.hole_model);
+    let members = if options.slack_fill && options.restarts {
+        slack::members(problem, &instance, slack, &stop)
+    } else {
+        slack::Members::none()
+    };
+    let settings = portfolio::RunSettings {
+        stop,
+        // The hint dive's nodes count against the limit.
+        node_limit: request.limits.nodes.map(|n| n.saturating_sub(stats.nodes)),
+        observer: request
+            .observer
+            .as_mut()
+            .map(|o| &mut **o as &mut dyn SearchObserver),
+        weights,
+        external: request.external,
+        filled: &members.filled,
+        drawer: members.drawer.as_ref(),
+        slack,
+    };
+    match portfolio::run(&instance, options, portfolio.policies, settings, stats) {
+        portfolio::Verdict::Found(offsets) => (Outcome::Found(Solution { offsets }), false),
+        portfolio::Verdict::Infeasible(why) if instance.exact => (Outcome::Infeasible(why), false),
+        // Windows that can interleave: the exhausted search proves nothing.
+        portfolio::Verdict::Infeasible(_) => (Outcome::LimitReached, true),
+        portfolio::Verdict::Limit => (Outcome::LimitReached, false),
     }
 }
 

@@ -87,7 +87,7 @@ pub struct SearchOptions {
     /// Slack filling: on a nearly full problem (at most 8% slack, no fixed buffers, no gaps),
     /// also search restrictions whose phantom buffers fill every section's slack (up to four
     /// fixed cuts and a lottery of drawn ones), first in each restart round at one policy's share
-    /// each (see `search::slack_fill`). Needs `restarts`.
+    /// each (see `search::slack`). Needs `restarts`.
     pub slack_fill: bool,
     /// With `slack_fill`: the lottery draws its cuts move by move with the learned hole-shape
     /// model ([`crate::learned::HoleModel`], `models/hole_shapes.json`) instead of its hand-made
@@ -116,25 +116,16 @@ pub struct SearchOptions {
     /// With `slack-fill`: the lottery member runs twice in every round (off: once, as each
     /// fixed cut's member does).
     pub double_lottery: bool,
-    /// With `short-draws`: the lottery's `k`-th draw has the `k`-th term of the Luby sequence
-    /// times the short budget, and each budget takes the cuts from the first on (skipping those
-    /// searched at that budget), so the first cuts are searched again, ever deeper.
-    pub deepening_draws: bool,
     /// The restart schedule.
     pub schedule: Schedule,
     /// When a strategy ranker (a learned portfolio head) plans the portfolio for the problem,
     /// give each policy the ranker's weight, its runs per round (off: the ranker's order, one
     /// run each per round).
     pub portfolio_shares: bool,
-    /// The default round robin (`--policy portfolio`) is ordered and shared by the built-in
-    /// model's portfolio head, as `--policy learned` is: from the problem's features, each
-    /// strategy's runs per round (with `portfolio_shares`). Off: one run each per round, in the
-    /// head's order with `learned_order`, else in the hand-made order.
-    pub learned_shares: bool,
     /// The default round robin (`--policy portfolio`) is ordered by the built-in model's
     /// portfolio head: from the problem's features, the strategy most likely to be fastest runs
     /// first in every round; every strategy keeps one run per round, as in the hand-made round
-    /// robin (`learned_shares` also sets the shares). Off: the hand-made order.
+    /// robin. Off: the hand-made order.
     pub learned_order: bool,
     /// Try the fast baselines first and return at once when one fits the capacity.
     pub heuristic_first: bool,
@@ -183,10 +174,8 @@ impl Default for SearchOptions {
             distinct_draws: true,
             draw_lead: true,
             double_lottery: true,
-            deepening_draws: false,
             schedule: Schedule::Luby,
             portfolio_shares: true,
-            learned_shares: false,
             learned_order: true,
             heuristic_first: true,
             cpsat: false,
@@ -247,7 +236,7 @@ macro_rules! switch {
 }
 
 /// Every switch of [`SearchOptions`], in the order of the ablation table.
-pub const SWITCHES: [Switch; 34] = [
+pub const SWITCHES: [Switch; 32] = [
     switch!(
         "canonical",
         canonical,
@@ -379,19 +368,9 @@ pub const SWITCHES: [Switch; 34] = [
         "with slack-fill: the lottery runs twice in every round (off: once)"
     ),
     switch!(
-        "deepening-draws",
-        deepening_draws,
-        "with short-draws: Luby budgets over the draws, each budget from the first cut on"
-    ),
-    switch!(
         "portfolio-shares",
         portfolio_shares,
         "give each strategy the ranker's share of every round's runs"
-    ),
-    switch!(
-        "learned-shares",
-        learned_shares,
-        "the round robin's order and shares from the learned portfolio head"
     ),
     switch!(
         "learned-order",
@@ -436,6 +415,10 @@ pub const SWITCHES: [Switch; 34] = [
 /// Former switch names that still work: (old name, current name).
 const RENAMED: [(&str, &str); 1] = [("portfolio-lead", "portfolio-shares")];
 
+/// Former switches whose techniques were removed (measured not to pay, see benches/ARCHIVE.md):
+/// `--no`/`--with` refuse them with a message saying so.
+const REMOVED: [&str; 2] = ["deepening-draws", "learned-shares"];
+
 fn switch(name: &str) -> Option<&'static Switch> {
     let name = RENAMED
         .iter()
@@ -469,7 +452,13 @@ impl SearchOptions {
             for name in names {
                 match switch(name) {
                     Some(s) => (s.set)(self, value),
-                    _ => {
+                    None if REMOVED.contains(&name.as_str()) => {
+                        return Err(format!(
+                            "{flag} {name}: this technique was removed (it was off by default and \
+                             measured not to pay)"
+                        ))
+                    }
+                    None => {
                         return Err(format!(
                             "{flag} {name}: unknown technique (known: {})",
                             technique_names().join(", ")
@@ -533,5 +522,24 @@ mod tests {
         assert!(options
             .apply_switches(&["no-such".to_string()], &[])
             .is_err());
+    }
+
+    #[test]
+    fn a_removed_switch_is_refused_with_a_message_saying_so() {
+        let mut options = SearchOptions::default();
+        for name in REMOVED {
+            for (off, on) in [
+                (vec![name.to_string()], vec![]),
+                (vec![], vec![name.to_string()]),
+            ] {
+                let error = options
+                    .apply_switches(&off, &on)
+                    .expect_err("a removed switch is refused");
+                assert!(error.contains(name) && error.contains("removed"), "{error}");
+            }
+            assert_eq!(options.get(name), None);
+            assert!(!technique_names().contains(&name));
+        }
+        assert_eq!(options, SearchOptions::default());
     }
 }

@@ -574,7 +574,7 @@ impl Solver {
             return Ok(None);
         }
         let share = if self.options.cpsat_gate {
-            let features = crate::training::problem_features(problem, capacity);
+            let features = crate::search::features::problem_features_of(problem, capacity);
             crate::learned::CpSatGate::built_in().share(&features)
         } else {
             self.options.cpsat_share

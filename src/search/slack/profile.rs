@@ -1,8 +1,8 @@
 //! The slack profile of a nearly full problem: how much of the capacity is free over each
-//! section, as the rises and falls that [`super::slack_fill`] cuts into phantom buffers, and the
+//! section, as the rises and falls that [`super::cuts`] cuts into phantom buffers, and the
 //! one routine every cut closes open slack with.
 
-use super::instance::Instance;
+use crate::search::instance::Instance;
 use std::collections::VecDeque;
 
 /// Each section's slack: the capacity less the sizes live there; None when a section is over
