@@ -148,7 +148,9 @@ fn strip_test_modules(code: &str) -> String {
     while let Some(at) = rest.find("#[cfg(test)]") {
         let after = &rest[at + "#[cfg(test)]".len()..];
         let trimmed = after.trim_start();
-        let is_module = trimmed.starts_with("mod ") || trimmed.starts_with("pub mod ");
+        let is_module = ["mod ", "pub mod ", "pub(crate) mod "]
+            .iter()
+            .any(|start| trimmed.starts_with(start));
         let Some(open) = after.find('{').filter(|_| is_module) else {
             out.push_str(&rest[..at + "#[cfg(test)]".len()]);
             rest = after;
