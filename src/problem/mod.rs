@@ -213,12 +213,21 @@ impl Solution {
 
 /// Calls `visit(p, q)` for every piece `p` of `first` and `q` of `second` live at a common time,
 /// in time order (a merge of the two piece lists).
-pub fn for_each_overlap(first: &Buffer, second: &Buffer, mut visit: impl FnMut(Piece, Piece)) {
+pub fn for_each_overlap(first: &Buffer, second: &Buffer, visit: impl FnMut(Piece, Piece)) {
     if !first.overlaps_in_time(second) {
         return;
     }
-    let mut a = first.pieces().peekable();
-    let mut b = second.pieces().peekable();
+    for_each_piece_overlap(first.pieces(), second.pieces(), visit);
+}
+
+/// [`for_each_overlap`] over two lists of pieces, each in time order.
+pub fn for_each_piece_overlap(
+    first: impl IntoIterator<Item = Piece>,
+    second: impl IntoIterator<Item = Piece>,
+    mut visit: impl FnMut(Piece, Piece),
+) {
+    let mut a = first.into_iter().peekable();
+    let mut b = second.into_iter().peekable();
     while let (Some(p), Some(q)) = (a.peek().copied(), b.peek().copied()) {
         if p.overlaps_in_time(&q) {
             visit(p, q);
@@ -231,15 +240,19 @@ pub fn for_each_overlap(first: &Buffer, second: &Buffer, mut visit: impl FnMut(P
     }
 }
 
-/// MiniMalloc's effective size: with `above` placed higher than `below`, the least distance
+/// MiniMalloc's effective size, from the pieces of two buffers (each in time order, as
+/// [`Buffer::pieces`] gives them): with `above` placed higher than `below`, the least distance
 /// `above.offset - below.offset` that keeps every piece of `above` clear above the pieces of
 /// `below` live at the same time: the largest `p.high - q.low` over such pairs. `None` when no
 /// pieces are live at a common time (the two never compete for addresses). Can be below the
 /// size of `below`, and even 0 or negative with windows. For two gap-free buffers live at a
 /// common time it is `below.size`.
-pub fn separation(below: &Buffer, above: &Buffer) -> Option<i128> {
+pub fn separation(
+    below: impl IntoIterator<Item = Piece>,
+    above: impl IntoIterator<Item = Piece>,
+) -> Option<i128> {
     let mut largest: Option<i128> = None;
-    for_each_overlap(below, above, |p, q| {
+    for_each_piece_overlap(below, above, |p, q| {
         let distance = p.high as i128 - q.low as i128;
         largest = Some(largest.map_or(distance, |l| l.max(distance)));
     });
@@ -257,6 +270,11 @@ pub fn align_up(value: u64, alignment: u64) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`super::separation`] of two buffers.
+    fn separation(below: &Buffer, above: &Buffer) -> Option<i128> {
+        super::separation(below.pieces(), above.pieces())
+    }
 
     fn gapped(lower: u64, upper: u64, size: u64, gaps: Vec<Gap>) -> Buffer {
         Buffer {

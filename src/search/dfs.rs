@@ -197,6 +197,14 @@ fn earliest_placed(state: &State, buffers: &[u32]) -> u32 {
 fn earliest_placed_neighbour(instance: &Instance, state: &State, b: usize) -> u32 {
     // `live` holds `b` itself, which is unplaced: `earliest_placed` passes it by.
     let (live, starting) = instance.neighbour_slices(b);
+    if instance.has_gaps() {
+        // Only the buffers whose pieces meet `b`'s are its neighbours.
+        return (live.iter().chain(starting))
+            .filter(|&&u| state.is_placed(u as usize))
+            .filter(|&&u| instance.separation(b, u as usize).is_some())
+            .map(|&u| state.levels[u as usize])
+            .fold(u32::MAX, u32::min);
+    }
     earliest_placed(state, live).min(earliest_placed(state, starting))
 }
 

@@ -1,7 +1,8 @@
 //! The immutable search instance of a problem: buffers, sections, time-overlap lists, fixed obstacles.
 
 use crate::analysis::Timeline;
-use crate::problem::{align_up, for_each_overlap, separation, Buffer, Problem};
+use crate::outcome::Deadline;
+use crate::problem::{align_up, for_each_overlap, separation, Buffer, Piece, Problem};
 use std::ops::Range;
 
 /// Everything the search needs to know about a problem that does not change while searching:
@@ -25,10 +26,12 @@ pub struct Instance {
     /// For each section, the free buffers live in it.
     pub members: Vec<Vec<u32>>,
     /// For each free buffer, its free neighbours (the free buffers overlapping it in time; with
-    /// gaps, those whose pieces meet its own), sorted, when the instance stores them: always
-    /// with gaps, and otherwise while they hold at most [`NEIGHBOUR_LISTS_PER_MEMBER`] times the
-    /// entries of [`Instance::members`] and at most [`NEIGHBOUR_LISTS_MAX`]. Empty otherwise (many buffers live at once, few
-    /// sections): the search then reads the neighbours from [`Instance::neighbour_slices`].
+    /// gaps, those whose pieces meet its own), sorted, when the instance stores them: while they
+    /// hold at most [`NEIGHBOUR_LISTS_PER_MEMBER`] times the entries of [`Instance::members`]
+    /// and at most [`NEIGHBOUR_LISTS_MAX`] (with gaps, counting every free buffer overlapping
+    /// in time). Empty otherwise (many buffers live at once, few sections): the search then
+    /// reads the neighbours from [`Instance::neighbour_slices`] (with gaps, those whose pieces
+    /// meet: see [`Instance::separation`]).
     pub neighbours: Vec<Vec<u32>>,
     /// The free buffers in order of the first section of their range (ties by index): with
     /// [`Instance::first_at`], the free buffers whose range starts in a run of sections form
@@ -61,14 +64,24 @@ pub struct Instance {
     /// (same lifetime, size and alignment, and no gaps: interchangeable in any layout), or
     /// `u32::MAX`.
     pub twin_before: Vec<u32>,
-    /// Only for a problem with gaps (empty otherwise): for each free buffer `b`, parallel to
-    /// `neighbours[b]`, the least distance a neighbour placed above `b` keeps from `b`'s offset
-    /// (MiniMalloc's effective size, at least 1; see [`separation`]). Without gaps it would be
-    /// `b`'s size, which the search reads instead.
+    /// Only for a problem with gaps whose neighbour lists are stored (empty otherwise): for each
+    /// free buffer `b`, parallel to `neighbours[b]`, the least distance a neighbour placed above
+    /// `b` keeps from `b`'s offset (MiniMalloc's effective size, at least 1; see
+    /// [`Instance::separation`]). Without gaps it would be `b`'s size, which the search reads
+    /// instead.
     pub separations: Vec<Vec<u64>>,
-    /// Only for a problem with gaps (empty otherwise): for each buffer and each section of its
-    /// range, the bytes it occupies there (its size, a window's width, or 0 in a gap).
+    /// Only for a problem with gaps (empty otherwise): for each buffer with gaps and each section
+    /// of its range, the bytes it occupies there (its size, a window's width, or 0 in a gap);
+    /// empty for a buffer without gaps (its size throughout).
     pub widths: Vec<Vec<u64>>,
+    /// Only for a problem with gaps (empty otherwise): the pieces of each buffer with gaps, in
+    /// time order; `None` for a buffer without gaps (one piece: its whole range over its
+    /// lifetime).
+    pub pieces: Vec<Option<Box<[Piece]>>>,
+    /// Only for a problem with gaps (empty otherwise): for each free buffer, how many of the
+    /// free buffers overlapping it in time have no piece live at a common time with its own
+    /// (they are not its neighbours).
+    pub apart: Vec<u32>,
     /// Whether "the neighbour at the higher offset lies wholly above the other" (the search's
     /// model, with [`Instance::separations`]) loses no layout: true without windows. With
     /// windows two buffers can interleave (a piece of each above a piece of the other), which
@@ -185,12 +198,34 @@ fn members_allocated(problem: &Problem, timeline: &Timeline) -> Vec<Vec<u32>> {
         .collect()
 }
 
-/// What the sweep over start times finds: the fixed obstacles of each free buffer and, with
-/// gaps, the neighbour lists (see [`Instance::obstacles`] and [`Instance::separations`]).
-struct Pairs {
-    obstacles: Vec<Vec<(u64, u64)>>,
-    separations: Vec<Vec<(u32, u64)>>,
-    exact: bool,
+/// Checks the deadline every [`WORK_PER_CHECK`] units of work of a loop whose single steps are
+/// too quick to read the clock at each (building the pairs of buffers of a large problem).
+struct Watch<'a> {
+    stop: &'a Deadline<'a>,
+    work: u64,
+}
+
+/// Units of work (pairs of buffers looked at) between two looks at the clock: a few tens of
+/// microseconds.
+const WORK_PER_CHECK: u64 = 1 << 12;
+
+impl<'a> Watch<'a> {
+    fn new(stop: &'a Deadline<'a>) -> Watch<'a> {
+        Watch { stop, work: 0 }
+    }
+
+    /// Counts `work` units; `None` once the deadline has passed (or the solve was cancelled).
+    #[inline]
+    fn spend(&mut self, work: u64) -> Option<()> {
+        self.work += work;
+        if self.work >= WORK_PER_CHECK {
+            self.work = 0;
+            if self.stop.passed() {
+                return None;
+            }
+        }
+        Some(())
+    }
 }
 
 /// Drops from `active` the buffers that end at or before `time`.
@@ -198,25 +233,15 @@ fn expire(active: &mut Vec<usize>, problem: &Problem, time: u64) {
     active.retain(|&j| problem.buffers[j].upper > time);
 }
 
-/// The time-overlapping pairs the search stores, by a sweep over start times: free buffers
-/// against fixed ones (obstacles) and, only with gaps, free buffers against each other. Each
-/// list of live buffers is pruned only before it is read, so the sweep costs the pairs it finds
-/// (plus `O(n log n)`): without gaps and fixed buffers, nothing.
-fn time_pairs(problem: &Problem) -> Pairs {
+/// The fixed obstacles of each free buffer (see [`Instance::obstacles`]), by a sweep over start
+/// times: the free buffers against the fixed ones overlapping them in time. Each list of live
+/// buffers is pruned only before it is read, so the sweep costs the pairs it finds (plus
+/// `O(n log n)`): without fixed buffers, nothing. `None` once `watch`'s deadline has passed.
+fn obstacles(problem: &Problem, watch: &mut Watch<'_>) -> Option<Vec<Vec<(u64, u64)>>> {
     let n = problem.buffers.len();
-    let gapped = problem.has_gaps();
-    let any_fixed = problem.buffers.iter().any(|b| b.offset.is_some());
-    let mut pairs = Pairs {
-        obstacles: vec![Vec::new(); n],
-        separations: if gapped {
-            vec![Vec::new(); n]
-        } else {
-            Vec::new()
-        },
-        exact: true,
-    };
-    if !gapped && !any_fixed {
-        return pairs;
+    let mut obstacles = vec![Vec::new(); n];
+    if problem.buffers.iter().all(|b| b.offset.is_none()) {
+        return Some(obstacles);
     }
     let mut by_start: Vec<usize> = (0..n).collect();
     by_start.sort_by_key(|&i| problem.buffers[i].lower);
@@ -225,40 +250,24 @@ fn time_pairs(problem: &Problem) -> Pairs {
         let b = &problem.buffers[i];
         if b.offset.is_some() {
             expire(&mut free, problem, b.lower);
+            watch.spend(1 + free.len() as u64)?;
             for &j in &free {
-                shadows(b, &problem.buffers[j], &mut pairs.obstacles[j]);
+                shadows(b, &problem.buffers[j], &mut obstacles[j]);
             }
             fixed.push(i);
             continue;
         }
         expire(&mut fixed, problem, b.lower);
+        watch.spend(1 + fixed.len() as u64)?;
         for &j in &fixed {
-            shadows(&problem.buffers[j], b, &mut pairs.obstacles[i]);
-        }
-        if gapped {
-            expire(&mut free, problem, b.lower);
-            for &j in &free {
-                let buffers = &problem.buffers;
-                let (Some(up), Some(down)) = (
-                    separation(&buffers[i], &buffers[j]),
-                    separation(&buffers[j], &buffers[i]),
-                ) else {
-                    continue; // Their pieces never meet in time: not neighbours.
-                };
-                pairs.exact &= orders_exactly(&buffers[i], &buffers[j]);
-                pairs.separations[i].push((j as u32, up.max(1) as u64));
-                pairs.separations[j].push((i as u32, down.max(1) as u64));
-            }
+            shadows(&problem.buffers[j], b, &mut obstacles[i]);
         }
         free.push(i);
     }
-    for list in &mut pairs.separations {
-        list.sort_unstable_by_key(|&(j, _)| j);
-    }
-    for list in &mut pairs.obstacles {
+    for list in &mut obstacles {
         list.sort_unstable();
     }
-    pairs
+    Some(obstacles)
 }
 
 /// The free buffers ordered by the first section of their range (ties by index), and for each
@@ -290,22 +299,44 @@ impl Instance {
 
     /// [`Instance::new`] with the problem's timeline already built.
     pub fn with_timeline(problem: &Problem, timeline: &Timeline, capacity: u64) -> Instance {
+        Instance::within(problem, timeline, capacity, &Deadline::none())
+            .expect("no deadline to pass")
+    }
+
+    /// [`Instance::with_timeline`] by `stop`: `None` once it has passed (or the solve was
+    /// cancelled) while the pairs of buffers are looked at (the fixed buffers against the free
+    /// ones and, with gaps, the free buffers with gaps against those overlapping them in time),
+    /// which on a large problem can take long.
+    pub fn within(
+        problem: &Problem,
+        timeline: &Timeline,
+        capacity: u64,
+        stop: &Deadline<'_>,
+    ) -> Option<Instance> {
         let n = problem.buffers.len();
+        let mut watch = Watch::new(stop);
         let preset: Vec<bool> = problem.buffers.iter().map(|b| b.offset.is_some()).collect();
         let mut members = members_allocated(problem, timeline);
         let mut section_obstacles = vec![Vec::new(); timeline.len()];
         let mut totals = vec![0u64; timeline.len()];
         let mut spanning = vec![0u32; timeline.len().saturating_sub(1)];
         let gapped = problem.has_gaps();
-        let widths: Vec<Vec<(u64, u64)>> = if gapped {
-            (0..n).map(|i| occupied(problem, timeline, i)).collect()
+        // With gaps, what each buffer with gaps occupies in each section of its range; nothing
+        // for the others (their size throughout).
+        let occupied: Vec<Vec<(u64, u64)>> = if gapped {
+            (0..n)
+                .map(|i| match problem.buffers[i].gaps.is_empty() {
+                    true => Vec::new(),
+                    false => occupied(problem, timeline, i),
+                })
+                .collect()
         } else {
             Vec::new()
         };
         for (i, b) in problem.buffers.iter().enumerate() {
             let range = timeline.buffer_sections[i].clone();
             for s in range.clone() {
-                let (low, high) = match widths.get(i) {
+                let (low, high) = match occupied.get(i).filter(|w| !w.is_empty()) {
                     Some(w) => w[s - range.start],
                     None => (0, b.size),
                 };
@@ -324,15 +355,7 @@ impl Instance {
                 }
             }
         }
-        let Pairs {
-            obstacles,
-            separations,
-            exact,
-        } = time_pairs(problem);
-        let (neighbours, separations): (Vec<Vec<u32>>, Vec<Vec<u64>>) = separations
-            .into_iter()
-            .map(|list| list.into_iter().unzip())
-            .unzip();
+        let obstacles = obstacles(problem, &mut watch)?;
         let (by_start, first_at) = by_first_section(problem, timeline);
         let obstacle_sections = (0..section_obstacles.len())
             .filter(|&s| !section_obstacles[s].is_empty())
@@ -352,7 +375,7 @@ impl Instance {
             preset,
             sections: timeline.buffer_sections.clone(),
             members,
-            neighbours,
+            neighbours: Vec::new(),
             by_start,
             first_at,
             obstacles,
@@ -366,30 +389,87 @@ impl Instance {
             section_ends: timeline.ends.clone(),
             horizon: problem.horizon(),
             twin_before: twins(problem),
-            separations,
-            widths: widths
+            separations: Vec::new(),
+            widths: occupied
                 .into_iter()
                 .map(|w| w.into_iter().map(|(low, high)| high - low).collect())
                 .collect(),
-            exact,
+            pieces: if gapped {
+                let pieces = |b: &Buffer| b.pieces().collect::<Vec<_>>().into_boxed_slice();
+                (problem.buffers.iter())
+                    .map(|b| (!b.gaps.is_empty()).then(|| pieces(b)))
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            apart: if gapped { vec![0; n] } else { Vec::new() },
+            exact: true,
         };
-        if !gapped {
-            instance.store_neighbour_lists();
+        if gapped {
+            instance.count_apart(problem, &mut watch)?;
         }
-        instance
+        if instance.neighbour_lists_fit() {
+            if gapped {
+                instance.store_gapped_neighbour_lists(&mut watch)?;
+            } else {
+                instance.store_neighbour_lists();
+            }
+        }
+        Some(instance)
     }
 
-    /// Without gaps, stores the neighbour lists if they hold at most
-    /// [`NEIGHBOUR_LISTS_PER_MEMBER`] times the entries of the members lists and at most
-    /// [`NEIGHBOUR_LISTS_MAX`] entries.
-    fn store_neighbour_lists(&mut self) {
-        let entries: usize = self.free.iter().map(|&b| self.degree(b)).sum();
-        let members: usize = self.members.iter().map(Vec::len).sum();
-        if entries > NEIGHBOUR_LISTS_PER_MEMBER.saturating_mul(members)
-            || entries > NEIGHBOUR_LISTS_MAX
-        {
-            return;
+    /// Whether the instance is of a problem with gaps (then the search reads the distances
+    /// between neighbours from [`Instance::separations`] or [`Instance::separation`]).
+    #[inline]
+    pub fn has_gaps(&self) -> bool {
+        !self.pieces.is_empty()
+    }
+
+    /// With gaps, for every pair of free buffers overlapping in time of which one has gaps:
+    /// counts the pairs whose pieces never meet in [`Instance::apart`], and clears
+    /// [`Instance::exact`] when a pair's windows can interleave. Costs those pairs (the buffers
+    /// without gaps among themselves always meet and are always exact); `None` once `watch`'s
+    /// deadline has passed.
+    fn count_apart(&mut self, problem: &Problem, watch: &mut Watch<'_>) -> Option<()> {
+        let mut apart = std::mem::take(&mut self.apart);
+        let mut exact = true;
+        for &g in &self.free {
+            if self.pieces[g].is_none() {
+                continue;
+            }
+            let (live, starting) = self.neighbour_slices(g);
+            watch.spend(1 + (live.len() + starting.len()) as u64)?;
+            for &u in live.iter().chain(starting) {
+                let u = u as usize;
+                // A pair of two buffers with gaps is counted once, from the lower index.
+                if u == g || (u < g && self.pieces[u].is_some()) {
+                    continue;
+                }
+                if self.separation(g, u).is_none() {
+                    apart[g] += 1;
+                    apart[u] += 1;
+                } else if exact {
+                    exact = orders_exactly(&problem.buffers[g], &problem.buffers[u]);
+                }
+            }
         }
+        self.apart = apart;
+        self.exact = exact;
+        Some(())
+    }
+
+    /// Whether the neighbour lists hold at most [`NEIGHBOUR_LISTS_PER_MEMBER`] times the entries
+    /// of the members lists and at most [`NEIGHBOUR_LISTS_MAX`] entries (with gaps, counting
+    /// every free buffer overlapping in time, pieces meeting or not).
+    fn neighbour_lists_fit(&self) -> bool {
+        let entries: usize = self.free.iter().map(|&b| self.overlapping(b)).sum();
+        let members: usize = self.members.iter().map(Vec::len).sum();
+        entries <= NEIGHBOUR_LISTS_PER_MEMBER.saturating_mul(members)
+            && entries <= NEIGHBOUR_LISTS_MAX
+    }
+
+    /// Without gaps, stores the neighbour lists.
+    fn store_neighbour_lists(&mut self) {
         let mut lists = vec![Vec::new(); self.sizes.len()];
         for &b in &self.free {
             let (live, starting) = self.neighbour_slices(b);
@@ -402,22 +482,77 @@ impl Instance {
         self.neighbours = lists;
     }
 
-    /// Drops the neighbour lists of a problem without gaps, so that the search reads the
-    /// neighbours from the sections (for tests: both ways must decide alike).
+    /// With gaps, stores the neighbour lists and their separations; `None` once `watch`'s
+    /// deadline has passed.
+    fn store_gapped_neighbour_lists(&mut self, watch: &mut Watch<'_>) -> Option<()> {
+        let n = self.sizes.len();
+        let (mut lists, mut separations) = (vec![Vec::new(); n], vec![Vec::new(); n]);
+        let mut overlapping = Vec::new();
+        for &b in &self.free {
+            let (live, starting) = self.neighbour_slices(b);
+            watch.spend(1 + (live.len() + starting.len()) as u64)?;
+            overlapping.clear();
+            overlapping.extend(live.iter().copied().filter(|&u| u as usize != b));
+            overlapping.extend_from_slice(starting);
+            overlapping.sort_unstable();
+            let (list, distances): (Vec<u32>, Vec<u64>) = overlapping
+                .iter()
+                .filter_map(|&u| Some((u, self.separation(b, u as usize)?)))
+                .unzip();
+            lists[b] = list;
+            separations[b] = distances;
+        }
+        self.neighbours = lists;
+        self.separations = separations;
+        Some(())
+    }
+
+    /// Drops the neighbour lists (and with gaps their separations), so that the search reads
+    /// the neighbours from the sections (for tests: both ways must decide alike).
     #[cfg(test)]
     pub(crate) fn drop_neighbour_lists(&mut self) {
-        if self.separations.is_empty() {
-            self.neighbours = Vec::new();
-        }
+        self.neighbours = Vec::new();
+        self.separations = Vec::new();
     }
 
     /// The bytes `buffer` occupies in section `s` (of its range): its size without gaps.
     #[inline]
     pub fn width(&self, buffer: usize, s: usize) -> u64 {
         match self.widths.get(buffer) {
-            Some(list) => list[s - self.sections[buffer].start],
-            None => self.sizes[buffer],
+            Some(list) if !list.is_empty() => list[s - self.sections[buffer].start],
+            _ => self.sizes[buffer],
         }
+    }
+
+    /// The pieces of free `buffer` (see [`Instance::pieces`]).
+    fn pieces_of(&self, buffer: usize) -> impl Iterator<Item = Piece> + '_ {
+        let whole = match &self.pieces[buffer] {
+            Some(_) => None,
+            None => {
+                let range = &self.sections[buffer];
+                Some(Piece {
+                    lower: self.section_starts[range.start],
+                    upper: self.section_ends[range.end - 1],
+                    low: 0,
+                    high: self.sizes[buffer],
+                })
+            }
+        };
+        let own = self.pieces[buffer].as_deref().unwrap_or(&[]);
+        own.iter().copied().chain(whole)
+    }
+
+    /// For two free buffers overlapping in time, `below` and `above`, with `above` placed higher:
+    /// the least distance it keeps from `below`'s offset (MiniMalloc's effective size, at least
+    /// 1; see [`crate::problem::separation`]), `below`'s size when neither has gaps. `None` when
+    /// their pieces never meet in time (they are not neighbours).
+    #[inline]
+    pub fn separation(&self, below: usize, above: usize) -> Option<u64> {
+        let gap_free = |b: usize| self.pieces.get(b).is_none_or(Option::is_none);
+        if gap_free(below) && gap_free(above) {
+            return Some(self.sizes[below]);
+        }
+        separation(self.pieces_of(below), self.pieces_of(above)).map(|d| d.max(1) as u64)
     }
 
     /// Without gaps, the free neighbours of free `buffer` as two slices: the free buffers live
@@ -432,8 +567,16 @@ impl Instance {
         (&self.members[range.start], &self.by_start[starting])
     }
 
-    /// How many free neighbours free `buffer` has (see [`Instance::neighbour_slices`]); 0 for
-    /// a fixed buffer.
+    /// How many free buffers overlap free `buffer` in time (see
+    /// [`Instance::neighbour_slices`]).
+    fn overlapping(&self, buffer: usize) -> usize {
+        let range = &self.sections[buffer];
+        let starting = self.first_at[range.end] - self.first_at[range.start + 1];
+        self.members[range.start].len() - 1 + starting as usize
+    }
+
+    /// How many free neighbours free `buffer` has (see [`Instance::neighbours`]); 0 for a fixed
+    /// buffer.
     pub fn degree(&self, buffer: usize) -> usize {
         if self.preset[buffer] {
             return 0;
@@ -441,9 +584,8 @@ impl Instance {
         if let Some(list) = self.neighbours.get(buffer) {
             return list.len();
         }
-        let range = &self.sections[buffer];
-        let starting = self.first_at[range.end] - self.first_at[range.start + 1];
-        self.members[range.start].len() - 1 + starting as usize
+        let apart = self.apart.get(buffer).copied().unwrap_or(0);
+        self.overlapping(buffer) - apart as usize
     }
 
     /// The bytes the instance holds on the heap (the vectors' capacities): without gaps and
@@ -478,6 +620,11 @@ impl Instance {
             + flat(&self.twin_before)
             + nested(&self.separations)
             + nested(&self.widths)
+            + flat(&self.pieces)
+            + (self.pieces.iter().flatten())
+                .map(|p| std::mem::size_of_val::<[Piece]>(p))
+                .sum::<usize>()
+            + flat(&self.apart)
     }
 
     /// The free buffers as `u32` indices.
@@ -512,7 +659,7 @@ impl Instance {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::generate::{random, RandomOptions};
 
@@ -586,5 +733,145 @@ mod tests {
                 assert_eq!(instance.neighbours[b], expected, "the stored list");
             }
         }
+    }
+
+    /// The 4000 buffers of the test above, live at once over 10 sections, with a gap in every
+    /// `every`-th buffer (and one in the first), in turn without and with a window.
+    fn gapped_crowd(every: u64) -> Problem {
+        let buffers = (0..4000u64)
+            .map(|i| {
+                let mut b = Buffer::new(format!("b{i}"), i % 5, 1000 - i % 5, 1 + i % 7);
+                if i % every == 0 {
+                    let mut gap = crate::problem::Gap::new(100 + i % 3, 200);
+                    if i % 2 == 1 {
+                        gap.window = Some((0, 1));
+                    }
+                    b.gaps.push(gap);
+                }
+                b
+            })
+            .collect();
+        Problem::new(buffers, None)
+    }
+
+    #[test]
+    fn memory_with_gaps_is_linear_in_sections_times_live_buffers_not_in_pairs() {
+        // 16 million pairs of neighbours, whatever the gaps.
+        for every in [4000, 10, 1] {
+            let problem = gapped_crowd(every);
+            let instance = Instance::new(&problem, 1 << 20);
+            assert!(instance.neighbours.is_empty(), "no lists stored");
+            assert_eq!(
+                instance.degree(0),
+                3999,
+                "every pair meets: gaps of 100 steps"
+            );
+            assert!(
+                instance.heap_bytes() <= bound(&instance),
+                "a gap in every {every}th buffer: {} bytes for {} members",
+                instance.heap_bytes(),
+                members(&instance)
+            );
+        }
+    }
+
+    #[test]
+    fn building_a_gapped_instance_stops_at_the_deadline() {
+        let problem = gapped_crowd(1);
+        let timeline = Timeline::new(&problem);
+        let passed = Deadline {
+            at: Some(std::time::Instant::now()),
+            cancel: None,
+        };
+        assert!(Instance::within(&problem, &timeline, 1 << 20, &passed).is_none());
+        let cancel = std::sync::atomic::AtomicBool::new(true);
+        let cancelled = Deadline {
+            at: None,
+            cancel: Some(&cancel),
+        };
+        assert!(Instance::within(&problem, &timeline, 1 << 20, &cancelled).is_none());
+        assert!(Instance::within(&problem, &timeline, 1 << 20, &Deadline::none()).is_some());
+    }
+
+    /// A random problem of 60 buffers with a gap in about a third of those living 3 steps or
+    /// more (half with a window) and one fixed buffer.
+    pub(crate) fn random_gapped(seed: u64) -> Problem {
+        let options = RandomOptions {
+            buffers: 60,
+            horizon: 40,
+            max_lifetime: 3 + seed % 28,
+            ..RandomOptions::default()
+        };
+        let mut problem = random(&options, seed);
+        for (i, b) in problem.buffers.iter_mut().enumerate() {
+            if b.lifetime() >= 3 && (i as u64 + seed).is_multiple_of(3) {
+                let mut gap = crate::problem::Gap::new(b.lower + 1, b.upper - 1);
+                if i % 2 == 0 {
+                    gap.window = Some((b.size / 2, b.size));
+                }
+                b.gaps.push(gap);
+            }
+        }
+        problem.buffers[3].offset = Some(0);
+        problem
+    }
+
+    #[test]
+    fn with_gaps_the_sections_give_the_neighbours_and_distances_the_lists_hold() {
+        let (mut apart, mut inexact) = (0, 0);
+        for seed in 0..40 {
+            let problem = random_gapped(seed);
+            let with_lists = Instance::new(&problem, 1 << 30);
+            let mut without = Instance::new(&problem, 1 << 30);
+            without.drop_neighbour_lists();
+            assert!(without.neighbours.is_empty() && without.has_gaps());
+            for &b in &with_lists.free {
+                // The definition: the free buffers whose pieces meet `b`'s, at the distance
+                // MiniMalloc's effective size gives.
+                let pieces = |u: usize| problem.buffers[u].pieces();
+                let expected: Vec<(u32, u64)> = (with_lists.free.iter())
+                    .filter(|&&u| u != b)
+                    .filter_map(|&u| {
+                        let distance = separation(pieces(b), pieces(u))?;
+                        Some((u as u32, distance.max(1) as u64))
+                    })
+                    .collect();
+                let stored: Vec<(u32, u64)> = (with_lists.neighbours[b].iter().copied())
+                    .zip(with_lists.separations[b].iter().copied())
+                    .collect();
+                assert_eq!(stored, expected, "seed {seed}, buffer {b}: the lists");
+                let (live, starting) = without.neighbour_slices(b);
+                let mut read: Vec<(u32, u64)> = (live.iter().chain(starting))
+                    .filter(|&&u| u as usize != b)
+                    .filter_map(|&u| Some((u, without.separation(b, u as usize)?)))
+                    .collect();
+                read.sort_unstable();
+                assert_eq!(read, expected, "seed {seed}, buffer {b}: the sections");
+                assert_eq!(without.degree(b), expected.len(), "seed {seed}, buffer {b}");
+                assert_eq!(
+                    with_lists.degree(b),
+                    expected.len(),
+                    "seed {seed}, buffer {b}"
+                );
+                apart += without.apart[b];
+            }
+            let free = &with_lists.free;
+            let pieces = |u: usize| problem.buffers[u].pieces();
+            let exact = free.iter().all(|&a| {
+                free.iter().all(|&b| {
+                    a == b
+                        || separation(pieces(a), pieces(b)).is_none()
+                        || orders_exactly(&problem.buffers[a], &problem.buffers[b])
+                })
+            });
+            assert_eq!(with_lists.exact, exact, "seed {seed}");
+            assert_eq!(without.exact, exact, "seed {seed}");
+            inexact += u32::from(!exact);
+        }
+        assert!(apart > 0, "some pairs overlap in time but never meet");
+        assert!(
+            inexact > 0,
+            "some problems have windows that can interleave"
+        );
     }
 }

@@ -236,7 +236,11 @@ fn search_portfolio(
     stats: &mut SearchStats,
 ) -> (Outcome, bool) {
     let options = request.options;
-    let instance = Instance::with_timeline(problem, request.timeline, capacity);
+    // Building the instance looks at pairs of buffers (with gaps, each buffer with gaps against
+    // those live with it), which on a large problem can outlast the limit.
+    let Some(instance) = Instance::within(problem, request.timeline, capacity, &stop) else {
+        return (Outcome::LimitReached, false);
+    };
     let view = ProblemView {
         instance: &instance,
     };

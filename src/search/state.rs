@@ -168,6 +168,8 @@ impl State {
                     self.note_raised(instance, u as usize, old, unplaced_floor);
                 }
             }
+        } else if instance.has_gaps() {
+            self.lift_gapped_slices(instance, buffer, offset, unplaced_floor);
         } else {
             self.lift_slices(instance, buffer, end, unplaced_floor);
         }
@@ -243,6 +245,49 @@ impl State {
                 }
             }
         }
+        self.note_lifted(instance, lifted, unplaced_floor);
+    }
+
+    /// [`State::lift_slices`] for a problem with gaps: each unplaced buffer overlapping
+    /// `buffer` (placed at `offset`) in time whose pieces meet its own is raised to its own
+    /// distance above it ([`Instance::separation`]); the others are not neighbours.
+    #[inline(never)]
+    fn lift_gapped_slices(
+        &mut self,
+        instance: &Instance,
+        buffer: usize,
+        offset: u64,
+        unplaced_floor: bool,
+    ) {
+        let collect = unplaced_floor || self.track_raised;
+        let mut lifted = std::mem::take(&mut self.lifted);
+        lifted.clear();
+        let (live, starting) = instance.neighbour_slices(buffer);
+        for &u in live.iter().chain(starting) {
+            if self.offsets[u as usize] != UNPLACED {
+                continue; // `buffer` itself among them.
+            }
+            let Some(distance) = instance.separation(buffer, u as usize) else {
+                continue;
+            };
+            if let Some(old) = self.lift(instance, u as usize, offset + distance) {
+                if collect {
+                    lifted.push((u, old));
+                }
+            }
+        }
+        self.note_lifted(instance, lifted, unplaced_floor);
+    }
+
+    /// Notes the raised buffers `lifted` (with their lowest offsets before) in index order, as
+    /// the neighbour lists would give them (the section checks report the first failing
+    /// section: the order decides which conflict is reported); keeps the vector for reuse.
+    fn note_lifted(
+        &mut self,
+        instance: &Instance,
+        mut lifted: Vec<(u32, u64)>,
+        unplaced_floor: bool,
+    ) {
         lifted.sort_unstable_by_key(|&(u, _)| u);
         for &(u, old) in &lifted {
             self.note_raised(instance, u as usize, old, unplaced_floor);
@@ -297,6 +342,16 @@ impl State {
         self.add_to_tree(instance, buffer, 1);
         match instance.neighbours.get(buffer) {
             Some(list) => self.count_unplaced(list),
+            None if instance.has_gaps() => {
+                // `buffer` itself is still placed here: passed by.
+                let (live, starting) = instance.neighbour_slices(buffer);
+                for &u in live.iter().chain(starting) {
+                    let u = u as usize;
+                    if self.offsets[u] == UNPLACED && instance.separation(buffer, u).is_some() {
+                        self.unplaced_neighbours[u] += 1;
+                    }
+                }
+            }
             None => {
                 // `live` holds `buffer` itself, still placed here: `count_unplaced` passes it by.
                 let (live, starting) = instance.neighbour_slices(buffer);
@@ -320,7 +375,7 @@ impl State {
     /// Adds `sign` times what `buffer` occupies to the unplaced totals' range-max tree.
     fn add_to_tree(&mut self, instance: &Instance, buffer: usize, sign: i128) {
         let range = instance.sections[buffer].clone();
-        if instance.widths.is_empty() {
+        if instance.widths.get(buffer).is_none_or(Vec::is_empty) {
             self.total_tree
                 .add(range, sign * instance.sizes[buffer] as i128);
             return;
