@@ -47,7 +47,9 @@ typedef struct tm_options {
     uint64_t capacity;        /* bytes; required unless minimize is set */
     int minimize;             /* nonzero: find the smallest peak instead of fitting capacity */
     double timeout_seconds;   /* wall-clock limit; <= 0 means none, at most 1e9 (about 31 years) */
-    uint64_t node_limit;      /* search nodes over all restarts; 0 means none */
+    uint64_t node_limit;      /* search nodes over all restarts and minimise's probes, never
+                                 exceeded; 0 means none (minimise with a node limit and no
+                                 timeout has no clock: the same answer on any machine) */
     const char *algorithm;    /* NULL or "search" (the hybrid search), or a baseline name:
                                  "tflite", "tflite-micro", "xla", "tvm-greedy-size",
                                  "tvm-greedy-conflicts", "tvm-hill-climb", "start-order",

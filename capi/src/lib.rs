@@ -50,7 +50,8 @@ pub struct TmOptions {
     pub minimize: c_int,
     /// Wall-clock limit in seconds; <= 0 means none.
     pub timeout_seconds: f64,
-    /// Search nodes over all restarts; 0 means none.
+    /// Search nodes over all restarts and minimise's probes, never exceeded; 0 means none
+    /// (minimise with a node limit and no timeout has no clock).
     pub node_limit: u64,
     /// NULL or an algorithm name.
     pub algorithm: *const c_char,
