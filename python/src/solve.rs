@@ -22,9 +22,11 @@ const SIGNAL_POLL: Duration = Duration::from_millis(20);
 /// time share an address and every ``offset + size <= capacity``, or shows there is none.
 ///
 /// - ``capacity``: the capacity to fit (default: the problem's own); ``minimize=True`` asks for
-///   the smallest peak instead (60 s by default, with a proven lower bound).
+///   the smallest peak instead (with a proven lower bound; 60 s when neither ``timeout`` nor
+///   ``nodes`` is given).
 /// - ``timeout`` (seconds, positive, at most 10**9) and ``nodes`` (search nodes over all
-///   restarts) limit the work; none by default. Ctrl-C (KeyboardInterrupt) stops a solve at any
+///   restarts and minimise's probes, never exceeded) limit the work; none by default. Minimise
+///   under ``nodes`` alone has no clock: the same answer on any machine. Ctrl-C (KeyboardInterrupt) stops a solve at any
 ///   time.
 /// - ``policy``: the search's policies, as the command line's ``--policy``: ``portfolio`` (the
 ///   default round robin), ``fixed``, an order word (``WAT``, ``TWA+``), ``learned`` (the shipped

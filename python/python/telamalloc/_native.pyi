@@ -190,12 +190,13 @@ def solve(
 ) -> Allocation:
     """Finds an offset for every buffer under the capacity (default: the problem's own), or
     the smallest peak with ``minimize=True``. ``timeout`` is positive, at most 10**9 seconds;
-    ``threads`` 1 to 1024. The GIL is released while it runs; Ctrl-C (KeyboardInterrupt) stops
+    ``nodes`` is a total over restarts and minimise's probes, never exceeded (minimise under
+    ``nodes`` alone has no clock); ``threads`` 1 to 1024. The GIL is released while it runs; Ctrl-C (KeyboardInterrupt) stops
     it."""
 
 def read_csv(path: _Path, capacity: int | None = None) -> Problem:
     """Reads a problem file (CSV, or JSON for ``.json``); the capacity defaults to the file's
-    own or its name's (``NAME.CAPACITY.csv``)."""
+    own or its name's (``NAME.CAPACITY.csv`` or ``NAME.capCAPACITY.csv``)."""
 
 def write_csv(path: _Path, problem: Problem, offsets: _Offsets | None = None) -> None:
     """Writes the problem as CSV, or with ``offsets`` its solution (an ``offset`` column)."""
