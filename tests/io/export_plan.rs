@@ -2,7 +2,7 @@
 //! round trips through our own reader, -1 for every tensor that is not planned, replacing an
 //! old plan, and errors (never a file) for plans that do not fit the model.
 
-mod common;
+use crate::common;
 
 use common::tflite::{tflite_model, tiny_tflite, ModelOptions};
 use common::Scratch;

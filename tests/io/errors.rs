@@ -1,7 +1,7 @@
 //! Bad input is rejected with an error that names the line (or JSON element), the field and
 //! what is wrong; good input in every accepted form parses; solutions survive a write and read.
 
-mod common;
+use crate::common;
 
 use common::{problems, Scratch, Shape};
 use proptest::prelude::*;

@@ -2,7 +2,7 @@
 //! `telamalloc solve`: bad input exits 2 with a short message naming the file, line or buffer,
 //! and field; good input exits 0 with every buffer in the answer.
 
-mod common;
+use crate::common;
 
 use common::{telamalloc, Scratch};
 

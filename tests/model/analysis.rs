@@ -1,6 +1,6 @@
 //! LOAD, sections and partitions against a step-by-step computation over every time step.
 
-mod common;
+use crate::common;
 
 use common::{naive_live_totals, naive_load, problems, Shape};
 use proptest::prelude::*;

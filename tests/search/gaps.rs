@@ -6,8 +6,7 @@
 //! without a proof, but never claims infeasibility of a problem that has a packing. Every layout
 //! the search or a baseline returns must pass the validator.
 
-#[path = "search_support/mod.rs"]
-mod common;
+use crate::support as common;
 
 use common::{exhaustive_optimum, naive_load, run_search, tiny_gapped_problem, Verdict};
 use telamalloc::baselines::Baseline;

@@ -1,7 +1,7 @@
 //! The `telamalloc` binary: exit codes (0 solved, 1 not solved or invalid, 2 bad input), errors
 //! that name the line and field, and output that the library reads back and validates.
 
-mod common;
+use crate::common;
 
 use common::{telamalloc, Scratch};
 use std::ffi::OsStr;

@@ -4,8 +4,7 @@
 //! naming the reason (the solver refuses such a file), and a learned search returns only valid
 //! solutions and the same verdicts as the fixed one.
 
-#[path = "search_support/mod.rs"]
-mod common;
+use crate::support as common;
 
 use common::{naive_load, perfect_problem, tiny_problem, TinyShape};
 use rand::rngs::StdRng;

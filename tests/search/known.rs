@@ -7,8 +7,7 @@
 //! a minute, which these small problems come nowhere near; the one test that sets a timeout is
 //! an ignored bug reproduction.)
 
-#[path = "search_support/mod.rs"]
-mod common;
+use crate::support as common;
 
 use common::{brute_force_optimum, csv, naive_load, tiny_problem, TinyShape};
 use common::{run_search, Verdict as Outcome};

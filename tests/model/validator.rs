@@ -2,7 +2,7 @@
 //! valid (including buffers that share addresses at different times), and agrees with a naive
 //! O(n^2) check on random solutions.
 
-mod common;
+use crate::common;
 
 use common::{naive_check, problems, Shape};
 use proptest::prelude::*;

@@ -2,7 +2,7 @@
 //! its converter tests, in our words), writing them back, the errors for bad ones, the
 //! validator on known gapped layouts, LOAD and sections, the search and the command line.
 
-mod common;
+use crate::common;
 
 use common::{telamalloc, Scratch};
 use telamalloc::io::{

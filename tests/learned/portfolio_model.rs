@@ -2,8 +2,7 @@
 //! gives the portfolio, the portfolio a learned policy name stands for, and that a learned
 //! portfolio search (any ranking, any lead) keeps the fixed policy's verdicts with valid solutions.
 
-#[path = "search_support/mod.rs"]
-mod common;
+use crate::support as common;
 
 use common::{
     brute_force_optimum, check_against_optimum, naive_load, perfect_problem, tight_problem,

@@ -1,7 +1,7 @@
 //! Every baseline returns a valid layout whose peak is at least LOAD, keeps fixed offsets, is
 //! deterministic, and `allocate` reports "solved" exactly when that peak fits the capacity.
 
-mod common;
+use crate::common;
 
 use common::{
     live_together, naive_check, naive_load, problems, round_up, share_address, solve_with, Shape,

@@ -3,8 +3,7 @@
 //! into a limit, and every solution it returns must pass the validator; under the default
 //! options, with each technique switched off, and with each policy on its own.
 
-#[path = "search_support/mod.rs"]
-mod common;
+use crate::support as common;
 
 use common::{brute_force_optimum, csv, exhaustive_optimum, naive_load, shrink};
 use common::{gadget_mutant, tight_problem, tiny_problem, Exact, TinyShape};

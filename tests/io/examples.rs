@@ -2,7 +2,7 @@
 //! exhaustive search; the exhaustive search itself is checked against a plain search over
 //! offsets.
 
-mod common;
+use crate::common;
 
 use common::{brute_force_optimum, live_together, naive_load, round_up, share_address, solve_with};
 use proptest::prelude::*;

@@ -3,7 +3,7 @@
 //! perfect packings at LOAD), `collect` and `logs` (counts checked against the logs read
 //! independently), and `solve --timeout` on a hard problem.
 
-mod common;
+use crate::common;
 
 use common::{naive_load, telamalloc, Run, Scratch};
 use std::ffi::OsStr;

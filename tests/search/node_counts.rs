@@ -3,10 +3,10 @@
 //! searched by the default solver under a node budget, and each answer's status, node count and
 //! deciding policy must be exactly the recorded ones. A refactoring of the engine must leave
 //! them identical; a change meant to alter the search updates the table in the same commit,
-//! with the measurements that justify it. `tests/hardset.rs` does the same on the public hard
+//! with the measurements that justify it. `tests/search/hardset.rs` does the same on the public hard
 //! set.
 
-mod common;
+use crate::common;
 
 use common::{telamalloc_in, Scratch};
 use std::path::Path;

@@ -1,0 +1,9 @@
+//! The `telamalloc` binary: exit codes, errors naming line and field, every subcommand, and the
+//! installed binary from any directory.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod anywhere;
+mod commands;
+mod exit_codes;

@@ -1,0 +1,13 @@
+//! Reading and writing: problem and solution files (CSV, JSON, MiniMalloc's columns), bad input,
+//! the shipped examples, model importers and TFLite Micro plans.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod errors;
+mod examples;
+mod export_plan;
+mod gaps;
+mod import;
+mod import_fuzz;
+mod malformed_files;

@@ -1,0 +1,8 @@
+//! The problem model's measures, the baselines and the independent validator.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod analysis;
+mod baselines;
+mod validator;
