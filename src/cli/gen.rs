@@ -153,78 +153,10 @@ pub fn run(args: GenArgs) -> Result<i32, CliError> {
         )));
     }
     let problem = match args.kind {
-        Kind::Perfect => {
-            let options = PerfectOptions {
-                capacity: args.capacity,
-                horizon: args.horizon,
-                buffers: args.buffers,
-                style: match args.style {
-                    Style::Guillotine => CutStyle::Guillotine,
-                    Style::NonGuillotine => CutStyle::NonGuillotine,
-                    Style::Mixed => CutStyle::Mixed,
-                    Style::Thin => CutStyle::Thin,
-                    Style::TimeSlab => CutStyle::TimeSlab,
-                },
-                remove: args.remove,
-                alignment: args.alignment,
-                cuts: match args.cuts {
-                    Cuts::Uniform => CutPositions::Uniform,
-                    Cuts::Central => CutPositions::Central,
-                    Cuts::Edge => CutPositions::Edge,
-                },
-            };
-            generate::perfect(&options, args.seed).0
-        }
+        Kind::Perfect => perfect(&args),
         Kind::Overlap => generate::overlap(args.buffers, args.min_size, args.max_size, args.seed),
-        Kind::Random => {
-            let options = RandomOptions {
-                buffers: args.buffers,
-                horizon: args.horizon,
-                max_lifetime: args.max_lifetime,
-                min_size: args.min_size,
-                max_size: args.max_size,
-                tightness: args.tightness,
-            };
-            match args.long_per_mille {
-                0 => generate::random(&options, args.seed),
-                per_mille => {
-                    let long = generate::LongLived {
-                        per_mille,
-                        max_lifetime: args.long_lifetime,
-                    };
-                    generate::random_with_long(&options, &long, args.seed)
-                }
-            }
-        }
-        Kind::Onchip => {
-            let from = args
-                .from
-                .as_ref()
-                .ok_or_else(|| CliError::Usage("gen onchip needs --from FILE".into()))?;
-            let source = super::read_problem(from, None)?;
-            if !(args.fraction.is_finite() && args.fraction > 0.0 && args.fraction <= 1.0) {
-                return Err(CliError::Usage(format!(
-                    "--fraction must be in (0, 1], not {}",
-                    args.fraction
-                )));
-            }
-            let options = OnchipOptions {
-                per_mille: (args.fraction * 1000.0).round().max(1.0) as u64,
-                tiling: match (args.no_tile, args.tiles) {
-                    (true, _) => Tiling::Off,
-                    (false, Some(count)) => Tiling::Count(count),
-                    (false, None) => Tiling::Quarters,
-                },
-                benefit: match args.benefit {
-                    BenefitOrder::Area => Benefit::Area,
-                    BenefitOrder::Size => Benefit::Size,
-                    BenefitOrder::Density => Benefit::Density,
-                    BenefitOrder::Random => Benefit::Random,
-                },
-                alignment: args.alignment,
-            };
-            generate::onchip(&source, &options, args.seed)
-        }
+        Kind::Random => random(&args),
+        Kind::Onchip => onchip(&args)?,
     };
     // What is written must read back: sizes whose sum overflows 64 bits (huge --max-size or
     // --alignment), or a capacity of 0 or below a buffer (a tiny --tightness), would not.
@@ -247,4 +179,81 @@ pub fn run(args: GenArgs) -> Result<i32, CliError> {
         telamalloc::analysis::load(&problem)
     );
     Ok(EXIT_SOLVED)
+}
+
+/// A perfect packing as the flags ask.
+fn perfect(args: &GenArgs) -> telamalloc::Problem {
+    let options = PerfectOptions {
+        capacity: args.capacity,
+        horizon: args.horizon,
+        buffers: args.buffers,
+        style: match args.style {
+            Style::Guillotine => CutStyle::Guillotine,
+            Style::NonGuillotine => CutStyle::NonGuillotine,
+            Style::Mixed => CutStyle::Mixed,
+            Style::Thin => CutStyle::Thin,
+            Style::TimeSlab => CutStyle::TimeSlab,
+        },
+        remove: args.remove,
+        alignment: args.alignment,
+        cuts: match args.cuts {
+            Cuts::Uniform => CutPositions::Uniform,
+            Cuts::Central => CutPositions::Central,
+            Cuts::Edge => CutPositions::Edge,
+        },
+    };
+    generate::perfect(&options, args.seed).0
+}
+
+/// A random problem as the flags ask, with long-lived buffers when `--long-per-mille` is set.
+fn random(args: &GenArgs) -> telamalloc::Problem {
+    let options = RandomOptions {
+        buffers: args.buffers,
+        horizon: args.horizon,
+        max_lifetime: args.max_lifetime,
+        min_size: args.min_size,
+        max_size: args.max_size,
+        tightness: args.tightness,
+    };
+    match args.long_per_mille {
+        0 => generate::random(&options, args.seed),
+        per_mille => {
+            let long = generate::LongLived {
+                per_mille,
+                max_lifetime: args.long_lifetime,
+            };
+            generate::random_with_long(&options, &long, args.seed)
+        }
+    }
+}
+
+/// An on-chip problem drawn from `--from` as the flags ask.
+fn onchip(args: &GenArgs) -> Result<telamalloc::Problem, CliError> {
+    let from = args
+        .from
+        .as_ref()
+        .ok_or_else(|| CliError::Usage("gen onchip needs --from FILE".into()))?;
+    let source = super::read_problem(from, None)?;
+    if !(args.fraction.is_finite() && args.fraction > 0.0 && args.fraction <= 1.0) {
+        return Err(CliError::Usage(format!(
+            "--fraction must be in (0, 1], not {}",
+            args.fraction
+        )));
+    }
+    let options = OnchipOptions {
+        per_mille: (args.fraction * 1000.0).round().max(1.0) as u64,
+        tiling: match (args.no_tile, args.tiles) {
+            (true, _) => Tiling::Off,
+            (false, Some(count)) => Tiling::Count(count),
+            (false, None) => Tiling::Quarters,
+        },
+        benefit: match args.benefit {
+            BenefitOrder::Area => Benefit::Area,
+            BenefitOrder::Size => Benefit::Size,
+            BenefitOrder::Density => Benefit::Density,
+            BenefitOrder::Random => Benefit::Random,
+        },
+        alignment: args.alignment,
+    };
+    Ok(generate::onchip(&source, &options, args.seed))
 }

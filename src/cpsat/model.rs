@@ -120,6 +120,14 @@ fn interval(start: Writer, end: Writer, size: Writer) -> Writer {
     constraint
 }
 
+/// The variables and constraints of a model as they are written: `model` holds the variables
+/// (and later the objective), `constraints` the constraints, `variables` counts the variables.
+struct Parts {
+    model: Writer,
+    constraints: Writer,
+    variables: usize,
+}
+
 fn build(
     problem: &Problem,
     top: u64,
@@ -127,92 +135,19 @@ fn build(
     hint: Option<&Solution>,
 ) -> Result<Model, TooLarge> {
     let top_value = check(top, || "capacity".into())?;
-    let mut model = Writer::new();
-    let mut offsets = Vec::with_capacity(problem.len());
-    let mut variables = 0usize;
-    let mut constraints = Writer::new();
-    for b in &problem.buffers {
-        let name = || format!("buffer '{}'", b.id);
-        let (lower, upper, size) = (
-            check(b.lower, name)?,
-            check(b.upper, name)?,
-            check(b.size, name)?,
-        );
-        constraints.message(
-            field::MODEL_CONSTRAINTS,
-            &interval(
-                expression(&[], lower),
-                expression(&[], upper),
-                expression(&[], upper - lower),
-            ),
-        );
-        let address = match b.offset {
-            Some(offset) => {
-                let start = check(offset, name)?;
-                check(offset + b.size, name)?;
-                offsets.push(OffsetOf::Fixed(offset));
-                interval(
-                    expression(&[], start),
-                    expression(&[], start + size),
-                    expression(&[], size),
-                )
-            }
-            None => {
-                let alignment = b.alignment.max(1);
-                let steps = top.saturating_sub(b.size) / alignment;
-                model.message(field::MODEL_VARIABLES, &domain(0, steps as i64));
-                let var = variables;
-                variables += 1;
-                offsets.push(OffsetOf::Scaled { var, alignment });
-                let a = check(alignment, name)?;
-                interval(
-                    expression(&[(var as i32, a)], 0),
-                    expression(&[(var as i32, a)], size),
-                    expression(&[], size),
-                )
-            }
-        };
-        constraints.message(field::MODEL_CONSTRAINTS, &address);
-    }
-    let n = problem.len() as i64;
-    let mut no_overlap = Writer::new();
-    no_overlap
-        .packed(
-            field::NO_OVERLAP_2D_X,
-            &(0..n).map(|i| 2 * i).collect::<Vec<_>>(),
-        )
-        .packed(
-            field::NO_OVERLAP_2D_Y,
-            &(0..n).map(|i| 2 * i + 1).collect::<Vec<_>>(),
-        );
-    let mut constraint = Writer::new();
-    constraint.message(field::CONSTRAINT_NO_OVERLAP_2D, &no_overlap);
-    constraints.message(field::MODEL_CONSTRAINTS, &constraint);
-
-    let peak_var = peak_lower.map(|lower| {
-        let p = variables;
-        variables += 1;
-        model.message(
-            field::MODEL_VARIABLES,
-            &domain(lower.min(top) as i64, top_value),
-        );
-        for (b, o) in problem.buffers.iter().zip(&offsets) {
-            if let OffsetOf::Scaled { var, alignment } = *o {
-                // alignment * k - P in [-top, -size], i.e. offset + size <= P.
-                let mut linear = Writer::new();
-                linear
-                    .packed(field::EXPR_VARS, &[var as i64, p as i64])
-                    .packed(field::EXPR_COEFFS, &[alignment as i64, -1])
-                    .packed(field::LINEAR_DOMAIN, &[-top_value, -(b.size as i64)]);
-                let mut c = Writer::new();
-                c.message(field::CONSTRAINT_LINEAR, &linear);
-                constraints.message(field::MODEL_CONSTRAINTS, &c);
-            }
-        }
-        p
-    });
-    let mut bytes = model.finish();
-    bytes.extend_from_slice(constraints.as_bytes());
+    let mut parts = Parts {
+        model: Writer::new(),
+        constraints: Writer::new(),
+        variables: 0,
+    };
+    let offsets = buffer_intervals(problem, top, &mut parts)?;
+    parts
+        .constraints
+        .message(field::MODEL_CONSTRAINTS, &no_overlap_2d(problem.len()));
+    let peak_var = peak_lower
+        .map(|lower| peak_variable(problem, &offsets, (lower, top, top_value), &mut parts));
+    let mut bytes = parts.model.finish();
+    bytes.extend_from_slice(parts.constraints.as_bytes());
     if let Some(p) = peak_var {
         let mut objective = Writer::new();
         objective
@@ -234,8 +169,115 @@ fn build(
         bytes,
         offsets,
         peak_var,
-        variables,
+        variables: parts.variables,
     })
+}
+
+/// Each buffer's two intervals, time and address (a variable per free buffer, its offset in
+/// units of its alignment), in problem order: how each offset is read back.
+fn buffer_intervals(
+    problem: &Problem,
+    top: u64,
+    parts: &mut Parts,
+) -> Result<Vec<OffsetOf>, TooLarge> {
+    let mut offsets = Vec::with_capacity(problem.len());
+    for b in &problem.buffers {
+        let name = || format!("buffer '{}'", b.id);
+        let (lower, upper, size) = (
+            check(b.lower, name)?,
+            check(b.upper, name)?,
+            check(b.size, name)?,
+        );
+        parts.constraints.message(
+            field::MODEL_CONSTRAINTS,
+            &interval(
+                expression(&[], lower),
+                expression(&[], upper),
+                expression(&[], upper - lower),
+            ),
+        );
+        let address = match b.offset {
+            Some(offset) => {
+                let start = check(offset, name)?;
+                check(offset + b.size, name)?;
+                offsets.push(OffsetOf::Fixed(offset));
+                interval(
+                    expression(&[], start),
+                    expression(&[], start + size),
+                    expression(&[], size),
+                )
+            }
+            None => {
+                let alignment = b.alignment.max(1);
+                let steps = top.saturating_sub(b.size) / alignment;
+                parts
+                    .model
+                    .message(field::MODEL_VARIABLES, &domain(0, steps as i64));
+                let var = parts.variables;
+                parts.variables += 1;
+                offsets.push(OffsetOf::Scaled { var, alignment });
+                let a = check(alignment, name)?;
+                interval(
+                    expression(&[(var as i32, a)], 0),
+                    expression(&[(var as i32, a)], size),
+                    expression(&[], size),
+                )
+            }
+        };
+        parts
+            .constraints
+            .message(field::MODEL_CONSTRAINTS, &address);
+    }
+    Ok(offsets)
+}
+
+/// The constraint that no two buffers' (time, address) rectangles overlap: buffer `i`'s
+/// intervals are constraints `2i` (time) and `2i + 1` (address).
+fn no_overlap_2d(buffers: usize) -> Writer {
+    let n = buffers as i64;
+    let mut no_overlap = Writer::new();
+    no_overlap
+        .packed(
+            field::NO_OVERLAP_2D_X,
+            &(0..n).map(|i| 2 * i).collect::<Vec<_>>(),
+        )
+        .packed(
+            field::NO_OVERLAP_2D_Y,
+            &(0..n).map(|i| 2 * i + 1).collect::<Vec<_>>(),
+        );
+    let mut constraint = Writer::new();
+    constraint.message(field::CONSTRAINT_NO_OVERLAP_2D, &no_overlap);
+    constraint
+}
+
+/// The peak variable of a minimise model, in `[lower, top]`, with every free buffer's end at
+/// most it; its index.
+fn peak_variable(
+    problem: &Problem,
+    offsets: &[OffsetOf],
+    (lower, top, top_value): (u64, u64, i64),
+    parts: &mut Parts,
+) -> usize {
+    let p = parts.variables;
+    parts.variables += 1;
+    parts.model.message(
+        field::MODEL_VARIABLES,
+        &domain(lower.min(top) as i64, top_value),
+    );
+    for (b, o) in problem.buffers.iter().zip(offsets) {
+        if let OffsetOf::Scaled { var, alignment } = *o {
+            // alignment * k - P in [-top, -size], i.e. offset + size <= P.
+            let mut linear = Writer::new();
+            linear
+                .packed(field::EXPR_VARS, &[var as i64, p as i64])
+                .packed(field::EXPR_COEFFS, &[alignment as i64, -1])
+                .packed(field::LINEAR_DOMAIN, &[-top_value, -(b.size as i64)]);
+            let mut c = Writer::new();
+            c.message(field::CONSTRAINT_LINEAR, &linear);
+            parts.constraints.message(field::MODEL_CONSTRAINTS, &c);
+        }
+    }
+    p
 }
 
 /// A `PartialVariableAssignment` giving every variable its value in `hint`.

@@ -5,6 +5,7 @@
 //! [`StdRng::seed_from_u64`], sample only integers (the one `f64` input, the tightness of
 //! [`RandomOptions`], is converted once to an integer ratio) and never iterate hash maps.
 
+mod draw;
 mod onchip;
 mod perfect;
 mod random;
@@ -13,40 +14,13 @@ mod tests;
 
 pub use onchip::{onchip, Benefit, OnchipOptions, Tiling};
 pub use perfect::{perfect, CutPositions, CutStyle, PerfectOptions, EDGE_DRAWS};
+#[cfg(test)]
+pub(crate) use random::random_gapped;
 pub use random::{random, random_with_long, LongLived, RandomOptions};
 
 use crate::problem::{Buffer, Problem};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
-
-/// A uniform integer in `[1, count]` (`count >= 1`).
-fn pick(rng: &mut StdRng, count: u64) -> u64 {
-    rng.random_range(1..=count)
-}
-
-/// Two distinct uniform integers in `[1, count]`, ascending (`count >= 2`).
-fn pick_two(rng: &mut StdRng, count: u64) -> (u64, u64) {
-    let first = pick(rng, count);
-    let mut second = pick(rng, count - 1);
-    if second >= first {
-        second += 1;
-    }
-    (first.min(second), first.max(second))
-}
-
-/// A uniform index in `[0, len)` (`len >= 1`); sampled as `u64` so it is the same on every
-/// platform.
-fn index(rng: &mut StdRng, len: usize) -> usize {
-    rng.random_range(0..len as u64) as usize
-}
-
-/// Fisher–Yates shuffle drawing `u64` indices (portable across platforms).
-fn shuffle<T>(rng: &mut StdRng, items: &mut [T]) {
-    for i in (1..items.len()).rev() {
-        let j = index(rng, i + 1);
-        items.swap(i, j);
-    }
-}
 
 /// `count` buffers all live over the same time interval `[0, 10)`, with sizes uniform in
 /// `[min_size, max_size]`, and capacity `Some(total size)`: LOAD equals the capacity and the

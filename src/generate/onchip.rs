@@ -1,7 +1,7 @@
 //! On-chip scratchpad problems drawn from a whole-model problem: the buffers kept greedily
 //! while they fit under a fraction of its LOAD.
 
-use super::pick;
+use super::draw::pick;
 use crate::analysis;
 use crate::problem::{Buffer, Problem};
 use rand::rngs::StdRng;

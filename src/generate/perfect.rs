@@ -1,7 +1,7 @@
 //! Perfect packings: a capacity x horizon rectangle cut into buffers, so a packing at LOAD
 //! = capacity is known to exist.
 
-use super::{index, pick, pick_two, shuffle};
+use super::draw::{index, pick, pick_two, shuffle};
 use crate::problem::{Buffer, Problem, Solution};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};

@@ -107,3 +107,27 @@ fn tightness_ratio(tightness: f64) -> u128 {
     // One IEEE multiplication and rounding: the same on every machine. `as` saturates.
     (tightness * TIGHTNESS_SCALE as f64).round() as u64 as u128
 }
+
+/// A random problem of 60 buffers with a gap in about a third of those living 3 steps or
+/// more (half with a window) and one fixed buffer: for tests of gapped problems.
+#[cfg(test)]
+pub(crate) fn random_gapped(seed: u64) -> Problem {
+    let options = RandomOptions {
+        buffers: 60,
+        horizon: 40,
+        max_lifetime: 3 + seed % 28,
+        ..RandomOptions::default()
+    };
+    let mut problem = random(&options, seed);
+    for (i, b) in problem.buffers.iter_mut().enumerate() {
+        if b.lifetime() >= 3 && (i as u64 + seed).is_multiple_of(3) {
+            let mut gap = crate::problem::Gap::new(b.lower + 1, b.upper - 1);
+            if i % 2 == 0 {
+                gap.window = Some((b.size / 2, b.size));
+            }
+            b.gaps.push(gap);
+        }
+    }
+    problem.buffers[3].offset = Some(0);
+    problem
+}

@@ -30,62 +30,67 @@ pub(super) fn infer(node: &Node<'_>, ins: &[Info], opset: i64) -> Option<Vec<Out
     rule(&Inputs { node, ins, opset })
 }
 
+/// The element-wise operators whose output has their input's shape.
+const SAME_SHAPE: [&str; 52] = [
+    "Relu",
+    "Sigmoid",
+    "Tanh",
+    "LeakyRelu",
+    "Elu",
+    "Selu",
+    "Celu",
+    "HardSigmoid",
+    "HardSwish",
+    "Softmax",
+    "LogSoftmax",
+    "Hardmax",
+    "LRN",
+    "Clip",
+    "Abs",
+    "Neg",
+    "Exp",
+    "Log",
+    "Sqrt",
+    "Reciprocal",
+    "Floor",
+    "Ceil",
+    "Round",
+    "Erf",
+    "Sign",
+    "Softplus",
+    "Softsign",
+    "Mish",
+    "Gelu",
+    "Sin",
+    "Cos",
+    "Tan",
+    "Atan",
+    "Asin",
+    "Acos",
+    "Sinh",
+    "Cosh",
+    "Asinh",
+    "Acosh",
+    "Atanh",
+    "ThresholdedRelu",
+    "Shrink",
+    "PRelu",
+    "InstanceNormalization",
+    "MeanVarianceNormalization",
+    "LpNormalization",
+    "GroupNormalization",
+    "CumSum",
+    "Trilu",
+    "Identity",
+    "BatchNormalization",
+    "LayerNormalization",
+];
+
 /// The rule for an operator of the default domain, `None` for the operators not covered.
 fn rule(op: &str) -> Option<Rule> {
     Some(match op {
         // Element-wise: the input's shape, or the inputs' broadcast shape.
-        "Relu"
-        | "Sigmoid"
-        | "Tanh"
-        | "LeakyRelu"
-        | "Elu"
-        | "Selu"
-        | "Celu"
-        | "HardSigmoid"
-        | "HardSwish"
-        | "Softmax"
-        | "LogSoftmax"
-        | "Hardmax"
-        | "LRN"
-        | "Clip"
-        | "Abs"
-        | "Neg"
-        | "Exp"
-        | "Log"
-        | "Sqrt"
-        | "Reciprocal"
-        | "Floor"
-        | "Ceil"
-        | "Round"
-        | "Erf"
-        | "Sign"
-        | "Softplus"
-        | "Softsign"
-        | "Mish"
-        | "Gelu"
-        | "Sin"
-        | "Cos"
-        | "Tan"
-        | "Atan"
-        | "Asin"
-        | "Acos"
-        | "Sinh"
-        | "Cosh"
-        | "Asinh"
-        | "Acosh"
-        | "Atanh"
-        | "ThresholdedRelu"
-        | "Shrink"
-        | "PRelu"
-        | "InstanceNormalization"
-        | "MeanVarianceNormalization"
-        | "LpNormalization"
-        | "GroupNormalization"
-        | "CumSum"
-        | "Trilu"
-        | "Identity"
-        | "BatchNormalization"
-        | "LayerNormalization" => elementwise::same_shape,
+        op if SAME_SHAPE.contains(&op) => elementwise::same_shape,
         "Dropout" => elementwise::dropout,
         "Not" | "IsNaN" | "IsInf" => elementwise::predicate,
         "Cast" => elementwise::cast,

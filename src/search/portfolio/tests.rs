@@ -474,7 +474,7 @@ fn with_gaps_the_search_decides_alike_with_and_without_stored_neighbour_lists() 
     // and the pieces: every decision, conflict and count must stay the same.
     let mut searched = 0;
     for seed in 0..40u64 {
-        let problem = crate::search::instance::tests::random_gapped(seed);
+        let problem = crate::generate::random_gapped(seed);
         let load = crate::analysis::load(&problem);
         for capacity in [load, load + load / 8] {
             let with_lists = Instance::new(&problem, capacity);
