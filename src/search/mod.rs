@@ -7,34 +7,38 @@
 //! Laid out by phase: `instance` (the immutable problem data), `state` (placement,
 //! propagation and undo), `edge_finding` (per-section reasoning over address windows), `dfs`
 //! (decisions and backtracking), `portfolio` and `schedule` (restarts), `slack` (slack filling:
-//! restrictions of nearly full problems searched as members of the portfolio), [`policy`] and [`strategy`] (the two decision seams), [`observer`] (who watches),
-//! [`features`] (what learned components see). The crate's front door, [`crate::Solver`], is the
-//! only caller of the engine's entry point.
+//! restrictions of nearly full problems searched as members of the portfolio), `policy` and
+//! `strategy` (the two decision seams: [`NodePolicy`], [`StrategyRanker`]), `observer` (who
+//! watches: [`SearchObserver`]), `features` (what learned components see: [`CANDIDATE_FEATURES`],
+//! [`PROBLEM_FEATURES`]). This module re-exports the seams; the engine itself is private. The
+//! crate's front door, [`crate::Solver`], is the only caller of the engine's entry point.
 
 mod dfs;
 pub(crate) mod edge_finding;
-pub mod external;
-pub mod features;
+pub(crate) mod external;
+pub(crate) mod features;
 pub(crate) mod instance;
 pub(crate) mod max_tree;
-pub mod observer;
-pub mod options;
-pub mod policy;
+mod observer;
+mod options;
+pub(crate) mod policy;
 mod portfolio;
-pub mod root;
-pub mod schedule;
+mod root;
+pub(crate) mod schedule;
 pub(crate) mod slack;
 pub(crate) mod state;
-pub mod stats;
-pub mod strategy;
+mod stats;
+mod strategy;
 
-pub use external::{ExternalMember, MemberEnd};
-pub use observer::{RunObserver, RunSummary, SearchObserver, SearchStart, TryCounts, TryEnd};
-pub use options::{Schedule, SearchOptions, Switch};
-pub use policy::{
-    parse_order, parse_policy_name, Candidate, Diversity, FixedPolicy, NodePolicy, NodeView,
-    OrderKey, PolicyName, StaticOrder,
+pub(crate) use external::{ExternalMember, MemberEnd};
+pub use features::{
+    CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION, NODE_FEATURES, PROBLEM_FEATURES,
+    PROBLEM_FEATURE_SCHEMA_VERSION,
 };
+pub use observer::{RunObserver, RunSummary, SearchObserver, SearchStart, TryCounts, TryEnd};
+pub use options::{switch_names, technique_names, Schedule, SearchOptions, Switch, SWITCHES};
+pub(crate) use policy::{parse_policy_name, PolicyName, StaticOrder};
+pub use policy::{Candidate, Diversity, FixedPolicy, NodePolicy, NodeView};
 pub use root::RootNode;
 pub use stats::SearchStats;
 pub use strategy::{Portfolio, ProblemView, StrategyPlan, StrategyRanker};
