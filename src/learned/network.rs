@@ -138,7 +138,7 @@ impl Network {
     }
 
     /// Whether the policy reorders candidates (see [`ModelFile::rank_candidates`]).
-    pub fn ranks_candidates(&self) -> bool {
+    pub(crate) fn ranks_candidates(&self) -> bool {
         self.rank_candidates
     }
 
