@@ -10,7 +10,7 @@ use rand::{RngExt, SeedableRng};
 use std::hint::black_box;
 use telamalloc::generate::{perfect, CutStyle, PerfectOptions};
 use telamalloc::learned::{DenseLayer, LearnedPolicy, ModelFile, Network};
-use telamalloc::search::features::CANDIDATE_FEATURES;
+use telamalloc::search::CANDIDATE_FEATURES;
 use telamalloc::search::{Candidate, FixedPolicy, NodePolicy, RootNode};
 
 const WIDTH: usize = CANDIDATE_FEATURES.len();
@@ -109,7 +109,7 @@ fn order_candidates(c: &mut Criterion) {
 
 fn portfolio_head(c: &mut Criterion) {
     use telamalloc::learned::{Normalisation, PortfolioHead, PortfolioNetwork};
-    use telamalloc::search::features::{PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION};
+    use telamalloc::search::{PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION};
     let (problem, _) = perfect(
         &PerfectOptions {
             capacity: 1 << 20,

@@ -145,7 +145,7 @@ impl Timeline {
 
 /// Cuts the section range `sections` at every boundary `k` (between sections `k` and `k + 1`)
 /// that no buffer crosses (`spanning[k] == 0`): the maximal runs with no cut inside.
-pub fn cut_sections(sections: Range<usize>, spanning: &[u32]) -> Vec<Range<usize>> {
+pub(crate) fn cut_sections(sections: Range<usize>, spanning: &[u32]) -> Vec<Range<usize>> {
     let mut parts = Vec::new();
     let mut start = sections.start;
     for k in sections.clone() {
@@ -159,7 +159,7 @@ pub fn cut_sections(sections: Range<usize>, spanning: &[u32]) -> Vec<Range<usize
 
 /// Groups `items`, each given with its first section, by the part of `parts` (sorted, disjoint
 /// section ranges) that holds that section.
-pub fn group_by_part<T>(
+pub(crate) fn group_by_part<T>(
     parts: &[Range<usize>],
     items: impl IntoIterator<Item = (T, usize)>,
 ) -> Vec<Vec<T>> {

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// Runs `job` on every item on `threads` worker threads; the results come in item order.
 /// `on_done` is called after each job (e.g. to advance a progress bar).
-pub fn run_parallel<T: Sync, R: Send>(
+pub(crate) fn run_parallel<T: Sync, R: Send>(
     items: &[T],
     threads: usize,
     on_done: &(dyn Fn() + Sync),

@@ -35,14 +35,14 @@ pub struct BenchRow {
 
 impl BenchRow {
     /// peak / LOAD.
-    pub fn peak_over_load(&self) -> Option<f64> {
+    pub(crate) fn peak_over_load(&self) -> Option<f64> {
         self.peak
             .filter(|_| self.load > 0)
             .map(|p| p as f64 / self.load as f64)
     }
 
     /// peak / capacity.
-    pub fn peak_over_capacity(&self) -> Option<f64> {
+    pub(crate) fn peak_over_capacity(&self) -> Option<f64> {
         self.peak
             .zip(self.capacity)
             .map(|(p, c)| p as f64 / c as f64)
@@ -310,7 +310,7 @@ pub fn footprint_line(row: &FootprintRow) -> String {
 mod memory {
     /// Resets the peak resident memory (`VmHWM`) to the current (`VmRSS`), and returns that, in
     /// KiB; `None` where `/proc` is not there.
-    pub fn reset_peak() -> Option<u64> {
+    pub(crate) fn reset_peak() -> Option<u64> {
         std::fs::write("/proc/self/clear_refs", "5").ok()?;
         status_kib("VmRSS:")
     }

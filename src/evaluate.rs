@@ -34,7 +34,12 @@ pub struct EvalRun {
 /// capacity, or one that breaks the rules, counts as `invalid`. A solver whose algorithm is not
 /// the search (CP-SAT) is named by its algorithm; CP-SAT's nodes are the node equivalents of its
 /// deterministic time ([`crate::cpsat::NODES_PER_DETERMINISTIC_SECOND`]).
-pub fn run_policy(problem: &Problem, name: &str, policy: &PolicySpec, solver: &Solver) -> EvalRun {
+pub(crate) fn run_policy(
+    problem: &Problem,
+    name: &str,
+    policy: &PolicySpec,
+    solver: &Solver,
+) -> EvalRun {
     let solver = solver.clone().policy(policy.clone());
     let result =
         Goal::for_problem(problem, false).and_then(|goal| solver.solve(problem, goal).ok());

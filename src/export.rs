@@ -63,10 +63,10 @@ use crate::problem::{align_up, Problem, Solution};
 use crate::validate::validate;
 
 /// The metadata name TFLite Micro reads an offline plan from.
-pub const OFFLINE_PLAN_NAME: &str = "OfflineMemoryAllocation";
+pub(crate) const OFFLINE_PLAN_NAME: &str = "OfflineMemoryAllocation";
 
 /// The offline plan format version written (the only one there is).
-pub const OFFLINE_PLAN_VERSION: u32 = 1;
+pub(crate) const OFFLINE_PLAN_VERSION: u32 = 1;
 
 /// TFLite Micro's arena buffer alignment: sizes are rounded up to it and offsets must be
 /// multiples of it.

@@ -9,7 +9,8 @@ use crate::learned::{
     PortfolioRanker,
 };
 use crate::search::{
-    parse_policy_name, FixedPolicy, NodePolicy, PolicyName, Portfolio, SearchOptions, StaticOrder,
+    parse_policy_name, FixedPolicy, NodePolicy, PolicyName, Portfolio, PortfolioConfig,
+    PortfolioSwitches, SearchOptions, StaticOrder,
 };
 use std::fmt;
 use std::path::PathBuf;
@@ -236,6 +237,20 @@ impl PolicySpec {
         }
     }
 
+    /// What a search runs for this spec on a problem of `buffers` buffers: the portfolio
+    /// [`PolicySpec::build_with_model`] builds and the portfolio switches of `options` (see
+    /// [`configured`]), with the warnings its building raised.
+    pub(crate) fn configure(
+        &self,
+        buffers: usize,
+        options: &SearchOptions,
+        seed: u64,
+        model: Option<Arc<Network>>,
+    ) -> (PortfolioConfig, Vec<String>) {
+        let built = self.build_with_model(buffers, options, seed, model);
+        (configured(built.portfolio, options), built.warnings)
+    }
+
     /// Reads the model file this spec names, if any, and builds its network for this build's
     /// features (`None` for every other spec, the built-in model included); on failure, the file
     /// and why. [`PolicySpec::build_with_model`] takes what it returns.
@@ -274,6 +289,20 @@ impl PolicySpec {
             (true, true) => Box::new(FixedPolicy::boosted_diversified(word, buffers, seed)?),
         };
         Some(policy)
+    }
+}
+
+/// `portfolio` under the portfolio switches of `options` (`conflict-boost`, `portfolio-shares`,
+/// `draw-lead`; `learned-order` is read when a spec builds its ranker): the one place the
+/// search's portfolio configuration is made, for a spec's portfolio or one made in code.
+pub(crate) fn configured(portfolio: Portfolio, options: &SearchOptions) -> PortfolioConfig {
+    PortfolioConfig {
+        portfolio,
+        switches: PortfolioSwitches {
+            conflict_boost: options.conflict_boost,
+            shares: options.portfolio_shares,
+            draw_lead: options.draw_lead,
+        },
     }
 }
 

@@ -139,7 +139,7 @@ pub struct Footer {
 }
 
 /// Writes one log line as JSON.
-pub fn write_line(writer: &mut dyn Write, line: &LogLine) -> std::io::Result<()> {
+pub(crate) fn write_line(writer: &mut dyn Write, line: &LogLine) -> std::io::Result<()> {
     serde_json::to_writer(&mut *writer, line)?;
     writer.write_all(b"\n")
 }
@@ -229,7 +229,7 @@ pub fn read_log(reader: impl BufRead) -> Result<SolveLog, String> {
 }
 
 /// The 64-bit FNV-1a hash of a problem's buffers and a capacity, in hex.
-pub fn problem_hash(problem: &crate::Problem, capacity: u64) -> String {
+pub(crate) fn problem_hash(problem: &crate::Problem, capacity: u64) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let mut eat = |value: u64| {
         for byte in value.to_le_bytes() {

@@ -7,14 +7,14 @@ pub use crate::learned::{
     is_strategy_name, DenseLayer, ModelError, ModelFile, Network, Normalisation, PortfolioHead,
     PortfolioNetwork, ShareSchedule, TrainingInfo, MAX_LEAD, MODEL_FORMAT, MODEL_FORMAT_VERSION,
 };
-pub use crate::search::features::{
-    problem_features_of as problem_features, CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION,
-    NODE_FEATURES, PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION,
-};
+pub use crate::search::features::problem_features_of as problem_features;
 pub use crate::search::schedule::budget as round_budget;
 pub use crate::search::slack::truth::{HoleChoice, HoleOdds};
 pub use crate::search::slack::walk::{MoveFeatures, HOLE_FEATURES, HOLE_FEATURE_SCHEMA_VERSION};
-pub use crate::search::Schedule;
+pub use crate::search::{
+    Schedule, CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION, NODE_FEATURES, PROBLEM_FEATURES,
+    PROBLEM_FEATURE_SCHEMA_VERSION,
+};
 pub use crate::solve_log::{
     read_log, read_log_file, CandidateRecord, Decision, Footer, Header, LogLine, SolveLog,
     TryRecord, TryResult, LOG_SCHEMA, LOG_SCHEMA_VERSION,

@@ -8,13 +8,13 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
 /// How many swaps hill climbing tries.
-pub const ATTEMPTS: usize = 500;
+pub(crate) const ATTEMPTS: usize = 500;
 
 /// Starts from `order` and keeps the best first-fit placement found over [`ATTEMPTS`] seeded
 /// random swaps; a worse order is accepted with a probability that falls as the search goes on.
 /// Once `deadline` passes it returns the best so far (`None` if the first placement was not
 /// finished).
-pub fn improve(
+pub(crate) fn improve(
     problem: &Problem,
     mut order: Vec<usize>,
     seed: u64,

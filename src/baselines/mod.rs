@@ -77,7 +77,7 @@ impl Baseline {
     /// is placed (it looks before it starts, after its order is made, and every
     /// [`DEADLINE_STRIDE`] placements); hill climbing returns its best layout so far once it has
     /// one.
-    pub fn allocate_within(
+    pub(crate) fn allocate_within(
         self,
         problem: &Problem,
         seed: u64,
@@ -148,7 +148,7 @@ fn order_by<K: Ord>(n: usize, key: impl Fn(usize) -> K) -> Vec<usize> {
 
 /// The layout of smallest peak among the fast baselines (all but hill climbing, whose hundreds
 /// of placements cost the most), each placed within `deadline`; `None` if none finished.
-pub fn best_fast(problem: &Problem, deadline: &Deadline<'_>) -> Option<Solution> {
+pub(crate) fn best_fast(problem: &Problem, deadline: &Deadline<'_>) -> Option<Solution> {
     Baseline::ALL
         .iter()
         .filter(|b| **b != Baseline::TvmHillClimb)
@@ -169,11 +169,11 @@ pub fn place_in_order(problem: &Problem, order: &[usize], fit: Fit) -> Solution 
 
 /// How many placements go between two looks at the deadline (one look costs a clock read, one
 /// placement a query over the placed buffers live beside it).
-pub const DEADLINE_STRIDE: usize = 64;
+pub(crate) const DEADLINE_STRIDE: usize = 64;
 
 /// [`place_in_order`] that gives up (`None`) once `deadline` passes: it looks before the first
 /// placement and every [`DEADLINE_STRIDE`] placements.
-pub fn place_within(
+pub(crate) fn place_within(
     problem: &Problem,
     order: &[usize],
     fit: Fit,
@@ -211,7 +211,7 @@ fn place_again(
 }
 
 /// For each buffer, how many other buffers overlap it in time (`O(n log n)`).
-pub fn conflict_counts(problem: &Problem) -> Vec<usize> {
+pub(crate) fn conflict_counts(problem: &Problem) -> Vec<usize> {
     let mut lowers: Vec<u64> = problem.buffers.iter().map(|b| b.lower).collect();
     let mut uppers: Vec<u64> = problem.buffers.iter().map(|b| b.upper).collect();
     lowers.sort_unstable();

@@ -4,7 +4,7 @@
 use super::{CliError, EXIT_SOLVED};
 use clap::Args;
 use std::io::Write;
-use telamalloc::search::options::SWITCHES;
+use telamalloc::search::SWITCHES;
 use telamalloc::SearchOptions;
 
 #[derive(Args)]

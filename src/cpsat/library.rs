@@ -21,7 +21,8 @@ use std::time::Duration;
 pub const ENV_VAR: &str = "TELAMALLOC_ORTOOLS_LIB";
 
 /// How to get the library, appended to every "not available" message.
-pub const HOW_TO_GET: &str = "install it with `pip install ortools` (for the active python3), \
+pub(crate) const HOW_TO_GET: &str =
+    "install it with `pip install ortools` (for the active python3), \
      or set TELAMALLOC_ORTOOLS_LIB to the path of libortools.so";
 
 /// How often the watcher thread checks whether to stop the solve.
@@ -226,7 +227,7 @@ impl CpSatLibrary {
     }
 }
 
-/// The process's CP-SAT library, found and loaded on first use ([`locate`], then
+/// The process's CP-SAT library, found and loaded on first use (`locate`, then
 /// [`CpSatLibrary::load`]); the error says what was tried and how to get it.
 pub fn shared() -> Result<&'static CpSatLibrary, String> {
     static LIBRARY: OnceLock<Result<CpSatLibrary, String>> = OnceLock::new();
@@ -238,7 +239,7 @@ pub fn shared() -> Result<&'static CpSatLibrary, String> {
 
 /// Where the library is: `TELAMALLOC_ORTOOLS_LIB` if set, else the active `python3`'s
 /// `ortools` package.
-pub fn locate() -> Result<PathBuf, String> {
+pub(crate) fn locate() -> Result<PathBuf, String> {
     if let Some(explicit) = std::env::var_os(ENV_VAR).filter(|v| !v.is_empty()) {
         let path = PathBuf::from(explicit);
         if path.is_dir() {

@@ -12,13 +12,13 @@
 use std::fmt;
 
 /// Wire type of varints.
-pub const VARINT: u8 = 0;
+pub(crate) const VARINT: u8 = 0;
 /// Wire type of 8-byte values (`double`, `fixed64`).
-pub const FIXED64: u8 = 1;
+pub(crate) const FIXED64: u8 = 1;
 /// Wire type of length-delimited values.
-pub const LEN: u8 = 2;
+pub(crate) const LEN: u8 = 2;
 /// Wire type of 4-byte values (`float`, `fixed32`).
-pub const FIXED32: u8 = 5;
+pub(crate) const FIXED32: u8 = 5;
 
 /// Appends `value` as a varint: 7 bits a byte, least significant first, the high bit set on all
 /// but the last byte.
@@ -205,78 +205,78 @@ pub fn packed_varints(body: &[u8]) -> Result<Vec<u64>, DecodeError> {
 /// `sat_parameters.proto` (checked against the descriptors shipped in the 9.15 wheel).
 pub mod field {
     /// `CpModelProto.variables` (IntegerVariableProto).
-    pub const MODEL_VARIABLES: u32 = 2;
+    pub(crate) const MODEL_VARIABLES: u32 = 2;
     /// `CpModelProto.constraints` (ConstraintProto).
-    pub const MODEL_CONSTRAINTS: u32 = 3;
+    pub(crate) const MODEL_CONSTRAINTS: u32 = 3;
     /// `CpModelProto.objective` (CpObjectiveProto).
-    pub const MODEL_OBJECTIVE: u32 = 4;
+    pub(crate) const MODEL_OBJECTIVE: u32 = 4;
     /// `CpModelProto.solution_hint` (PartialVariableAssignment).
-    pub const MODEL_SOLUTION_HINT: u32 = 6;
+    pub(crate) const MODEL_SOLUTION_HINT: u32 = 6;
     /// `PartialVariableAssignment.vars` (packed int32) and `values` (packed int64).
-    pub const HINT_VARS: u32 = 1;
+    pub(crate) const HINT_VARS: u32 = 1;
     /// See [`HINT_VARS`].
-    pub const HINT_VALUES: u32 = 2;
+    pub(crate) const HINT_VALUES: u32 = 2;
     /// `IntegerVariableProto.domain`: sorted disjoint `[min, max]` pairs, packed int64.
-    pub const VARIABLE_DOMAIN: u32 = 2;
+    pub(crate) const VARIABLE_DOMAIN: u32 = 2;
     /// `ConstraintProto.linear` (LinearConstraintProto).
-    pub const CONSTRAINT_LINEAR: u32 = 12;
+    pub(crate) const CONSTRAINT_LINEAR: u32 = 12;
     /// `ConstraintProto.interval` (IntervalConstraintProto).
-    pub const CONSTRAINT_INTERVAL: u32 = 19;
+    pub(crate) const CONSTRAINT_INTERVAL: u32 = 19;
     /// `ConstraintProto.no_overlap_2d` (NoOverlap2DConstraintProto).
-    pub const CONSTRAINT_NO_OVERLAP_2D: u32 = 21;
+    pub(crate) const CONSTRAINT_NO_OVERLAP_2D: u32 = 21;
     /// `IntervalConstraintProto.start` / `end` / `size` (LinearExpressionProto).
-    pub const INTERVAL_START: u32 = 4;
+    pub(crate) const INTERVAL_START: u32 = 4;
     /// See [`INTERVAL_START`].
-    pub const INTERVAL_END: u32 = 5;
+    pub(crate) const INTERVAL_END: u32 = 5;
     /// See [`INTERVAL_START`].
-    pub const INTERVAL_SIZE: u32 = 6;
+    pub(crate) const INTERVAL_SIZE: u32 = 6;
     /// `LinearExpressionProto.vars` (packed int32), `coeffs` (packed int64), `offset` (int64);
     /// `LinearConstraintProto` and `CpObjectiveProto` use 1 and 2/4 for vars and coeffs too.
-    pub const EXPR_VARS: u32 = 1;
+    pub(crate) const EXPR_VARS: u32 = 1;
     /// See [`EXPR_VARS`].
-    pub const EXPR_COEFFS: u32 = 2;
+    pub(crate) const EXPR_COEFFS: u32 = 2;
     /// See [`EXPR_VARS`].
-    pub const EXPR_OFFSET: u32 = 3;
+    pub(crate) const EXPR_OFFSET: u32 = 3;
     /// `LinearConstraintProto.domain` (packed int64 pairs).
-    pub const LINEAR_DOMAIN: u32 = 3;
+    pub(crate) const LINEAR_DOMAIN: u32 = 3;
     /// `CpObjectiveProto.vars` (packed int32).
-    pub const OBJECTIVE_VARS: u32 = 1;
+    pub(crate) const OBJECTIVE_VARS: u32 = 1;
     /// `CpObjectiveProto.coeffs` (packed int64).
-    pub const OBJECTIVE_COEFFS: u32 = 4;
+    pub(crate) const OBJECTIVE_COEFFS: u32 = 4;
     /// `NoOverlap2DConstraintProto.x_intervals` / `y_intervals` (constraint indices).
-    pub const NO_OVERLAP_2D_X: u32 = 1;
+    pub(crate) const NO_OVERLAP_2D_X: u32 = 1;
     /// See [`NO_OVERLAP_2D_X`].
-    pub const NO_OVERLAP_2D_Y: u32 = 2;
+    pub(crate) const NO_OVERLAP_2D_Y: u32 = 2;
 
     /// `SatParameters.max_time_in_seconds` (double).
-    pub const PARAM_MAX_TIME: u32 = 36;
+    pub(crate) const PARAM_MAX_TIME: u32 = 36;
     /// `SatParameters.max_deterministic_time` (double).
-    pub const PARAM_MAX_DETERMINISTIC_TIME: u32 = 67;
+    pub(crate) const PARAM_MAX_DETERMINISTIC_TIME: u32 = 67;
     /// `SatParameters.random_seed` (int32).
-    pub const PARAM_RANDOM_SEED: u32 = 31;
+    pub(crate) const PARAM_RANDOM_SEED: u32 = 31;
     /// `SatParameters.log_search_progress` (bool).
-    pub const PARAM_LOG_SEARCH_PROGRESS: u32 = 41;
+    pub(crate) const PARAM_LOG_SEARCH_PROGRESS: u32 = 41;
     /// `SatParameters.num_workers` (int32).
-    pub const PARAM_NUM_WORKERS: u32 = 206;
+    pub(crate) const PARAM_NUM_WORKERS: u32 = 206;
 
     /// `CpSolverResponse.status` (CpSolverStatus).
-    pub const RESPONSE_STATUS: u32 = 1;
+    pub(crate) const RESPONSE_STATUS: u32 = 1;
     /// `CpSolverResponse.solution` (packed int64, one per variable).
-    pub const RESPONSE_SOLUTION: u32 = 2;
+    pub(crate) const RESPONSE_SOLUTION: u32 = 2;
     /// `CpSolverResponse.objective_value` (double).
-    pub const RESPONSE_OBJECTIVE: u32 = 3;
+    pub(crate) const RESPONSE_OBJECTIVE: u32 = 3;
     /// `CpSolverResponse.best_objective_bound` (double).
-    pub const RESPONSE_BOUND: u32 = 4;
+    pub(crate) const RESPONSE_BOUND: u32 = 4;
     /// `CpSolverResponse.num_conflicts` (int64).
-    pub const RESPONSE_CONFLICTS: u32 = 11;
+    pub(crate) const RESPONSE_CONFLICTS: u32 = 11;
     /// `CpSolverResponse.num_branches` (int64).
-    pub const RESPONSE_BRANCHES: u32 = 12;
+    pub(crate) const RESPONSE_BRANCHES: u32 = 12;
     /// `CpSolverResponse.wall_time` (double).
-    pub const RESPONSE_WALL_TIME: u32 = 15;
+    pub(crate) const RESPONSE_WALL_TIME: u32 = 15;
     /// `CpSolverResponse.deterministic_time` (double).
-    pub const RESPONSE_DETERMINISTIC_TIME: u32 = 17;
+    pub(crate) const RESPONSE_DETERMINISTIC_TIME: u32 = 17;
     /// `CpSolverResponse.solution_info` (string).
-    pub const RESPONSE_SOLUTION_INFO: u32 = 20;
+    pub(crate) const RESPONSE_SOLUTION_INFO: u32 = 20;
 }
 
 /// `CpSolverStatus`: how a solve ended.

@@ -42,7 +42,7 @@ use infer::{infer, Info};
 use proto::{as_bytes, as_string, as_varint, parse_graph, Fields, GraphProto, Node, ValueInfo};
 use std::collections::{BinaryHeap, HashMap};
 
-pub use dtype::element_bits;
+pub(crate) use dtype::element_bits;
 
 /// Reads an ONNX model into a [`Graph`], inferring shapes where the file has none, paying
 /// `budget` for what shape inference reads and computes.

@@ -24,7 +24,7 @@ use crate::error::InputError;
 
 /// Bits per element of a TFLite `TensorType`, `None` for types without a fixed size
 /// (`STRING`, `RESOURCE`, `VARIANT`) or unknown codes.
-pub fn element_bits(tensor_type: u8) -> Option<u64> {
+pub(crate) fn element_bits(tensor_type: u8) -> Option<u64> {
     Some(match tensor_type {
         0 => 32,   // FLOAT32
         1 => 16,   // FLOAT16

@@ -56,7 +56,7 @@ pub fn check_problem(
 
 /// [`check_problem`] with `capacity` in place of the problem's own (`None`: the rules that do not
 /// depend on a capacity), wording times as a file with `columns` writes them.
-pub fn check_problem_for(
+pub(crate) fn check_problem_for(
     problem: &Problem,
     capacity: Option<u64>,
     file: &str,

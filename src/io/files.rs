@@ -40,7 +40,7 @@ pub fn problem_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
 }
 
 /// The folder of the split lists, relative to the repository root.
-pub const SPLITS_DIR: &str = "datasets/splits";
+pub(crate) const SPLITS_DIR: &str = "datasets/splits";
 
 /// The problem paths a split lists in `datasets/splits/NAME.txt` (one per line, relative to the
 /// repository root; blank lines and `#` comments skipped). Splits belong to the repository, not

@@ -291,7 +291,7 @@ pub fn write_json_solution(problem: &Problem, solution: &Solution) -> String {
 }
 
 /// The JSON of [`write_json_solution`] as a value, for reports that add fields to it.
-pub fn json_solution_value(problem: &Problem, solution: &Solution) -> serde_json::Value {
+pub(crate) fn json_solution_value(problem: &Problem, solution: &Solution) -> serde_json::Value {
     serde_json::to_value(solution_file(problem, solution)).expect("plain data serialises")
 }
 

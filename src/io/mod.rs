@@ -10,14 +10,13 @@ mod csv_format;
 mod files;
 mod json_format;
 
-pub use check::{check_problem, check_problem_for, BufferPlaces};
+pub use check::{check_problem, BufferPlaces};
 pub use csv_format::{
     parse_csv_problem, parse_csv_solution, write_csv_problem, write_csv_solution,
 };
-pub use files::{file_name, problem_files, split_files, write_file, SPLITS_DIR};
-pub use json_format::{
-    json_solution_value, parse_json_problem, parse_json_solution, write_json_solution,
-};
+pub use files::{file_name, problem_files, split_files, write_file};
+pub(crate) use json_format::json_solution_value;
+pub use json_format::{parse_json_problem, parse_json_solution, write_json_solution};
 
 use crate::error::InputError;
 use crate::problem::{Problem, Solution};

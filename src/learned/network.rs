@@ -138,7 +138,7 @@ impl Network {
     }
 
     /// Whether the policy reorders candidates (see [`ModelFile::rank_candidates`]).
-    pub fn ranks_candidates(&self) -> bool {
+    pub(crate) fn ranks_candidates(&self) -> bool {
         self.rank_candidates
     }
 
@@ -272,7 +272,7 @@ impl PortfolioNetwork {
     }
 
     /// One score per strategy for a problem with these features (see
-    /// [`PROBLEM_FEATURES`](crate::search::features::PROBLEM_FEATURES)).
+    /// [`PROBLEM_FEATURES`](crate::search::PROBLEM_FEATURES)).
     pub fn scores(&self, features: &[f32]) -> Vec<f32> {
         let x = ArrayView2::from_shape((1, features.len()), features).expect("one row");
         let h = self.trunk.run(x);
@@ -281,7 +281,7 @@ impl PortfolioNetwork {
     }
 
     /// The strategies' indices from most to least promising for a problem with these
-    /// [`PROBLEM_FEATURES`](crate::search::features::PROBLEM_FEATURES) (equal or non-finite
+    /// [`PROBLEM_FEATURES`](crate::search::PROBLEM_FEATURES) (equal or non-finite
     /// scores keep the stored order), and each one's budget weight in that order: from the
     /// head's [`ShareSchedule`] when it has one (the order is then by weight first), else the
     /// first one's lead and 1 for the others.

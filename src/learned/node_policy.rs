@@ -42,7 +42,7 @@ impl LearnedPolicy {
 
     /// The policy of an already built network (shared between policies and threads), or the
     /// fixed policy with the reason when there is none.
-    pub fn with_network(
+    pub(crate) fn with_network(
         network: Result<Arc<Network>, ModelError>,
         buffers: usize,
         boost: bool,

@@ -155,7 +155,7 @@ impl<'p> Placer<'p> {
     /// The highest end among the placed buffers that overlap `buffer` in time (0 if none); no
     /// sort, unlike [`Placer::neighbours`]. With gaps, the lowest offset at which `buffer` lies
     /// wholly above them.
-    pub fn highest_neighbour_end(&mut self, buffer: usize) -> u64 {
+    pub(crate) fn highest_neighbour_end(&mut self, buffer: usize) -> u64 {
         if !self.gapped && self.offsets[buffer].is_none() {
             return self.index.highest_end(buffer);
         }

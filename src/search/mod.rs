@@ -7,37 +7,42 @@
 //! Laid out by phase: `instance` (the immutable problem data), `state` (placement,
 //! propagation and undo), `edge_finding` (per-section reasoning over address windows), `dfs`
 //! (decisions and backtracking), `portfolio` and `schedule` (restarts), `slack` (slack filling:
-//! restrictions of nearly full problems searched as members of the portfolio), [`policy`] and [`strategy`] (the two decision seams), [`observer`] (who watches),
-//! [`features`] (what learned components see). The crate's front door, [`crate::Solver`], is the
-//! only caller of the engine's entry point.
+//! restrictions of nearly full problems searched as members of the portfolio), `policy` and
+//! `strategy` (the two decision seams: [`NodePolicy`], [`StrategyRanker`]), `observer` (who
+//! watches: [`SearchObserver`]), `features` (what learned components see: [`CANDIDATE_FEATURES`],
+//! [`PROBLEM_FEATURES`]). This module re-exports the seams; the engine itself is private. The
+//! crate's front door, [`crate::Solver`], is the only caller of the engine's entry point.
 
 mod dfs;
 pub(crate) mod edge_finding;
-pub mod external;
-pub mod features;
+pub(crate) mod external;
+pub(crate) mod features;
 pub(crate) mod instance;
 pub(crate) mod max_tree;
-pub mod observer;
-pub mod options;
-pub mod policy;
+mod observer;
+mod options;
+pub(crate) mod policy;
 mod portfolio;
-pub mod root;
-pub mod schedule;
+mod root;
+pub(crate) mod schedule;
 pub(crate) mod slack;
 pub(crate) mod state;
-pub mod stats;
-pub mod strategy;
+mod stats;
+mod strategy;
 
-pub use external::{ExternalMember, MemberEnd};
-pub use observer::{RunObserver, RunSummary, SearchObserver, SearchStart, TryCounts, TryEnd};
-pub use options::{Schedule, SearchOptions, Switch};
-pub use policy::{
-    parse_order, parse_policy_name, Candidate, Diversity, FixedPolicy, NodePolicy, NodeView,
-    OrderKey, PolicyName, StaticOrder,
+pub(crate) use external::{ExternalMember, MemberEnd};
+pub use features::{
+    CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION, NODE_FEATURES, PROBLEM_FEATURES,
+    PROBLEM_FEATURE_SCHEMA_VERSION,
 };
+pub use observer::{RunObserver, RunSummary, SearchObserver, SearchStart, TryCounts, TryEnd};
+pub use options::{switch_names, technique_names, Schedule, SearchOptions, Switch, SWITCHES};
+pub(crate) use policy::{parse_policy_name, PolicyName, StaticOrder};
+pub use policy::{Candidate, Diversity, FixedPolicy, NodePolicy, NodeView};
 pub use root::RootNode;
 pub use stats::SearchStats;
 pub use strategy::{Portfolio, ProblemView, StrategyPlan, StrategyRanker};
+pub(crate) use strategy::{PortfolioConfig, PortfolioSwitches};
 
 use crate::analysis::Timeline;
 use crate::baselines::Baseline;
@@ -81,8 +86,10 @@ pub(crate) struct SearchResult {
     pub(crate) exhausted_model: bool,
 }
 
-/// How to run one search, besides the problem and its portfolio.
+/// How to run one search, besides the problem.
 pub(crate) struct FitRequest<'a> {
+    /// The portfolio (not empty) and how to run it.
+    pub(crate) portfolio: PortfolioConfig,
     /// The problem's timeline (sections and LOAD), built once by the caller.
     pub(crate) timeline: &'a Timeline,
     /// The technique switches.
@@ -102,20 +109,16 @@ pub(crate) struct FitRequest<'a> {
     pub(crate) hole_model: Option<&'a [f32]>,
 }
 
-/// Fits `problem` (which passed [`Problem::check`]) under `capacity` with `portfolio` (not
-/// empty), or proves it cannot, within the request's limits. A found layout is returned
+/// Fits `problem` (which passed [`Problem::check`]) under `capacity` with the request's
+/// portfolio, or proves it cannot, within the request's limits. A found layout is returned
 /// unvalidated: the caller validates every answer once.
 ///
 /// In order: the trivial proofs of infeasibility, the warm start from the problem's hints, the
 /// fast baselines (`heuristic-first`), then the portfolio's search.
-pub(crate) fn fit(
-    problem: &Problem,
-    capacity: u64,
-    portfolio: Portfolio,
-    request: FitRequest<'_>,
-) -> SearchResult {
+pub(crate) fn fit(problem: &Problem, capacity: u64, request: FitRequest<'_>) -> SearchResult {
     let start = Instant::now();
     let FitRequest {
+        portfolio,
         timeline,
         options,
         limits,
@@ -126,7 +129,10 @@ pub(crate) fn fit(
     } = request;
     // The solver gives an empty portfolio the default one (`Solver::build_portfolio`): nothing
     // to run would never decide.
-    debug_assert!(!portfolio.policies.is_empty(), "an empty portfolio");
+    debug_assert!(
+        !portfolio.portfolio.policies.is_empty(),
+        "an empty portfolio"
+    );
     let load = timeline.load();
     if let Some(o) = observer.as_mut() {
         o.on_start(&SearchStart {
@@ -146,7 +152,9 @@ pub(crate) fn fit(
     let mut stats = SearchStats::default();
     let mut exhausted_model = false;
     let stop = Deadline::after(start, limits.timeout, cancel);
-    let dive = FitRequest {
+    // Made only for a problem with hints.
+    let dive = || FitRequest {
+        portfolio: portfolio.for_hint_dive(problem.len()),
         timeline,
         options,
         limits: Limits {
@@ -171,6 +179,7 @@ pub(crate) fn fit(
             Heuristic::OutOfTime => Outcome::LimitReached,
             Heuristic::NoFit => {
                 let search = FitRequest {
+                    portfolio,
                     timeline,
                     options,
                     limits,
@@ -182,7 +191,7 @@ pub(crate) fn fit(
                     hole_model,
                 };
                 let (outcome, exhausted) =
-                    search_portfolio(problem, capacity, portfolio, (search, stop), &mut stats);
+                    search_portfolio(problem, capacity, (search, stop), &mut stats);
                 exhausted_model = exhausted;
                 outcome
             }
@@ -199,19 +208,19 @@ pub(crate) fn fit(
     }
 }
 
-/// With hints, the hint dive (see [`hint_dive`], run under `dive`): its layout, if it found one
+/// With hints, the hint dive (see [`hint_dive`], run under the request `dive` makes): its layout, if it found one
 /// (the counters are then the dive's); else its work is added to `stats` and the search goes on
 /// without the hints.
-fn warm_start(
+fn warm_start<'a>(
     problem: &Problem,
     capacity: u64,
-    dive: FitRequest<'_>,
+    dive: impl FnOnce() -> FitRequest<'a>,
     stats: &mut SearchStats,
 ) -> Option<Solution> {
     if !problem.has_hints() {
         return None;
     }
-    let (layout, dive_stats) = hint_dive(problem, capacity, dive)?;
+    let (layout, dive_stats) = hint_dive(problem, capacity, dive())?;
     let Some(layout) = layout else {
         stats.add(&dive_stats);
         return None;
@@ -231,11 +240,14 @@ fn warm_start(
 fn search_portfolio(
     problem: &Problem,
     capacity: u64,
-    mut portfolio: Portfolio,
     (mut request, stop): (FitRequest<'_>, Deadline<'_>),
     stats: &mut SearchStats,
 ) -> (Outcome, bool) {
     let options = request.options;
+    let PortfolioConfig {
+        mut portfolio,
+        switches,
+    } = request.portfolio;
     // Building the instance looks at pairs of buffers (with gaps, each buffer with gaps against
     // those live with it), which on a large problem can outlast the limit.
     let Some(instance) = Instance::within(problem, request.timeline, capacity, &stop) else {
@@ -244,7 +256,7 @@ fn search_portfolio(
     let view = ProblemView {
         instance: &instance,
     };
-    let weights = portfolio.apply_ranking(&view, options.portfolio_shares);
+    let weights = portfolio.apply_ranking(&view, switches.shares);
     stats.portfolio = portfolio.names();
     stats.weights = weights.clone();
     // Not once the time is up: filling builds an instance per shape.
@@ -267,6 +279,7 @@ fn search_portfolio(
         filled: &members.filled,
         drawer: members.drawer.as_ref(),
         slack,
+        switches,
     };
     match portfolio::run(&instance, options, portfolio.policies, settings, stats) {
         portfolio::Verdict::Found(offsets) => (Outcome::Found(Solution { offsets }), false),
@@ -305,10 +318,7 @@ fn hint_dive(
     hinted.check(Some(capacity)).ok()?;
     let budget = (HINT_DIVE_NODES_PER_BUFFER * problem.len() as u64).max(HINT_DIVE_NODES);
     request.limits.nodes = Some(request.limits.nodes.map_or(budget, |n| n.min(budget)));
-    // The default round robin whatever the caller's policy, with its diversified orders at
-    // seed 0: the dive is the same for every seed.
-    let portfolio = Portfolio::round_robin(hinted.len(), request.options.conflict_boost, 0);
-    let result = fit(&hinted, capacity, portfolio, request);
+    let result = fit(&hinted, capacity, request);
     match result.outcome {
         Outcome::Found(layout) => Some((Some(layout), result.stats)),
         _ => Some((None, result.stats)),

@@ -136,7 +136,7 @@ pub struct SearchOptions {
     pub cpsat: bool,
     /// CP-SAT's share of the search's work, in policies: beside policies of total weight `W`,
     /// its runs take at most `cpsat_share / W` of the policies' node budgets (1: as much as one
-    /// policy; 0: it never runs). See [`crate::search::ExternalMember::share`].
+    /// policy; 0: it never runs).
     pub cpsat_share: f64,
     /// With `cpsat`: the learned gate ([`crate::learned::CpSatGate`]) sets CP-SAT's share per
     /// problem, between its low and high shares, instead of `cpsat_share`.

@@ -419,8 +419,9 @@ impl FixedPolicy {
         }
     }
 
-    /// The static order of `word` (see [`parse_order`]) with conflict-driven boosting, named
-    /// `word+` (e.g. `TWA+`); `None` if the word is not an order word.
+    /// The static order of `word` (over `W`, `A`, `T`, `Z`, as in
+    /// [`PolicySpec`](crate::PolicySpec)) with conflict-driven boosting, named `word+` (e.g.
+    /// `TWA+`); `None` if the word is not an order word.
     pub fn boosted(word: &str, buffers: usize) -> Option<FixedPolicy> {
         Some(FixedPolicy {
             name: format!("{}+", word.to_ascii_uppercase()),

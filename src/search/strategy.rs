@@ -138,6 +138,41 @@ impl Portfolio {
     }
 }
 
+/// The portfolio switches: how the search runs a portfolio beyond its policies. Read from the
+/// search options in one place, where the portfolio is configured (see
+/// [`PolicySpec::configure`](crate::PolicySpec)); the engine reads them only from here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PortfolioSwitches {
+    /// Conflict boosting in the fixed policy of the members the search makes itself (the hint
+    /// dive's round robin, the slack-filling members).
+    pub(crate) conflict_boost: bool,
+    /// Whether the ranker's weights give the policies their runs per round (else one each).
+    pub(crate) shares: bool,
+    /// Whether the lottery's draws are searched in the plain static order of the portfolio's
+    /// first strategy, when it is one (else by the fixed policy).
+    pub(crate) draw_lead: bool,
+}
+
+/// What one search runs: the portfolio (its policies and ranker) and the switches that say how.
+pub(crate) struct PortfolioConfig {
+    /// The policies and their ranker.
+    pub(crate) portfolio: Portfolio,
+    /// How the search runs them.
+    pub(crate) switches: PortfolioSwitches,
+}
+
+impl PortfolioConfig {
+    /// The hint dive's portfolio under the same switches: the default round robin whatever the
+    /// caller's policy, with its diversified orders at seed 0 (the dive is the same for every
+    /// seed).
+    pub(crate) fn for_hint_dive(&self, buffers: usize) -> PortfolioConfig {
+        PortfolioConfig {
+            portfolio: Portfolio::round_robin(buffers, self.switches.conflict_boost, 0),
+            switches: self.switches,
+        }
+    }
+}
+
 /// Whether `order` holds each of `0..len` exactly once.
 fn is_permutation(order: &[usize], len: usize) -> bool {
     let mut seen = vec![false; len];

@@ -5,7 +5,7 @@ use crate::analysis::Timeline;
 use crate::baselines::best_fast;
 use crate::outcome::{Deadline, Limits};
 use crate::problem::{Problem, Solution};
-use crate::search::{self, FitRequest, Outcome, Portfolio, SearchOptions, SearchStats};
+use crate::search::{self, FitRequest, Outcome, PortfolioConfig, SearchOptions, SearchStats};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
@@ -35,7 +35,7 @@ pub(crate) fn minimize(
     problem: &Problem,
     timeline: &Timeline,
     options: &SearchOptions,
-    portfolio: &dyn Fn() -> Portfolio,
+    portfolio: &dyn Fn() -> PortfolioConfig,
     limits: Limits,
     cancel: Option<&AtomicBool>,
 ) -> Option<Minimized> {
@@ -65,6 +65,7 @@ pub(crate) fn minimize(
             probe_low + (peak - probe_low) / 2
         };
         let request = FitRequest {
+            portfolio: portfolio(),
             timeline,
             options,
             limits: Limits {
@@ -77,7 +78,7 @@ pub(crate) fn minimize(
             external: None,
             hole_model: crate::learned::hole_model::lottery_weights(options),
         };
-        let result = search::fit(problem, capacity, portfolio(), request);
+        let result = search::fit(problem, capacity, request);
         stats.add(&result.stats);
         stats.restarts += result.stats.restarts;
         if let Some(left) = nodes_left.as_mut() {

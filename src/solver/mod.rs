@@ -23,11 +23,12 @@ use crate::baselines::Baseline;
 use crate::cpsat::{self, CpSatError, CpSatStats};
 use crate::learned::{ModelError, Network};
 use crate::outcome::{trivially_infeasible, Deadline, Limits, Status};
-use crate::policy_spec::PolicySpec;
+use crate::policy_spec::{configured, PolicySpec};
 use crate::problem::rules::RuleBreak;
 use crate::problem::{Problem, Solution};
 use crate::search::{
-    self, ExternalMember, FitRequest, Portfolio, SearchObserver, SearchOptions, SearchStats,
+    self, ExternalMember, FitRequest, Portfolio, PortfolioConfig, SearchObserver, SearchOptions,
+    SearchStats,
 };
 use crate::validate::validate;
 use cpsat_member::CpSatMember;
@@ -496,27 +497,24 @@ impl Solver {
         Ok(answer.solution)
     }
 
-    /// The portfolio for a problem of `buffers` buffers, and the warnings its building raised;
-    /// `model`: the network of the policy's model file, read once per solve.
+    /// What the search runs on a problem of `buffers` buffers (the portfolio and its switches),
+    /// and the warnings its building raised; `model`: the network of the policy's model file,
+    /// read once per solve.
     fn build_portfolio(
         &self,
         buffers: usize,
         model: Option<&Arc<Network>>,
-    ) -> (Portfolio, Vec<String>) {
+    ) -> (PortfolioConfig, Vec<String>) {
+        let (options, seed) = (&self.options, self.seed);
         match &self.policy {
-            PolicySource::Spec(spec) => {
-                let model = model.cloned();
-                let built = spec.build_with_model(buffers, &self.options, self.seed, model);
-                (built.portfolio, built.warnings)
-            }
+            PolicySource::Spec(spec) => spec.configure(buffers, options, seed, model.cloned()),
             PolicySource::Custom(factory) => {
-                let portfolio = factory(buffers, &self.options);
+                let portfolio = factory(buffers, options);
                 if !portfolio.policies.is_empty() {
-                    return (portfolio, Vec::new());
+                    return (configured(portfolio, options), Vec::new());
                 }
                 // Nothing to run would never decide: an empty portfolio means the default one.
-                let built = PolicySpec::Portfolio.build_seeded(buffers, &self.options, self.seed);
-                (built.portfolio, built.warnings)
+                PolicySpec::Portfolio.configure(buffers, options, seed, None)
             }
         }
     }
@@ -538,6 +536,7 @@ impl Solver {
         let (portfolio, warnings) = self.build_portfolio(problem.len(), model.as_ref());
         allocation.warnings = warnings;
         let request = FitRequest {
+            portfolio,
             timeline,
             options: &self.options,
             // The search measures its time from its own start.
@@ -547,7 +546,7 @@ impl Solver {
             external: member.as_ref().map(|m| m as &dyn ExternalMember),
             hole_model: crate::learned::hole_model::lottery_weights(&self.options),
         };
-        let result = search::fit(problem, capacity, portfolio, request);
+        let result = search::fit(problem, capacity, request);
         if let Some(member) = member {
             allocation.cpsat = member.finish().map_err(SolveError::CpSat)?;
         }

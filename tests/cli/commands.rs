@@ -603,7 +603,7 @@ fn collect_writes_a_log_per_problem_that_logs_reads_and_counts() {
     let expected = format!(
         "5 logs (schema version 1, feature version {}): {decisions} decisions, {candidates} \
          candidates, {tries} tries, {found} on solution paths",
-        telamalloc::search::features::FEATURE_SCHEMA_VERSION
+        telamalloc::search::FEATURE_SCHEMA_VERSION
     );
     assert!(
         run.stdout.contains(&expected),
@@ -623,7 +623,7 @@ fn collect_writes_a_log_per_problem_that_logs_reads_and_counts() {
         run.stdout.contains(&format!(
             "1 logs (schema version 1, feature version {}): {d} decisions, {c} candidates, {t} \
              tries, {f} on solution paths",
-            telamalloc::search::features::FEATURE_SCHEMA_VERSION
+            telamalloc::search::FEATURE_SCHEMA_VERSION
         )),
         "{}",
         run.stdout
@@ -693,7 +693,7 @@ fn switches_lists_every_switch_with_its_default() {
         .lines()
         .filter(|line| !line.starts_with(' '))
         .collect();
-    let names = telamalloc::search::options::technique_names();
+    let names = telamalloc::search::technique_names();
     assert_eq!(lines.len(), names.len(), "{}", run.stdout);
     for (line, name) in lines.iter().zip(&names) {
         let words: Vec<&str> = line.split_whitespace().collect();

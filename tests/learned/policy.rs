@@ -15,10 +15,10 @@ use telamalloc::learned::{
     fallback_warning, DenseLayer, LearnedPolicy, ModelError, ModelFile, BUILT_IN_MODEL,
     DEFAULT_MODEL_PATH,
 };
-use telamalloc::search::features::{CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION};
 use telamalloc::search::{
     Candidate, FixedPolicy, NodePolicy, NodeView, Portfolio, RootNode, SearchOptions,
 };
+use telamalloc::search::{CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION};
 use telamalloc::{
     validate, Allocation, Goal, Limits, PolicySpec, Problem, SearchStats, Solution, Solver, Status,
 };

@@ -14,10 +14,10 @@ use telamalloc::learned::{
     DenseLayer, LearnedPolicy, ModelError, ModelFile, Network, Normalisation, PortfolioHead,
     PortfolioNetwork, PortfolioRanker, ShareSchedule,
 };
-use telamalloc::search::features::{PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION};
 use telamalloc::search::{
     FixedPolicy, NodePolicy, Portfolio, RootNode, SearchOptions, StrategyPlan, StrategyRanker,
 };
+use telamalloc::search::{PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION};
 use telamalloc::{
     validate, Allocation, BuiltPortfolio, Goal, Limits, PolicySpec, Problem, Solver, Status,
 };

@@ -314,7 +314,7 @@ fn search_without_heuristics_agrees_with_brute_force() {
 #[test]
 fn each_switch_flipped_agrees_with_brute_force() {
     let mut found = Vec::new();
-    for name in telamalloc::search::options::switch_names() {
+    for name in telamalloc::search::switch_names() {
         for heuristic_first in [true, false] {
             let mut options = SearchOptions {
                 heuristic_first,
@@ -336,7 +336,7 @@ fn each_switch_flipped_agrees_with_brute_force() {
 #[test]
 fn every_switch_flipped_at_once_agrees_with_brute_force() {
     let mut options = SearchOptions::default();
-    for name in telamalloc::search::options::switch_names() {
+    for name in telamalloc::search::switch_names() {
         let on = !options.get(name).expect("a switch");
         options.set(name, on);
     }

@@ -103,7 +103,7 @@ fn gaps_with_windows_never_give_a_wrong_answer() {
 
 #[test]
 fn every_switch_flipped_stays_correct_with_gaps() {
-    for name in telamalloc::search::options::switch_names() {
+    for name in telamalloc::search::switch_names() {
         let mut options = common::without_heuristics();
         let on = !options.get(name).expect("a switch");
         assert!(options.set(name, on));

@@ -157,7 +157,7 @@ fn perfect_packings_are_found_by_every_single_policy() {
 fn perfect_packings_with_each_switch_off_are_never_refuted() {
     // Without some techniques the search may run out of nodes (section inference off does on a
     // few of these), but it must never call a perfect packing infeasible.
-    for name in telamalloc::search::options::switch_names() {
+    for name in telamalloc::search::switch_names() {
         let mut options = common::without_heuristics();
         options.set(name, !options.get(name).expect("a switch"));
         let mut solved = 0;
@@ -426,7 +426,7 @@ fn subtle_infeasible_problems_are_refuted() {
         );
         expect_infeasible(&problem, capacity, &SearchOptions::default(), label);
         expect_infeasible(&problem, capacity, &common::without_heuristics(), label);
-        for name in telamalloc::search::options::switch_names() {
+        for name in telamalloc::search::switch_names() {
             let mut options = common::without_heuristics();
             options.set(name, !options.get(name).expect("a switch"));
             expect_infeasible(&problem, capacity, &options, &format!("{label}, {name}"));
@@ -560,7 +560,7 @@ fn the_answer_does_not_depend_on_the_thread_count() {
 
 #[test]
 fn any_two_switches_off_give_only_valid_answers() {
-    let switches = telamalloc::search::options::switch_names();
+    let switches = telamalloc::search::switch_names();
     let tiny: Vec<(Problem, u64)> = (0..50)
         .map(|seed| {
             let problem = tiny_problem(5_000_000 + seed, TinyShape::default());
@@ -724,7 +724,7 @@ fn refutations_agree_across_configurations() {
     let base = common::without_heuristics();
     let mut configurations: Vec<(String, SearchOptions, Option<&str>)> =
         vec![("default".into(), base.clone(), None)];
-    for name in telamalloc::search::options::switch_names() {
+    for name in telamalloc::search::switch_names() {
         let mut options = base.clone();
         options.set(name, !options.get(name).expect("a switch"));
         configurations.push((format!("{name} switched"), options, None));

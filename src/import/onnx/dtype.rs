@@ -7,7 +7,7 @@ pub(super) const BOOL: i32 = 9;
 
 /// Bits per element of an ONNX `TensorProto.DataType`, `None` for `STRING`, `UNDEFINED` and
 /// unknown codes.
-pub fn element_bits(data_type: i32) -> Option<u64> {
+pub(crate) fn element_bits(data_type: i32) -> Option<u64> {
     Some(match data_type {
         1 => 32,      // FLOAT
         2 | 3 => 8,   // UINT8, INT8

@@ -20,6 +20,7 @@ use super::policy::NodePolicy;
 use super::schedule::budget;
 use super::slack::{Drawer, Filled, SlackFill};
 use super::stats::SearchStats;
+use super::strategy::PortfolioSwitches;
 use crate::outcome::{Deadline, Infeasibility};
 use rounds::{count_within, in_run_order, round_budgets, run_weights, MemberSchedule};
 use threads::{on_stack_for, stack_bytes, Job, Round, RunResult};
@@ -58,6 +59,9 @@ pub struct RunSettings<'a> {
     pub drawer: Option<&'a Drawer<'a>>,
     /// How the slack-filling members run (their switches).
     pub slack: SlackFill<'a>,
+    /// The portfolio switches (the fixed policy's boosting and the lottery's lead order for the
+    /// members the search makes itself).
+    pub switches: PortfolioSwitches,
 }
 
 /// Runs the portfolio until a verdict, on a stack deep enough for its search (see
@@ -95,7 +99,12 @@ fn run_here(
     stats: &mut SearchStats,
 ) -> Verdict {
     let members = (settings.filled, settings.drawer);
-    let workers = workers_for(instance, (options, &settings.slack), policies, members);
+    let workers = workers_for(
+        instance,
+        (options.restarts, settings.switches),
+        policies,
+        members,
+    );
     // The slack-filling members run first in every round; the counters name them before the
     // policies.
     let (member_names, member_weights) = member_weights(&workers, &settings.slack);

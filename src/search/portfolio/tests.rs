@@ -14,6 +14,14 @@ use crate::search::strategy::Portfolio;
 use std::sync::Mutex;
 use worker::{lead_order, run_draws, Kind};
 
+/// The portfolio switches of the tests that give no options: the default boosting and shares,
+/// the lottery's draws by the fixed policy.
+const PLAIN_SWITCHES: PortfolioSwitches = PortfolioSwitches {
+    conflict_boost: true,
+    shares: true,
+    draw_lead: false,
+};
+
 /// Proves "infeasible" once granted `threshold` node equivalents; records its budgets. Its
 /// share is 4 policies: as much as the four policies of the round robin together.
 struct Oracle {
@@ -89,6 +97,7 @@ fn search(
         filled: &[],
         drawer: None,
         slack: SlackFill::default(),
+        switches: PLAIN_SWITCHES,
     };
     let policies = Portfolio::round_robin(instance.sizes.len(), true, 0).policies;
     let mut stats = SearchStats::default();
@@ -111,6 +120,7 @@ fn counted(
         filled: &[],
         drawer: None,
         slack: SlackFill::default(),
+        switches: PLAIN_SWITCHES,
     };
     let policies = Portfolio::round_robin(instance.sizes.len(), true, 0).policies;
     let mut stats = SearchStats::default();
@@ -155,6 +165,7 @@ fn logged_run(
         filled,
         drawer: None,
         slack: SlackFill::new(options, None),
+        switches: crate::policy_spec::configured(Portfolio::new(Vec::new()), options).switches,
     };
     let policies = Portfolio::round_robin(instance.sizes.len(), true, 0).policies;
     let verdict = run(
@@ -292,21 +303,20 @@ fn the_lottery_searches_its_draws_in_the_lead_strategys_plain_order() {
     let members = lottery(&problem, &instance);
     let drawer = members.drawer.as_ref().expect("a lottery");
     let draw_policy = |lead: &str, draw_lead: bool| {
-        let options = SearchOptions::default();
-        let slack = SlackFill {
+        let switches = PortfolioSwitches {
             draw_lead,
-            ..SlackFill::default()
+            ..PLAIN_SWITCHES
         };
         let lead = StaticOrder::diversified(lead, 0).map_or_else(
             || Box::new(FixedPolicy::new(0, false)) as Box<dyn NodePolicy>,
             |order| Box::new(order) as Box<dyn NodePolicy>,
         );
         let members = (&[][..], Some(drawer));
-        let mut worker = workers_for(&instance, (&options, &slack), vec![lead], members)
+        let mut worker = workers_for(&instance, (true, switches), vec![lead], members)
             .into_iter()
             .find(|w| matches!(w.kind, Kind::Lottery { .. }))
             .expect("the lottery's worker");
-        worker.redraw((false, false), &Deadline::none());
+        worker.redraw(false, &Deadline::none());
         worker.policy.name()
     };
     assert_eq!(draw_policy("WAT", true), "WAT");
@@ -318,13 +328,13 @@ fn the_lottery_searches_its_draws_in_the_lead_strategys_plain_order() {
 fn a_lottery_run_makes_short_draws_until_its_budget_is_spent() {
     // Every draw counted once: no cut drawn again.
     let options = SearchOptions::default();
-    let slack = SlackFill::new(&options, None);
+    let switches = crate::policy_spec::configured(Portfolio::new(Vec::new()), &options).switches;
     let (problem, instance) = lottery_packing();
     let members = lottery(&problem, &instance);
     let drawer = members.drawer.as_ref().expect("a lottery");
     let draws_and_nodes = |budget: u64, per_draw: u64| {
         let members = (&[][..], Some(drawer));
-        let mut worker = workers_for(&instance, (&options, &slack), Vec::new(), members)
+        let mut worker = workers_for(&instance, (true, switches), Vec::new(), members)
             .pop()
             .expect("the lottery's worker");
         let limits = RunLimits {

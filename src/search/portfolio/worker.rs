@@ -11,6 +11,7 @@ use crate::search::policy::{FixedPolicy, NodePolicy, StaticOrder};
 use crate::search::slack::{Drawer, Filled, Lottery, Shape, SlackFill};
 use crate::search::state::State;
 use crate::search::stats::SearchStats;
+use crate::search::strategy::PortfolioSwitches;
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 
@@ -48,6 +49,8 @@ pub(super) enum Kind<'i> {
         /// With `draw-lead`: the static order its draws are searched in (the round robin's
         /// first strategy's); the fixed policy otherwise.
         draw_order: Option<String>,
+        /// Whether that fixed policy boosts conflicts.
+        conflict_boost: bool,
     },
 }
 
@@ -111,11 +114,12 @@ impl<'i> Worker<'i> {
     /// The lottery member's next draw: a new filled problem, with a fresh state, node cache and
     /// policy (its buffers differ from draw to draw): the static order of its draw order when
     /// there is one, the fixed policy otherwise. Nothing for the other kinds.
-    pub(super) fn redraw(&mut self, (conflict_boost, distinct): (bool, bool), stop: &Deadline<'_>) {
+    pub(super) fn redraw(&mut self, distinct: bool, stop: &Deadline<'_>) {
         let Kind::Lottery {
             lottery,
             drawn,
             draw_order,
+            conflict_boost,
         } = &mut self.kind
         else {
             return;
@@ -128,7 +132,7 @@ impl<'i> Worker<'i> {
             Some(order) => Box::new(order),
             None => Box::new(FixedPolicy::new(
                 filled.instance.sizes.len(),
-                conflict_boost,
+                *conflict_boost,
             )),
         };
         *drawn = Some(Box::new(filled));
@@ -139,24 +143,24 @@ impl<'i> Worker<'i> {
 /// exhausted run of one proves nothing), then one per policy (only the first without restarts).
 pub(super) fn workers_for<'i>(
     instance: &Instance,
-    (options, slack): (&SearchOptions, &SlackFill<'_>),
+    (restarts, switches): (bool, PortfolioSwitches),
     policies: Vec<Box<dyn NodePolicy>>,
     (filled, drawer): (&'i [Filled], Option<&'i Drawer<'i>>),
 ) -> Vec<Worker<'i>> {
     let draw_order = policies
         .first()
-        .filter(|_| slack.draw_lead)
+        .filter(|_| switches.draw_lead)
         .and_then(|lead| lead_order(&lead.name()));
     let mut workers: Vec<Worker> = policies
         .into_iter()
         .map(|policy| Worker::new(Kind::Policy, policy, instance))
         .collect();
-    if !options.restarts {
+    if !restarts {
         workers.truncate(1);
         return workers;
     }
     let filled_workers = filled.iter().map(|filled| {
-        let policy = FixedPolicy::new(filled.instance.sizes.len(), options.conflict_boost);
+        let policy = FixedPolicy::new(filled.instance.sizes.len(), switches.conflict_boost);
         let kind = Kind::Filled {
             filled,
             retired: false,
@@ -169,8 +173,9 @@ pub(super) fn workers_for<'i>(
             lottery: Lottery::new(drawer),
             drawn: None,
             draw_order: draw_order.clone(),
+            conflict_boost: switches.conflict_boost,
         };
-        let policy = FixedPolicy::new(0, options.conflict_boost);
+        let policy = FixedPolicy::new(0, switches.conflict_boost);
         Worker::new(kind, Box::new(policy), instance)
     });
     filled_workers.chain(drawing).chain(workers).collect()
@@ -218,7 +223,7 @@ pub(super) fn run_one(
     {
         return (RunEnd::Outranked, SearchStats::default(), None);
     }
-    worker.redraw((options.conflict_boost, distinct), &limits.stop);
+    worker.redraw(distinct, &limits.stop);
     let Worker {
         kind,
         policy,

@@ -60,9 +60,6 @@ pub(crate) struct SlackFill<'m> {
     pub(crate) short_draws: bool,
     /// The lottery draws again a cut that a fixed member or an earlier draw searched.
     pub(crate) distinct_draws: bool,
-    /// The lottery's draws are searched in the plain static order of the portfolio's first
-    /// strategy, when it is one (else by the fixed policy).
-    pub(crate) draw_lead: bool,
     /// The lottery runs twice in every round (else once, as each fixed member does).
     pub(crate) double_lottery: bool,
 }
@@ -77,7 +74,6 @@ impl<'m> SlackFill<'m> {
             ranked_draws: options.ranked_draws,
             short_draws: options.short_draws,
             distinct_draws: options.distinct_draws,
-            draw_lead: options.draw_lead,
             double_lottery: options.double_lottery,
         }
     }
