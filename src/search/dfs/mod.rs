@@ -97,8 +97,6 @@ pub struct Searcher<'a> {
     majors: MajorBacktracks,
     scratch: Scratch,
     observer: Option<Box<dyn RunObserver>>,
-    /// With the `part-cache` switch: the keys of independent parts refuted in this run.
-    failed_parts: HashSet<Vec<u64>>,
     /// With the `node-cache` switch: the keys of the nodes refuted so far by this policy's
     /// runs (kept across its restarts).
     failed_nodes: &'a mut HashSet<u128>,
@@ -177,9 +175,6 @@ enum Cover {
     Forced(usize),
 }
 
-/// The most refuted parts remembered per run (a bound on the cache's memory).
-const PART_CACHE_LIMIT: usize = 200_000;
-
 /// The lowest decision depth among the placed buffers of `buffers` (`u32::MAX` if none).
 fn earliest_placed(state: &State, buffers: &[u32]) -> u32 {
     let mut earliest = u32::MAX;
@@ -221,7 +216,6 @@ impl<'a> Searcher<'a> {
     ) -> Searcher<'a> {
         let n = instance.sizes.len();
         let counted = observer.is_some() || policy.reads_conflicts();
-        state.track_raised = options.overload;
         Searcher {
             instance,
             state,
@@ -240,7 +234,6 @@ impl<'a> Searcher<'a> {
             },
             scratch: Scratch::default(),
             observer,
-            failed_parts: HashSet::new(),
             failed_nodes,
             edge: options.edge_finding.then(|| EdgeFinder::new(instance)),
         }
@@ -258,14 +251,6 @@ impl<'a> Searcher<'a> {
             && self
                 .state
                 .failing_section(self.instance, all.clone(), 0, true)
-                .is_some()
-        {
-            return Flow::Failed;
-        }
-        if self.options.overload
-            && self
-                .state
-                .overloaded_section(self.instance, all.clone())
                 .is_some()
         {
             return Flow::Failed;
@@ -799,16 +784,13 @@ impl<'a> Searcher<'a> {
                     self.options.unplaced_floor,
                 );
                 let bound = if canonical { c.offset } else { 0 };
-                let mut failing = self.state.failing_section_after(
+                let failing = self.state.failing_section_after(
                     instance,
                     b,
                     sections.clone(),
                     bound,
                     inference,
                 );
-                if failing.is_none() && self.options.overload {
-                    failing = self.state.overloaded_after(instance, b, &sections, bound);
-                }
                 let flow = match failing {
                     Some(_) => Flow::Failed,
                     None if self.options.decomposition => {
@@ -1058,42 +1040,12 @@ impl<'a> Searcher<'a> {
         }
         self.stats.decompositions += 1;
         for (part, range) in self.partitions(buffers, sections) {
-            let key = self
-                .options
-                .part_cache
-                .then(|| self.part_key(&part, &range));
-            if key.as_ref().is_some_and(|k| self.failed_parts.contains(k)) {
-                self.after_failure();
-                return Flow::Failed;
-            }
             match self.sub_solve(part, range, depth + 1) {
                 Flow::Found => {}
-                Flow::Failed => {
-                    if let Some(key) = key.filter(|_| self.failed_parts.len() < PART_CACHE_LIMIT) {
-                        self.failed_parts.insert(key);
-                    }
-                    return Flow::Failed;
-                }
                 other => return other,
             }
         }
         Flow::Found
-    }
-
-    /// What decides whether an independent part has a solution: its sections, its unplaced
-    /// buffers with their lowest offsets and placed-neighbour bases, and its sections' floors.
-    /// Two parts with equal keys are the same subproblem (the policy only orders the search).
-    fn part_key(&self, part: &[u32], range: &Range<usize>) -> Vec<u64> {
-        let mut buffers = part.to_vec();
-        buffers.sort_unstable();
-        let mut key = Vec::with_capacity(2 + 3 * buffers.len() + range.len());
-        key.extend([range.start as u64, range.end as u64]);
-        for &b in &buffers {
-            let b = b as usize;
-            key.extend([b as u64, self.state.min_offsets[b], self.state.base[b]]);
-        }
-        key.extend(range.clone().map(|s| self.state.floors[s]));
-        key
     }
 }
 
