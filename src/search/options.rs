@@ -14,8 +14,7 @@ pub enum Schedule {
     Luby,
 }
 
-/// The switches of the hybrid search. Each is on by default exactly where measurement showed it
-/// helps (benches/RESULTS.md has the ablation).
+/// The switches of the hybrid search (the defaults are those of the CLI and the library).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SearchOptions {
@@ -41,17 +40,14 @@ pub struct SearchOptions {
     /// buffer of every packing below the node covers that point, so the node branches over
     /// that point's covers alone (of the first candidate's sections without slack, the one
     /// with the fewest), as perfect-packing solvers branch on the lowest uncovered point. The
-    /// first choice stays the policy's; only its alternatives shrink. On by default: at 10 s it
-    /// decides more effort-validation problems (benches/RESULTS.md, "Cover branching").
+    /// first choice stays the policy's; only its alternatives shrink.
     pub cover_branching: bool,
     /// Section inference: fail when a section's floor plus its unplaced sizes exceed the capacity.
     pub section_inference: bool,
     /// Edge finding: per maximal section, CP-SAT's 1-D disjunctive reasoning over address
     /// windows, from below and from the top, to a fixpoint across sections, kept down the
     /// search path. It fails nodes whose buffers cannot fit and leaves out the candidates that
-    /// cannot start at their offset. On by default: at 10 s it decides 10 more of
-    /// validation-sample80 and takes fewer nodes and less time on the hard set
-    /// (benches/RESULTS.md, "Edge finding").
+    /// cannot start at their offset.
     pub edge_finding: bool,
     /// Raise a section's floor to the lowest offset any of its unplaced buffers can take.
     pub unplaced_floor: bool,
@@ -68,8 +64,7 @@ pub struct SearchOptions {
     pub conflict_boost: bool,
     /// Major backtracks: after a growing number of failures, jump back to the earliest placement
     /// involved in the last conflict and re-explore its subtree with the new priorities.
-    /// Off by default: on the hard set it took 2.4x the nodes and the time before the node
-    /// cache, and is about even with it (benches/RESULTS.md, the ablation).
+    /// Off by default.
     pub major_backtrack: bool,
     /// Restarts over a portfolio of policies with growing node budgets (off: one complete run of
     /// the first policy).
@@ -392,8 +387,8 @@ pub const SWITCHES: [Switch; 30] = [
 /// Former switch names that still work: (old name, current name).
 const RENAMED: [(&str, &str); 1] = [("portfolio-lead", "portfolio-shares")];
 
-/// Former switches whose techniques were removed (measured not to pay, see benches/ARCHIVE.md):
-/// `--no`/`--with` refuse them with a message saying so.
+/// Former switches whose techniques were removed: `--no`/`--with` refuse them with a message
+/// saying so.
 const REMOVED: [&str; 4] = [
     "deepening-draws",
     "learned-shares",
