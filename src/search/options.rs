@@ -14,8 +14,7 @@ pub enum Schedule {
     Luby,
 }
 
-/// The switches of the hybrid search. Each is on by default exactly where measurement showed it
-/// helps (benches/RESULTS.md has the ablation).
+/// The switches of the hybrid search (the defaults are those of the CLI and the library).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SearchOptions {
@@ -41,23 +40,14 @@ pub struct SearchOptions {
     /// buffer of every packing below the node covers that point, so the node branches over
     /// that point's covers alone (of the first candidate's sections without slack, the one
     /// with the fewest), as perfect-packing solvers branch on the lowest uncovered point. The
-    /// first choice stays the policy's; only its alternatives shrink. On by default: at 10 s it
-    /// decides more effort-validation problems (benches/RESULTS.md, "Cover branching").
+    /// first choice stays the policy's; only its alternatives shrink.
     pub cover_branching: bool,
     /// Section inference: fail when a section's floor plus its unplaced sizes exceed the capacity.
     pub section_inference: bool,
-    /// Overload check: fail when a section's unplaced buffers, packed bottom-up in order of
-    /// their lowest offsets, end above the capacity (for some threshold `t`, the buffers that
-    /// cannot start below `t` need more than `capacity - t`). Off by default: on
-    /// tight-validation it decides as many problems as without it (one won, one lost) and
-    /// makes nodes up to 8 times as slow where many buffers share a section.
-    pub overload: bool,
     /// Edge finding: per maximal section, CP-SAT's 1-D disjunctive reasoning over address
     /// windows, from below and from the top, to a fixpoint across sections, kept down the
     /// search path. It fails nodes whose buffers cannot fit and leaves out the candidates that
-    /// cannot start at their offset. On by default: at 10 s it decides 10 more of
-    /// validation-sample80 and takes fewer nodes and less time on the hard set
-    /// (benches/RESULTS.md, "Edge finding").
+    /// cannot start at their offset.
     pub edge_finding: bool,
     /// Raise a section's floor to the lowest offset any of its unplaced buffers can take.
     pub unplaced_floor: bool,
@@ -65,10 +55,6 @@ pub struct SearchOptions {
     pub decomposition: bool,
     /// Place a buffer that no unplaced buffer overlaps at once, without branching on it.
     pub forced_isolated: bool,
-    /// Remember the independent parts a run has refuted (their unplaced buffers, lowest offsets
-    /// and section floors) and fail at once when the same part comes back after a decomposition.
-    /// Off by default.
-    pub part_cache: bool,
     /// Remember every node a policy's runs have refuted (its part's unplaced buffers with their
     /// lowest offsets and ranks, and the canonical bound; kept across the policy's restarts, at
     /// most a million keys) and fail at once when the same node comes back.
@@ -78,8 +64,7 @@ pub struct SearchOptions {
     pub conflict_boost: bool,
     /// Major backtracks: after a growing number of failures, jump back to the earliest placement
     /// involved in the last conflict and re-explore its subtree with the new priorities.
-    /// Off by default: on the hard set it took 2.4x the nodes and the time before the node
-    /// cache, and is about even with it (benches/RESULTS.md, the ablation).
+    /// Off by default.
     pub major_backtrack: bool,
     /// Restarts over a portfolio of policies with growing node budgets (off: one complete run of
     /// the first policy).
@@ -155,12 +140,10 @@ impl Default for SearchOptions {
             floor_tiling: true,
             cover_branching: true,
             section_inference: true,
-            overload: false,
             edge_finding: true,
             unplaced_floor: true,
             decomposition: true,
             forced_isolated: true,
-            part_cache: false,
             node_cache: true,
             conflict_boost: true,
             major_backtrack: false,
@@ -189,9 +172,9 @@ impl Default for SearchOptions {
 impl SearchOptions {
     /// The switches for a problem with gaps: those whose reasoning holds for buffers cut into
     /// pieces stay as they are (canonical placements, dominance, twins among buffers without
-    /// gaps, decomposition, forced isolated placements, the caches, conflict boosting,
+    /// gaps, decomposition, forced isolated placements, the node cache, conflict boosting,
     /// restarts); those that take each buffer as one rectangle over its sections are off:
-    /// section inference, the overload check and edge finding (a section's floor is raised to the end of the
+    /// section inference and edge finding (a section's floor is raised to the end of the
     /// buffers placed in it, which a neighbour with a smaller separation may sit below), the
     /// unplaced floor that feeds them, and zero-slack reasoning and floor tiling (a buffer at the
     /// floor covers it only where it occupies its lowest bytes).
@@ -201,7 +184,6 @@ impl SearchOptions {
             floor_tiling: false,
             cover_branching: false,
             section_inference: false,
-            overload: false,
             edge_finding: false,
             unplaced_floor: false,
             ..self.clone()
@@ -236,7 +218,7 @@ macro_rules! switch {
 }
 
 /// Every switch of [`SearchOptions`], in the order of the ablation table.
-pub const SWITCHES: [Switch; 32] = [
+pub const SWITCHES: [Switch; 30] = [
     switch!(
         "canonical",
         canonical,
@@ -273,11 +255,6 @@ pub const SWITCHES: [Switch; 32] = [
         "fail when a section's load cannot fit"
     ),
     switch!(
-        "overload",
-        overload,
-        "fail when a section's buffers, packed from their lowest offsets, overflow (off by default)"
-    ),
-    switch!(
         "edge-finding",
         edge_finding,
         "per section, raise lowest offsets and lower ends by edge finding over address windows"
@@ -296,11 +273,6 @@ pub const SWITCHES: [Switch; 32] = [
         "forced-isolated",
         forced_isolated,
         "place buffers with no unplaced neighbour at once"
-    ),
-    switch!(
-        "part-cache",
-        part_cache,
-        "fail at once on an independent part refuted before (off by default)"
     ),
     switch!(
         "node-cache",
@@ -415,9 +387,14 @@ pub const SWITCHES: [Switch; 32] = [
 /// Former switch names that still work: (old name, current name).
 const RENAMED: [(&str, &str); 1] = [("portfolio-lead", "portfolio-shares")];
 
-/// Former switches whose techniques were removed (measured not to pay, see benches/ARCHIVE.md):
-/// `--no`/`--with` refuse them with a message saying so.
-const REMOVED: [&str; 2] = ["deepening-draws", "learned-shares"];
+/// Former switches whose techniques were removed: `--no`/`--with` refuse them with a message
+/// saying so.
+const REMOVED: [&str; 4] = [
+    "deepening-draws",
+    "learned-shares",
+    "overload",
+    "part-cache",
+];
 
 fn switch(name: &str) -> Option<&'static Switch> {
     let name = RENAMED
@@ -527,6 +504,15 @@ mod tests {
     #[test]
     fn a_removed_switch_is_refused_with_a_message_saying_so() {
         let mut options = SearchOptions::default();
+        // Those removed with their code, named here so that dropping one from the list fails.
+        for name in [
+            "deepening-draws",
+            "learned-shares",
+            "overload",
+            "part-cache",
+        ] {
+            assert!(REMOVED.contains(&name), "{name} is listed as removed");
+        }
         for name in REMOVED {
             for (off, on) in [
                 (vec![name.to_string()], vec![]),
@@ -538,8 +524,19 @@ mod tests {
                 assert!(error.contains(name) && error.contains("removed"), "{error}");
             }
             assert_eq!(options.get(name), None);
+            assert!(!options.set(name, true));
             assert!(!technique_names().contains(&name));
         }
         assert_eq!(options, SearchOptions::default());
+        // Options saved while the fields existed still read, the old fields ignored.
+        let saved = r#"{"overload": true, "part_cache": true, "canonical": false}"#;
+        let read: SearchOptions = serde_json::from_str(saved).expect("old options still read");
+        assert_eq!(
+            read,
+            SearchOptions {
+                canonical: false,
+                ..SearchOptions::default()
+            }
+        );
     }
 }

@@ -43,20 +43,11 @@ pub struct State {
     affected: Vec<u32>,
     stamp: Vec<u32>,
     epoch: u32,
-    /// Whether [`State::place`] collects the sections of the buffers whose lowest offset it
-    /// raised (for the overload check).
-    pub track_raised: bool,
     /// Free buffers placed now.
     pub placed: usize,
-    /// The sections of the buffers whose lowest offset the last placement raised.
-    raised: Vec<u32>,
-    /// The epoch at which each section last entered `raised`.
-    raised_stamp: Vec<u32>,
     /// The neighbours whose lowest offset the last placement raised, with the offset before,
     /// reused by [`State::place`].
     lifted: Vec<(u32, u64)>,
-    /// The unplaced (lowest offset, size) pairs of a section, reused by the overload check.
-    overload_scratch: Vec<(u64, u64)>,
 }
 
 impl State {
@@ -101,12 +92,8 @@ impl State {
             affected: Vec::new(),
             stamp: vec![0; instance.members.len()],
             epoch: 0,
-            track_raised: false,
             placed: 0,
-            raised: Vec::new(),
-            raised_stamp: vec![0; instance.members.len()],
             lifted: Vec::new(),
-            overload_scratch: Vec::new(),
         };
         for s in 0..instance.members.len() {
             // Floors start at 0: the lowest offset of the section's unplaced buffers, if higher.
@@ -145,11 +132,9 @@ impl State {
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
             self.stamp.iter_mut().for_each(|s| *s = 0);
-            self.raised_stamp.iter_mut().for_each(|s| *s = 0);
             self.epoch = 1;
         }
         self.affected.clear();
-        self.raised.clear();
         let range = instance.sections[buffer].clone();
         if unplaced_floor {
             // The placed buffer's own sections lose a member: recompute their floors.
@@ -233,14 +218,13 @@ impl State {
     /// the first failing section: the order decides which conflict is reported).
     #[inline(never)]
     fn lift_slices(&mut self, instance: &Instance, buffer: usize, end: u64, unplaced_floor: bool) {
-        let collect = unplaced_floor || self.track_raised;
         let mut lifted = std::mem::take(&mut self.lifted);
         lifted.clear();
         let (live, starting) = instance.neighbour_slices(buffer);
         // `live` holds `buffer` itself, which is placed: `lift` passes it by.
         for &u in live.iter().chain(starting) {
             if let Some(old) = self.lift(instance, u as usize, end) {
-                if collect {
+                if unplaced_floor {
                     lifted.push((u, old));
                 }
             }
@@ -259,7 +243,6 @@ impl State {
         offset: u64,
         unplaced_floor: bool,
     ) {
-        let collect = unplaced_floor || self.track_raised;
         let mut lifted = std::mem::take(&mut self.lifted);
         lifted.clear();
         let (live, starting) = instance.neighbour_slices(buffer);
@@ -271,7 +254,7 @@ impl State {
                 continue;
             };
             if let Some(old) = self.lift(instance, u as usize, offset + distance) {
-                if collect {
+                if unplaced_floor {
                     lifted.push((u, old));
                 }
             }
@@ -297,7 +280,7 @@ impl State {
 
     /// Notes the sections of unplaced buffer `u`, whose lowest offset a placement raised from
     /// `old`, that the section checks after the placement must see: with `unplaced_floor`, those
-    /// whose floor `u` may have held up (`affected`); with `track_raised`, all (`raised`).
+    /// whose floor `u` may have held up (`affected`).
     #[inline(always)]
     fn note_raised(&mut self, instance: &Instance, u: usize, old: u64, unplaced_floor: bool) {
         if unplaced_floor {
@@ -307,14 +290,6 @@ impl State {
                 if self.stamp[s] != self.epoch && self.floors[s] >= old {
                     self.stamp[s] = self.epoch;
                     self.affected.push(s as u32);
-                }
-            }
-        }
-        if self.track_raised {
-            for s in instance.sections[u].clone() {
-                if self.raised_stamp[s] != self.epoch {
-                    self.raised_stamp[s] = self.epoch;
-                    self.raised.push(s as u32);
                 }
             }
         }
@@ -422,85 +397,6 @@ impl State {
         need > instance.capacity
             || (!instance.section_obstacles[s].is_empty()
                 && need.saturating_add(instance.obstacle_bytes_above(s, floor)) > instance.capacity)
-    }
-
-    /// Overload check of section `s` (a clique of buffers live at once, so their address
-    /// ranges must be disjoint): packed bottom-up in order of their lowest offsets (each at least
-    /// `bound`), do its unplaced buffers end above the capacity? That order gives the lowest
-    /// possible top (one machine with release dates), so if it overflows, every packing does:
-    /// for some threshold `t`, the buffers that cannot start below `t` need more than
-    /// `capacity - t`. Sections with fixed buffers are not checked.
-    fn section_overloaded(&mut self, instance: &Instance, s: usize, bound: u64) -> bool {
-        let total = self.totals[s];
-        if total == 0 || !instance.section_obstacles[s].is_empty() {
-            return false;
-        }
-        let members = &instance.members[s];
-        let highest = members
-            .iter()
-            .filter(|&&u| self.offsets[u as usize] == UNPLACED)
-            .map(|&u| self.min_offsets[u as usize])
-            .max()
-            .unwrap_or(0)
-            .max(bound);
-        // The top of any bottom-up packing is at most the highest start plus the total.
-        if highest.saturating_add(total) <= instance.capacity {
-            return false;
-        }
-        let mut pairs = std::mem::take(&mut self.overload_scratch);
-        pairs.clear();
-        pairs.extend(
-            members
-                .iter()
-                .filter(|&&u| self.offsets[u as usize] == UNPLACED)
-                .map(|&u| {
-                    let u = u as usize;
-                    (self.min_offsets[u].max(bound), instance.sizes[u])
-                }),
-        );
-        pairs.sort_unstable();
-        let mut top = 0u64;
-        let mut over = false;
-        for &(start, size) in &pairs {
-            top = top.max(start).saturating_add(size);
-            if top > instance.capacity {
-                over = true;
-                break;
-            }
-        }
-        self.overload_scratch = pairs;
-        over
-    }
-
-    /// The first section of `sections` that fails the overload check (used at the root).
-    pub fn overloaded_section(
-        &mut self,
-        instance: &Instance,
-        sections: std::ops::Range<usize>,
-    ) -> Option<usize> {
-        sections
-            .into_iter()
-            .find(|&s| self.section_overloaded(instance, s, 0))
-    }
-
-    /// The overload check after placing `buffer` (each section's order bound raised to
-    /// `bound`): only the placed buffer's sections and those of the buffers whose lowest offset
-    /// it raised can newly fail (a raised bound alone is covered by section inference).
-    pub fn overloaded_after(
-        &mut self,
-        instance: &Instance,
-        buffer: usize,
-        sections: &std::ops::Range<usize>,
-        bound: u64,
-    ) -> Option<usize> {
-        let raised = std::mem::take(&mut self.raised);
-        let found = instance.sections[buffer]
-            .clone()
-            .chain(raised.iter().map(|&s| s as usize))
-            .filter(|s| sections.contains(s))
-            .find(|&s| self.section_overloaded(instance, s, bound));
-        self.raised = raised;
-        found
     }
 
     /// Section inference over every section of `sections` (used at the root of a run).

@@ -42,9 +42,8 @@ impl RankedCuts {
 /// this bounds their memory).
 const MAX_RANKED_DRAWS: usize = 4096;
 
-/// The most partial walks the ranking expands for one draw's cut (about 10 µs each): on
-/// effort-validation's slack packings the first 256 cuts are the same as with a million, and
-/// take at most 14 ms in all.
+/// The most partial walks the ranking expands for one draw's cut (past it, the draw's cut is a
+/// random one).
 pub(super) const RANKING_EXPANSIONS: usize = 1024;
 
 /// Draws filled problems of one problem, a new cut of its slack for each draw: the lottery
@@ -88,7 +87,7 @@ impl<'p> Drawer<'p> {
     /// With ranked draws, the draws take the model's cuts in decreasing probability; a draw
     /// whose cut the ranking does not find within [`RANKING_EXPANSIONS`], or asked for once
     /// `stop` has passed, is a random one (so a cancelled search waits for at most one
-    /// ranking step, about 10 ms).
+    /// ranking step).
     pub(crate) fn cut(&self, draw: u64, stop: &Deadline<'_>) -> Vec<(u64, u64, u64)> {
         let Some(ranked) = &self.ranked else {
             return self.random_cut(draw);

@@ -13,10 +13,8 @@ use crate::search::options::SearchOptions;
 use std::sync::Mutex;
 
 /// The most slack, as a share of the capacity over the time the sections cover, for which the
-/// problem is filled: the problems it helps are nearly full (perfect packings with 1-4% of
-/// their pieces removed have 0.5-6%; 8% rather than 5% decides two more of
-/// validation-sample80 and one more of tight-validation), while on-chip scratchpads with room
-/// to spare (30-60%) would be turned into a different, harder problem.
+/// problem is filled: filling helps nearly full problems, while one with room to spare would be
+/// turned into a different, harder problem.
 pub(crate) const MAX_SLACK_SHARE: f64 = 0.08;
 
 /// The slack-filling members of a problem's portfolio: the filled problems of the fixed cuts
@@ -83,8 +81,7 @@ impl<'m> SlackFill<'m> {
 /// qualifies: no fixed buffers and no gaps (a phantom would have to avoid them), some slack,
 /// and at most [`MAX_SLACK_SHARE`] of it. None otherwise. With the learned hole-shape model,
 /// the lottery's cuts come from it as `fill` says. None either once `stop` has passed: it is
-/// asked before each filled problem's instance is built, which takes about 25 ms at 3,840
-/// buffers.
+/// asked before each filled problem's instance is built.
 pub(crate) fn members<'p>(
     problem: &'p Problem,
     instance: &'p Instance,
@@ -214,9 +211,7 @@ impl FixedMembers<'_> {
     }
 }
 
-/// How many more of the hole model's ranked cuts are fixed members with `more_likely`: on
-/// effort-validation at 10 s, 1, 3, 6 and 12 more gave 587, 588, 589 and 589 decided (585
-/// without) and PAR2 0.959, 0.911, 0.881 and 0.928 s (1.042 s without).
+/// How many more of the hole model's ranked cuts are fixed members with `more_likely`.
 pub(crate) const MORE_LIKELY_CUTS: usize = 3;
 
 /// The most ranked cuts looked at for the [`MORE_LIKELY_CUTS`] members (those of the other

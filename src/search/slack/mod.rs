@@ -3,7 +3,7 @@
 //! In a section whose buffers fill the capacity exactly, zero-slack reasoning forces its floor
 //! to be covered at every step, and the search barely branches. A few bytes of slack switch that
 //! off: the search must also choose where the holes go, and a perfect packing with one piece
-//! removed can take a hundred times the nodes of the full one. Slack filling gives the holes a
+//! removed can take far more nodes than the full one. Slack filling gives the holes a
 //! shape: the slack of each section (capacity minus the sizes live in it) is cut into phantom
 //! buffers and added to the problem, which then has no slack anywhere. The cut is a guess at
 //! the holes' shapes ([`Shape`]): nested bands, level by level, as holes nested in time would

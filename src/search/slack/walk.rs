@@ -397,9 +397,7 @@ pub(crate) struct Ranking {
 }
 
 /// The most partial walks a [`Ranking`] keeps: past it the less likely half is dropped. The
-/// cuts those would have completed are lost, so past that point the order skips some (rarely
-/// near its start: on effort-validation's slack packings the first 256 cuts are the same with
-/// a million expansions each).
+/// cuts those would have completed are lost, so past that point the order skips some.
 const MAX_FRONTIER: usize = 1 << 13;
 
 impl Ranking {
