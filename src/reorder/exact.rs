@@ -1,0 +1,268 @@
+//! The exact search: best-first over the sets of operators run, smallest peak first.
+//!
+//! A set's future depends only on the set (the resident bytes follow from it), so the cheapest
+//! way to reach it is the only one worth expanding: the first time a set leaves the queue its
+//! peak is the smallest (peaks only grow along a path, as in Dijkstra's algorithm with `max` for
+//! `+`). Peaks below the graph's lower bound count as the bound: every order pays it anyway, and
+//! the ties this makes let the dominance rule below fire more often.
+//!
+//! Dominance ([`OpGraph::dominant`]): an available operator that costs no more than the peak
+//! already paid and frees at least the bytes it keeps runs next without branching.
+
+use super::{contains, OpGraph, State};
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::time::Instant;
+
+/// How the exact search ended.
+pub(super) enum Result {
+    /// An order below the upper bound, proven minimal.
+    Found(Vec<usize>, u64),
+    /// No order is below the upper bound: the bound is the minimum.
+    NoBetter,
+    /// The state or time limit came first.
+    GaveUp {
+        /// The time limit (rather than the state limit) stopped it.
+        timed_out: bool,
+    },
+}
+
+/// The outcome and the sets kept.
+pub(super) struct Outcome {
+    pub(super) result: Result,
+    pub(super) states: u64,
+}
+
+/// A set reached: the smallest peak found to it and how.
+struct Node {
+    peak: u64,
+    resident: u64,
+    count: u32,
+    parent: u32,
+    op: u32,
+    closed: bool,
+}
+
+/// A queue entry: smallest peak first, then the most operators run (towards a complete order),
+/// then the fewest resident bytes, then first pushed.
+#[derive(PartialEq, Eq)]
+struct Entry {
+    peak: u64,
+    count: u32,
+    resident: u64,
+    seq: u64,
+    node: u32,
+}
+
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .peak
+            .cmp(&self.peak)
+            .then(self.count.cmp(&other.count))
+            .then(other.resident.cmp(&self.resident))
+            .then(other.seq.cmp(&self.seq))
+    }
+}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// A fast hasher for sets of operators (FxHash's multiply-rotate).
+#[derive(Default)]
+pub(super) struct SetHasher(u64);
+
+impl Hasher for SetHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, word: usize) {
+        self.write_u64(word as u64);
+    }
+}
+
+/// Hash maps keyed by sets of operators.
+pub(super) type SetMap<V> = HashMap<Box<[u64]>, V, BuildHasherDefault<SetHasher>>;
+
+/// Searches for an order with LOAD below `upper`; gives up past `deadline` or `max_states`.
+pub(super) fn search(
+    graph: &OpGraph,
+    upper: u64,
+    deadline: Option<Instant>,
+    max_states: usize,
+) -> Outcome {
+    let n = graph.n;
+    let floor = graph.lower_bound;
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut index: SetMap<u32> = SetMap::default();
+    let mut queue = BinaryHeap::new();
+    let mut seq = 0u64;
+    let start = State::empty(graph);
+    nodes.push(Node {
+        peak: floor,
+        resident: start.resident,
+        count: 0,
+        parent: u32::MAX,
+        op: u32::MAX,
+        closed: false,
+    });
+    index.insert(start.set.clone(), 0);
+    queue.push(Entry {
+        peak: floor,
+        count: 0,
+        resident: start.resident,
+        seq,
+        node: 0,
+    });
+    let mut sets: Vec<Box<[u64]>> = vec![start.set];
+    let mut pops = 0u64;
+    let give_up = |timed_out: bool, nodes: &Vec<Node>| Outcome {
+        result: Result::GaveUp { timed_out },
+        states: nodes.len() as u64,
+    };
+    'pop: while let Some(entry) = queue.pop() {
+        let id = entry.node as usize;
+        if nodes[id].closed || nodes[id].peak != entry.peak {
+            continue;
+        }
+        pops += 1;
+        if pops.is_multiple_of(256) && deadline.is_some_and(|d| Instant::now() >= d) {
+            return give_up(true, &nodes);
+        }
+        nodes[id].closed = true;
+        let peak = entry.peak;
+        let set = sets[id].clone();
+        let mut state = State {
+            stepped: (0..n).any(|v| contains(&set, v) && !graph.folded[v]),
+            resident: nodes[id].resident,
+            count: nodes[id].count as usize,
+            set,
+        };
+        let mut ready = graph.ready(&state.set);
+        let mut current = id;
+        // Dominant choices: run them without branching.
+        loop {
+            if state.count == n {
+                return Outcome {
+                    result: Result::Found(path(&nodes, current), peak),
+                    states: nodes.len() as u64,
+                };
+            }
+            let Some(v) = graph.dominant(&state, &ready, peak) else {
+                break;
+            };
+            let next = graph.after(&state, v);
+            match index.get(&next.set) {
+                Some(&other) if nodes[other as usize].closed => continue 'pop,
+                Some(&other) => {
+                    // Reached before but not expanded: this path is at least as cheap.
+                    let node = &mut nodes[other as usize];
+                    node.peak = peak;
+                    node.parent = current as u32;
+                    node.op = v as u32;
+                    node.closed = true;
+                    current = other as usize;
+                }
+                None => {
+                    if nodes.len() >= max_states {
+                        return give_up(false, &nodes);
+                    }
+                    nodes.push(Node {
+                        peak,
+                        resident: next.resident,
+                        count: next.count as u32,
+                        parent: current as u32,
+                        op: v as u32,
+                        closed: true,
+                    });
+                    current = nodes.len() - 1;
+                    index.insert(next.set.clone(), current as u32);
+                    sets.push(next.set.clone());
+                }
+            }
+            ready = graph.ready_after(&ready, v, &next);
+            state = next;
+        }
+        // Branch on every ready operator.
+        for &v in &ready {
+            let v = v as usize;
+            let cost = graph.step_cost(&state, v).max(peak);
+            if cost >= upper {
+                continue;
+            }
+            let next = graph.after(&state, v);
+            if next.count < n && next.resident >= upper {
+                continue;
+            }
+            let target = match index.get(&next.set) {
+                Some(&other) => {
+                    let node = &mut nodes[other as usize];
+                    if node.closed || node.peak <= cost {
+                        continue;
+                    }
+                    node.peak = cost;
+                    node.parent = current as u32;
+                    node.op = v as u32;
+                    other
+                }
+                None => {
+                    if nodes.len() >= max_states {
+                        return give_up(false, &nodes);
+                    }
+                    nodes.push(Node {
+                        peak: cost,
+                        resident: next.resident,
+                        count: next.count as u32,
+                        parent: current as u32,
+                        op: v as u32,
+                        closed: false,
+                    });
+                    let other = (nodes.len() - 1) as u32;
+                    index.insert(next.set.clone(), other);
+                    sets.push(next.set);
+                    other
+                }
+            };
+            seq += 1;
+            queue.push(Entry {
+                peak: cost,
+                count: nodes[target as usize].count,
+                resident: nodes[target as usize].resident,
+                seq,
+                node: target,
+            });
+        }
+    }
+    Outcome {
+        result: Result::NoBetter,
+        states: nodes.len() as u64,
+    }
+}
+
+/// The operators run on the way to `node`, first to last.
+fn path(nodes: &[Node], mut node: usize) -> Vec<usize> {
+    let mut order = Vec::new();
+    while nodes[node].parent != u32::MAX {
+        order.push(nodes[node].op as usize);
+        node = nodes[node].parent as usize;
+    }
+    order.reverse();
+    order
+}
