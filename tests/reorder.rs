@@ -253,6 +253,17 @@ fn the_search_is_exact_against_brute_force_on_small_random_graphs() {
                 assert_eq!(found.order, identity, "a tie keeps the given order");
             }
         }
+        // With no room for the exact search over the whole graph and no beams, the windows
+        // (here one window covers the graph) still find the best order.
+        let windows_only = ReorderOptions {
+            timeout: None,
+            max_states: 1,
+            max_beam_width: 0,
+        };
+        let found = reorder(&graph, &windows_only);
+        assert_eq!(found.load, best, "case {case}: {dag:?}");
+        assert!(valid_order(&dag, &found.order));
+        assert!(found.lower_bound <= best && (!found.optimal || found.lower_bound == best));
         improved += usize::from(best < given);
     }
     // The generator makes graphs where order matters.

@@ -90,7 +90,12 @@ pub fn reorder_bytes(
         return Err(fail(file, "the operator list changed between two reads"));
     }
     let op_graph = op_graph(&graph, &pinned, options.alignment, file)?;
-    let search = reorder(&op_graph, limits);
+    // The time limit covers reading the model too.
+    let limits = ReorderOptions {
+        timeout: limits.timeout.map(|t| t.saturating_sub(started.elapsed())),
+        ..limits.clone()
+    };
+    let search = reorder(&op_graph, &limits);
     let mut order = search.order.clone();
     place_folded_operators(&graph, &pinned, &mut order);
     if op_graph.order_load(&order).ok() != Some(search.load) {

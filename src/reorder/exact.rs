@@ -9,7 +9,7 @@
 //! Dominance ([`OpGraph::dominant`]): an available operator that costs no more than the peak
 //! already paid and frees at least the bytes it keeps runs next without branching.
 
-use super::{contains, OpGraph, State};
+use super::{OpGraph, State};
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -38,6 +38,8 @@ pub(super) struct Outcome {
 struct Node {
     peak: u64,
     resident: u64,
+    hash: u64,
+    stepped: bool,
     count: u32,
     parent: u32,
     op: u32,
@@ -108,17 +110,47 @@ pub(super) fn search(
     deadline: Option<Instant>,
     max_states: usize,
 ) -> Outcome {
-    let n = graph.n;
+    let window = Window {
+        start: State::empty(graph),
+        allowed: None,
+        target: graph.n,
+    };
+    search_from(graph, window, upper, deadline, max_states)
+}
+
+/// Where a search starts and ends: from `start`, running only `allowed` operators (`None`:
+/// all) until `target` operators have run in all.
+pub(super) struct Window<'a> {
+    pub(super) start: State,
+    pub(super) allowed: Option<&'a [u64]>,
+    pub(super) target: usize,
+}
+
+/// [`search`] from a window's start to its end: the order found is the window's operators
+/// only, and its peak the largest of their steps' costs (at least the graph's lower bound).
+pub(super) fn search_from(
+    graph: &OpGraph,
+    window: Window<'_>,
+    upper: u64,
+    deadline: Option<Instant>,
+    max_states: usize,
+) -> Outcome {
+    let Window {
+        start,
+        allowed,
+        target,
+    } = window;
     let floor = graph.lower_bound;
     let mut nodes: Vec<Node> = Vec::new();
     let mut index: SetMap<u32> = SetMap::default();
     let mut queue = BinaryHeap::new();
     let mut seq = 0u64;
-    let start = State::empty(graph);
     nodes.push(Node {
         peak: floor,
         resident: start.resident,
-        count: 0,
+        hash: start.hash,
+        stepped: start.stepped,
+        count: start.count as u32,
         parent: u32::MAX,
         op: u32::MAX,
         closed: false,
@@ -126,7 +158,7 @@ pub(super) fn search(
     index.insert(start.set.clone(), 0);
     queue.push(Entry {
         peak: floor,
-        count: 0,
+        count: start.count as u32,
         resident: start.resident,
         seq,
         node: 0,
@@ -150,16 +182,17 @@ pub(super) fn search(
         let peak = entry.peak;
         let set = sets[id].clone();
         let mut state = State {
-            stepped: (0..n).any(|v| contains(&set, v) && !graph.folded[v]),
+            stepped: nodes[id].stepped,
+            hash: nodes[id].hash,
             resident: nodes[id].resident,
             count: nodes[id].count as usize,
             set,
         };
-        let mut ready = graph.ready(&state.set);
+        let mut ready = graph.ready(&state.set, allowed);
         let mut current = id;
         // Dominant choices: run them without branching.
         loop {
-            if state.count == n {
+            if state.count == target {
                 return Outcome {
                     result: Result::Found(path(&nodes, current), peak),
                     states: nodes.len() as u64,
@@ -187,6 +220,8 @@ pub(super) fn search(
                     nodes.push(Node {
                         peak,
                         resident: next.resident,
+                        hash: next.hash,
+                        stepped: next.stepped,
                         count: next.count as u32,
                         parent: current as u32,
                         op: v as u32,
@@ -197,7 +232,7 @@ pub(super) fn search(
                     sets.push(next.set.clone());
                 }
             }
-            ready = graph.ready_after(&ready, v, &next);
+            ready = graph.ready_after(&ready, v, &next, allowed);
             state = next;
         }
         // Branch on every ready operator.
@@ -208,7 +243,7 @@ pub(super) fn search(
                 continue;
             }
             let next = graph.after(&state, v);
-            if next.count < n && next.resident >= upper {
+            if next.count < target && next.resident >= upper {
                 continue;
             }
             let target = match index.get(&next.set) {
@@ -229,6 +264,8 @@ pub(super) fn search(
                     nodes.push(Node {
                         peak: cost,
                         resident: next.resident,
+                        hash: next.hash,
+                        stepped: next.stepped,
                         count: next.count as u32,
                         parent: current as u32,
                         op: v as u32,

@@ -41,7 +41,10 @@
 //!    pruned by the best order known, with a dominance rule: an available operator that frees
 //!    at least what it keeps and costs no more than the peak already paid runs next without
 //!    branching. When it ends, the answer is proven minimal.
-//! 4. If it runs out of states or time first, wider beams until the limit.
+//! 4. If it runs out of states or time first: windows of the best order around its most
+//!    expensive steps, each reordered exactly with the rest fixed, while that helps; then wider
+//!    beams (64, 128, ... up to [`ReorderOptions::max_beam_width`]), each new best order
+//!    improved by windows in turn, until the limit.
 //!
 //! Everything is deterministic except where the clock cuts a phase short; without a time limit
 //! ([`ReorderOptions::timeout`] `None`) the result depends only on the graph and the options.
@@ -89,6 +92,8 @@ pub struct OpGraph {
     pred_sets: Vec<Box<[u64]>>,
     /// Each operator's direct successors.
     successors: Vec<Vec<u32>>,
+    /// A random key per operator: a set's hash is the XOR of its operators' keys.
+    keys: Vec<u64>,
     /// Bytes allocated while each operator runs (its outputs that are not graph inputs).
     new_bytes: Vec<u64>,
     /// Of those, the bytes that stay after it (outputs read later or graph outputs).
@@ -261,6 +266,7 @@ impl OpGraph {
             words,
             pred_sets,
             successors,
+            keys: operator_keys(n),
             new_bytes,
             kept_bytes,
             freeable,
@@ -365,20 +371,30 @@ impl OpGraph {
             .sum()
     }
 
-    /// The operators that can run after those of `set` (in index order).
-    fn ready(&self, set: &[u64]) -> Vec<u32> {
+    /// The operators that can run after those of `set` (in index order), among `allowed`
+    /// (`None`: all).
+    fn ready(&self, set: &[u64], allowed: Option<&[u64]>) -> Vec<u32> {
         (0..self.n)
+            .filter(|&v| allowed.is_none_or(|a| contains(a, v)))
             .filter(|&v| !contains(set, v) && self.available(set, v))
             .map(|v| v as u32)
             .collect()
     }
 
-    /// The operators ready after `v` runs (`state` is after it, `ready` was before it).
-    fn ready_after(&self, ready: &[u32], v: usize, state: &State) -> Vec<u32> {
+    /// The operators ready after `v` runs (`state` is after it, `ready` was before it), among
+    /// `allowed`.
+    fn ready_after(
+        &self,
+        ready: &[u32],
+        v: usize,
+        state: &State,
+        allowed: Option<&[u64]>,
+    ) -> Vec<u32> {
         let mut next: Vec<u32> = ready.iter().copied().filter(|&u| u as usize != v).collect();
         let before = next.len();
         for &s in &self.successors[v] {
-            if self.available(&state.set, s as usize) {
+            let s_index = s as usize;
+            if allowed.is_none_or(|a| contains(a, s_index)) && self.available(&state.set, s_index) {
                 next.push(s);
             }
         }
@@ -408,6 +424,7 @@ impl OpGraph {
             set,
             count: state.count + 1,
             stepped: state.stepped || !self.folded[v],
+            hash: state.hash ^ self.keys[v],
         }
     }
 
@@ -485,6 +502,8 @@ struct State {
     count: usize,
     /// Whether an operator that takes a step has run.
     stepped: bool,
+    /// The XOR of the operators' keys ([`OpGraph::keys`]).
+    hash: u64,
 }
 
 impl State {
@@ -494,8 +513,23 @@ impl State {
             resident: graph.initial_resident,
             count: 0,
             stepped: false,
+            hash: 0,
         }
     }
+}
+
+/// A fixed pseudo-random key per operator (splitmix64 from a constant seed).
+fn operator_keys(n: usize) -> Vec<u64> {
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    (0..n)
+        .map(|_| {
+            seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = seed;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        })
+        .collect()
 }
 
 fn contains(set: &[u64], v: usize) -> bool {
@@ -639,15 +673,32 @@ pub fn reorder(graph: &OpGraph, options: &ReorderOptions) -> Reordering {
     } else {
         timed_out = true;
     }
+    // Not proven: improve the best order by windows, then wider beams, each improved in turn.
     let mut width = 64usize;
-    while !proven && !done(&best) && width <= options.max_beam_width {
+    let mut polish = !proven && !done(&best);
+    while !proven && !done(&best) {
         if best.is_some() && expired(deadline) {
             timed_out = true;
             break;
         }
+        if polish {
+            if let Some((order, load)) = best.as_mut() {
+                *load = heuristic::improve(graph, order, *load, deadline);
+            }
+            polish = false;
+            continue;
+        }
+        if width > options.max_beam_width {
+            break;
+        }
+        let before = best.as_ref().map(|b| b.1);
         let found = heuristic::beam(graph, width, deadline);
         consider(&mut best, found);
+        polish = best.as_ref().map(|b| b.1) != before;
         width *= 2;
+    }
+    if expired(deadline) && !proven && !done(&best) {
+        timed_out = true;
     }
     if done(&best) {
         proven = true;
