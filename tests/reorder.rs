@@ -847,3 +847,35 @@ fn the_binary_reorders_and_plans() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn large_graphs_honour_the_time_limit() {
+    let mut rng = Rng(0x1a_26e5);
+    let dag = network_dag(&mut rng, 20_000, 5);
+    let started = std::time::Instant::now();
+    let graph = dag.graph();
+    let built = started.elapsed();
+    let timeout = Duration::from_millis(500);
+    let found = reorder(
+        &graph,
+        &ReorderOptions {
+            timeout: Some(timeout),
+            ..ReorderOptions::default()
+        },
+    );
+    eprintln!(
+        "20000 operators: graph built in {built:?}; LOAD {} -> {} (bound {}) in {:?}",
+        found.original_load.unwrap(),
+        found.load,
+        found.lower_bound,
+        found.elapsed
+    );
+    assert!(
+        found.elapsed < timeout + Duration::from_millis(400),
+        "{:?}",
+        found.elapsed
+    );
+    assert!(found.optimal || found.timed_out);
+    assert!(found.load <= found.original_load.unwrap());
+    assert_eq!(graph.order_load(&found.order).unwrap(), found.load);
+}

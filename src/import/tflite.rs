@@ -653,9 +653,15 @@ pub(crate) fn side_effect_operators(bytes: &[u8], file: &str) -> Result<Vec<bool
     };
     let tensors = fb.vector_tables(main, 0, "subgraphs[0].tensors")?;
     let buffers = fb.vector_tables(model, 4, "Model.buffers")?;
-    let inputs = fb
+    let mut is_input = vec![false; tensors.len()];
+    for t in fb
         .vector_i32(main, 1, "subgraphs[0].inputs")?
-        .unwrap_or_default();
+        .unwrap_or_default()
+    {
+        if let Some(flag) = usize::try_from(t).ok().and_then(|t| is_input.get_mut(t)) {
+            *flag = true;
+        }
+    }
     let operators = fb.vector_tables(main, 3, "subgraphs[0].operators")?;
     let mut produced = vec![false; tensors.len()];
     let mut lists = Vec::with_capacity(operators.len());
@@ -688,8 +694,7 @@ pub(crate) fn side_effect_operators(bytes: &[u8], file: &str) -> Result<Vec<bool
             }
             _ => false,
         };
-        let is_input = inputs.contains(&(t as i32));
-        variable[t] = flagged || (!has_data && !produced[t] && !is_input);
+        variable[t] = flagged || (!has_data && !produced[t] && !is_input[t]);
     }
     Ok(lists
         .into_iter()

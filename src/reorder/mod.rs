@@ -88,14 +88,16 @@ pub struct OpGraph {
     n: usize,
     /// Words per set of operators.
     words: usize,
-    /// Each operator's direct predecessors (data and pinned order), as a set.
-    pred_sets: Vec<Box<[u64]>>,
+    /// Each operator's direct predecessors (data and pinned order).
+    preds: Vec<Vec<u32>>,
     /// Each operator's direct successors.
     successors: Vec<Vec<u32>>,
     /// A random key per operator: a set's hash is the XOR of its operators' keys.
     keys: Vec<u64>,
     /// Bytes allocated while each operator runs (its outputs that are not graph inputs).
     new_bytes: Vec<u64>,
+    /// Bytes each operator reads (distinct tensors, graph inputs that are also outputs left out).
+    read_bytes: Vec<u64>,
     /// Of those, the bytes that stay after it (outputs read later or graph outputs).
     kept_bytes: Vec<u64>,
     /// Each operator's freeable inputs: tensors of nonzero size that are not graph outputs.
@@ -205,16 +207,6 @@ impl OpGraph {
             .all(|(v, ps)| ps.iter().all(|&p| (p as usize) < v));
 
         let words = n.div_ceil(64).max(1);
-        let pred_sets = preds
-            .iter()
-            .map(|ps| {
-                let mut set = vec![0u64; words].into_boxed_slice();
-                for &p in ps {
-                    insert(&mut set, p as usize);
-                }
-                set
-            })
-            .collect();
         let mut successors: Vec<Vec<u32>> = vec![Vec::new(); n];
         for (v, ps) in preds.iter().enumerate() {
             for &p in ps {
@@ -248,6 +240,19 @@ impl OpGraph {
                 .map(|t| t as u32)
                 .collect();
         }
+        let read_bytes = operations
+            .iter()
+            .map(|op| {
+                let mut ins = op.inputs.clone();
+                ins.sort_unstable();
+                ins.dedup();
+                ins.into_iter()
+                    .filter(|&t| is_input[t] || producer[t].is_some())
+                    .filter(|&t| !(is_input[t] && is_output[t]))
+                    .map(|t| sizes[t])
+                    .sum()
+            })
+            .collect();
         let mut initial_resident = 0u64;
         let mut first_step_extra = 0u64;
         let mut seen = vec![false; count];
@@ -264,10 +269,11 @@ impl OpGraph {
         let mut graph = OpGraph {
             n,
             words,
-            pred_sets,
+            preds: Vec::new(),
             successors,
             keys: operator_keys(n),
             new_bytes,
+            read_bytes,
             kept_bytes,
             freeable,
             sizes,
@@ -280,6 +286,7 @@ impl OpGraph {
         };
         graph.lower_bound =
             graph.compute_lower_bound(&preds, &topological, &producer, &is_input, &is_output);
+        graph.preds = preds;
         Ok(graph)
     }
 
@@ -340,10 +347,7 @@ impl OpGraph {
 
     /// Whether every predecessor of `v` is in `set`.
     fn available(&self, set: &[u64], v: usize) -> bool {
-        self.pred_sets[v]
-            .iter()
-            .zip(set)
-            .all(|(&pred, &done)| pred & !done == 0)
+        self.preds[v].iter().all(|&p| contains(set, p as usize))
     }
 
     /// The bytes live while `v` runs after the operators of `state` (a folded operator takes no
@@ -438,6 +442,20 @@ impl OpGraph {
     ) -> u64 {
         let n = self.n;
         let words = self.words;
+        let mut bound = self.initial_resident + self.first_step_extra;
+        if n > MAX_OPERATORS_FOR_ANCESTRY {
+            // Ancestry takes n^2 bits: only what each operator reads and writes, and the graph
+            // inputs that are also outputs.
+            let always: u64 = (0..self.sizes.len())
+                .filter(|&t| is_input[t] && is_output[t])
+                .map(|t| self.sizes[t])
+                .sum();
+            for v in 0..n {
+                let reads: u64 = self.read_bytes[v];
+                bound = bound.max(always + reads + self.new_bytes[v]);
+            }
+            return bound;
+        }
         // Ancestors in topological order, descendants in reverse.
         let mut ancestors = vec![vec![0u64; words]; n];
         for &v in topological {
@@ -463,7 +481,6 @@ impl OpGraph {
             }
             descendants[v] = set;
         }
-        let mut bound = self.initial_resident + self.first_step_extra;
         for v in 0..n {
             let later = |r: u32| r as usize == v || contains(&descendants[v], r as usize);
             let mut live = 0u64;
@@ -493,6 +510,10 @@ impl OpGraph {
         bound
     }
 }
+
+/// Graphs of more operators get a weaker lower bound: the stronger one needs each operator's
+/// ancestors and descendants, `n^2` bits (8 MiB at this size).
+const MAX_OPERATORS_FOR_ANCESTRY: usize = 8192;
 
 /// The operators run so far and the bytes that stay.
 #[derive(Clone, Debug)]
