@@ -140,98 +140,53 @@ pub(super) fn search_from(
         allowed,
         target,
     } = window;
-    let floor = graph.lower_bound;
-    let mut nodes: Vec<Node> = Vec::new();
-    let mut index: SetMap<u32> = SetMap::default();
+    let mut reached = Reached::default();
     let mut queue = BinaryHeap::new();
     let mut seq = 0u64;
-    nodes.push(Node {
-        peak: floor,
-        resident: start.resident,
-        hash: start.hash,
-        stepped: start.stepped,
-        count: start.count as u32,
-        parent: u32::MAX,
-        op: u32::MAX,
-        closed: false,
-    });
-    index.insert(start.set.clone(), 0);
-    queue.push(Entry {
-        peak: floor,
-        count: start.count as u32,
-        resident: start.resident,
-        seq,
-        node: 0,
-    });
-    let mut sets: Vec<Box<[u64]>> = vec![start.set];
+    let first = reached.add(&start, graph.lower_bound, u32::MAX, u32::MAX, false);
+    queue.push(reached.entry(first, seq));
     let mut pops = 0u64;
-    let give_up = |timed_out: bool, nodes: &Vec<Node>| Outcome {
+    let give_up = |timed_out: bool, reached: &Reached| Outcome {
         result: Result::GaveUp { timed_out },
-        states: nodes.len() as u64,
+        states: reached.nodes.len() as u64,
     };
     'pop: while let Some(entry) = queue.pop() {
         let id = entry.node as usize;
-        if nodes[id].closed || nodes[id].peak != entry.peak {
+        if reached.nodes[id].closed || reached.nodes[id].peak != entry.peak {
             continue;
         }
         pops += 1;
         if pops.is_multiple_of(256) && deadline.is_some_and(|d| Instant::now() >= d) {
-            return give_up(true, &nodes);
+            return give_up(true, &reached);
         }
-        nodes[id].closed = true;
+        reached.nodes[id].closed = true;
         let peak = entry.peak;
-        let set = sets[id].clone();
-        let mut state = State {
-            stepped: nodes[id].stepped,
-            hash: nodes[id].hash,
-            resident: nodes[id].resident,
-            count: nodes[id].count as usize,
-            set,
-        };
+        let mut state = reached.state(id);
         let mut ready = graph.ready(&state.set, allowed);
-        let mut current = id;
+        let mut current = id as u32;
         // Dominant choices: run them without branching.
         loop {
             if state.count == target {
                 return Outcome {
-                    result: Result::Found(path(&nodes, current), peak),
-                    states: nodes.len() as u64,
+                    result: Result::Found(path(&reached.nodes, current as usize), peak),
+                    states: reached.nodes.len() as u64,
                 };
             }
             let Some(v) = graph.dominant(&state, &ready, peak) else {
                 break;
             };
             let next = graph.after(&state, v);
-            match index.get(&next.set) {
-                Some(&other) if nodes[other as usize].closed => continue 'pop,
+            current = match reached.index.get(&next.set) {
+                Some(&other) if reached.nodes[other as usize].closed => continue 'pop,
                 Some(&other) => {
                     // Reached before but not expanded: this path is at least as cheap.
-                    let node = &mut nodes[other as usize];
-                    node.peak = peak;
-                    node.parent = current as u32;
-                    node.op = v as u32;
-                    node.closed = true;
-                    current = other as usize;
+                    reached.update(other, peak, current, v as u32);
+                    reached.nodes[other as usize].closed = true;
+                    other
                 }
-                None => {
-                    if nodes.len() >= max_states {
-                        return give_up(false, &nodes);
-                    }
-                    nodes.push(Node {
-                        peak,
-                        resident: next.resident,
-                        hash: next.hash,
-                        stepped: next.stepped,
-                        count: next.count as u32,
-                        parent: current as u32,
-                        op: v as u32,
-                        closed: true,
-                    });
-                    current = nodes.len() - 1;
-                    index.insert(next.set.clone(), current as u32);
-                    sets.push(next.set.clone());
-                }
-            }
+                None if reached.nodes.len() >= max_states => return give_up(false, &reached),
+                None => reached.add(&next, peak, current, v as u32, true),
+            };
             ready = graph.ready_after(&ready, v, &next, allowed);
             state = next;
         }
@@ -246,50 +201,85 @@ pub(super) fn search_from(
             if next.count < target && next.resident >= upper {
                 continue;
             }
-            let target = match index.get(&next.set) {
+            let node = match reached.index.get(&next.set) {
                 Some(&other) => {
-                    let node = &mut nodes[other as usize];
-                    if node.closed || node.peak <= cost {
+                    let known = &reached.nodes[other as usize];
+                    if known.closed || known.peak <= cost {
                         continue;
                     }
-                    node.peak = cost;
-                    node.parent = current as u32;
-                    node.op = v as u32;
+                    reached.update(other, cost, current, v as u32);
                     other
                 }
-                None => {
-                    if nodes.len() >= max_states {
-                        return give_up(false, &nodes);
-                    }
-                    nodes.push(Node {
-                        peak: cost,
-                        resident: next.resident,
-                        hash: next.hash,
-                        stepped: next.stepped,
-                        count: next.count as u32,
-                        parent: current as u32,
-                        op: v as u32,
-                        closed: false,
-                    });
-                    let other = (nodes.len() - 1) as u32;
-                    index.insert(next.set.clone(), other);
-                    sets.push(next.set);
-                    other
-                }
+                None if reached.nodes.len() >= max_states => return give_up(false, &reached),
+                None => reached.add(&next, cost, current, v as u32, false),
             };
             seq += 1;
-            queue.push(Entry {
-                peak: cost,
-                count: nodes[target as usize].count,
-                resident: nodes[target as usize].resident,
-                seq,
-                node: target,
-            });
+            queue.push(reached.entry(node, seq));
         }
     }
     Outcome {
         result: Result::NoBetter,
-        states: nodes.len() as u64,
+        states: reached.nodes.len() as u64,
+    }
+}
+
+/// The sets reached so far: a node per set, and the set of each node.
+#[derive(Default)]
+struct Reached {
+    nodes: Vec<Node>,
+    index: SetMap<u32>,
+    sets: Vec<Box<[u64]>>,
+}
+
+impl Reached {
+    /// A new node for `state`, reached from `parent` by `op` with `peak` paid.
+    fn add(&mut self, state: &State, peak: u64, parent: u32, op: u32, closed: bool) -> u32 {
+        self.nodes.push(Node {
+            peak,
+            resident: state.resident,
+            hash: state.hash,
+            stepped: state.stepped,
+            count: state.count as u32,
+            parent,
+            op,
+            closed,
+        });
+        let id = (self.nodes.len() - 1) as u32;
+        self.index.insert(state.set.clone(), id);
+        self.sets.push(state.set.clone());
+        id
+    }
+
+    /// A cheaper way to node `id`: from `parent` by `op` with `peak` paid.
+    fn update(&mut self, id: u32, peak: u64, parent: u32, op: u32) {
+        let node = &mut self.nodes[id as usize];
+        node.peak = peak;
+        node.parent = parent;
+        node.op = op;
+    }
+
+    /// The state of node `id`.
+    fn state(&self, id: usize) -> State {
+        let node = &self.nodes[id];
+        State {
+            set: self.sets[id].clone(),
+            resident: node.resident,
+            count: node.count as usize,
+            stepped: node.stepped,
+            hash: node.hash,
+        }
+    }
+
+    /// The queue entry of node `id`.
+    fn entry(&self, id: u32, seq: u64) -> Entry {
+        let node = &self.nodes[id as usize];
+        Entry {
+            peak: node.peak,
+            count: node.count,
+            resident: node.resident,
+            seq,
+            node: id,
+        }
     }
 }
 

@@ -71,7 +71,10 @@ pub struct Operation {
 
 /// Why an [`OpGraph`] cannot be built.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GraphError(pub String);
+pub struct GraphError(
+    /// What is wrong, in words.
+    pub String,
+);
 
 impl std::fmt::Display for GraphError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -134,70 +137,8 @@ impl OpGraph {
         if n > u32::MAX as usize / 2 {
             return Err(GraphError(format!("{n} operators are too many")));
         }
-        let check = |t: usize, what: &str| {
-            if t < count {
-                Ok(())
-            } else {
-                Err(GraphError(format!(
-                    "{what} names tensor {t}, but there are {count} tensors"
-                )))
-            }
-        };
-        let mut is_input = vec![false; count];
-        for &t in inputs {
-            check(t, "the graph's inputs")?;
-            is_input[t] = true;
-        }
-        let mut is_output = vec![false; count];
-        for &t in outputs {
-            check(t, "the graph's outputs")?;
-            is_output[t] = true;
-        }
-        let mut producer: Vec<Option<u32>> = vec![None; count];
-        let mut readers: Vec<Vec<u32>> = vec![Vec::new(); count];
-        for (v, op) in operations.iter().enumerate() {
-            for &t in &op.outputs {
-                check(t, &format!("operator {v}'s outputs"))?;
-                if let Some(p) = producer[t] {
-                    if p as usize != v {
-                        return Err(GraphError(format!(
-                            "tensor {t} is produced by operators {p} and {v}"
-                        )));
-                    }
-                }
-                producer[t] = Some(v as u32);
-            }
-            for &t in &op.inputs {
-                check(t, &format!("operator {v}'s inputs"))?;
-                if readers[t].last() != Some(&(v as u32)) {
-                    readers[t].push(v as u32);
-                }
-            }
-        }
-        // Direct predecessors: producers of what each operator reads, and the previous pinned
-        // operator.
-        let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut previous_pinned: Option<u32> = None;
-        for (v, op) in operations.iter().enumerate() {
-            for &t in &op.inputs {
-                if let Some(p) = producer[t] {
-                    if p as usize == v {
-                        return Err(GraphError(format!(
-                            "operator {v} reads tensor {t}, which it produces itself (a cycle)"
-                        )));
-                    }
-                    preds[v].push(p);
-                }
-            }
-            if op.pinned {
-                if let Some(p) = previous_pinned {
-                    preds[v].push(p);
-                }
-                previous_pinned = Some(v as u32);
-            }
-            preds[v].sort_unstable();
-            preds[v].dedup();
-        }
+        let tensors = Tensors::index(count, operations, inputs, outputs)?;
+        let preds = dependencies(operations, &tensors.producer)?;
         let topological = topological_order(&preds).ok_or_else(|| {
             GraphError("the operators' dependencies form a cycle: no order can run them".into())
         })?;
@@ -213,46 +154,7 @@ impl OpGraph {
                 successors[p as usize].push(v as u32);
             }
         }
-        let mut new_bytes = vec![0u64; n];
-        let mut kept_bytes = vec![0u64; n];
-        let mut freeable: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for (v, op) in operations.iter().enumerate() {
-            let mut outs = op.outputs.clone();
-            outs.sort_unstable();
-            outs.dedup();
-            for t in outs {
-                if is_input[t] {
-                    continue;
-                }
-                new_bytes[v] += sizes[t];
-                if is_output[t] || !readers[t].is_empty() {
-                    kept_bytes[v] += sizes[t];
-                }
-            }
-            let mut ins = op.inputs.clone();
-            ins.sort_unstable();
-            ins.dedup();
-            freeable[v] = ins
-                .into_iter()
-                .filter(|&t| {
-                    sizes[t] > 0 && !is_output[t] && (is_input[t] || producer[t].is_some())
-                })
-                .map(|t| t as u32)
-                .collect();
-        }
-        let read_bytes = operations
-            .iter()
-            .map(|op| {
-                let mut ins = op.inputs.clone();
-                ins.sort_unstable();
-                ins.dedup();
-                ins.into_iter()
-                    .filter(|&t| is_input[t] || producer[t].is_some())
-                    .filter(|&t| !(is_input[t] && is_output[t]))
-                    .map(|t| sizes[t])
-                    .sum()
-            })
-            .collect();
+        let bytes = OperatorBytes::of(operations, &sizes, &tensors);
         let mut initial_resident = 0u64;
         let mut first_step_extra = 0u64;
         let mut seen = vec![false; count];
@@ -260,7 +162,7 @@ impl OpGraph {
             if std::mem::replace(&mut seen[t], true) {
                 continue;
             }
-            if is_output[t] || !readers[t].is_empty() {
+            if tensors.is_output[t] || !tensors.readers[t].is_empty() {
                 initial_resident += sizes[t];
             } else {
                 first_step_extra += sizes[t];
@@ -272,20 +174,20 @@ impl OpGraph {
             preds: Vec::new(),
             successors,
             keys: operator_keys(n),
-            new_bytes,
-            read_bytes,
-            kept_bytes,
-            freeable,
+            new_bytes: bytes.new,
+            read_bytes: bytes.read,
+            kept_bytes: bytes.kept,
+            freeable: bytes.freeable,
             sizes,
             folded: operations.iter().map(|op| op.folded).collect(),
-            readers,
+            readers: Vec::new(),
             initial_resident,
             first_step_extra,
             lower_bound: 0,
             given_order_valid,
         };
-        graph.lower_bound =
-            graph.compute_lower_bound(&preds, &topological, &producer, &is_input, &is_output);
+        graph.readers = tensors.readers.clone();
+        graph.lower_bound = graph.compute_lower_bound(&preds, &topological, &tensors);
         graph.preds = preds;
         Ok(graph)
     }
@@ -432,14 +334,19 @@ impl OpGraph {
         }
     }
 
+    /// The bound [`OpGraph::lower_bound`] describes.
     fn compute_lower_bound(
         &self,
         preds: &[Vec<u32>],
         topological: &[usize],
-        producer: &[Option<u32>],
-        is_input: &[bool],
-        is_output: &[bool],
+        tensors: &Tensors,
     ) -> u64 {
+        let Tensors {
+            is_input,
+            is_output,
+            producer,
+            ..
+        } = tensors;
         let n = self.n;
         let words = self.words;
         let mut bound = self.initial_resident + self.first_step_extra;
@@ -508,6 +415,154 @@ impl OpGraph {
             bound = bound.max(live);
         }
         bound
+    }
+}
+
+/// What the tensors are: graph inputs, graph outputs, each one's producer and distinct readers.
+struct Tensors {
+    is_input: Vec<bool>,
+    is_output: Vec<bool>,
+    producer: Vec<Option<u32>>,
+    readers: Vec<Vec<u32>>,
+}
+
+impl Tensors {
+    /// Indexes `count` tensors; errors for an index out of range or a tensor produced twice.
+    fn index(
+        count: usize,
+        operations: &[Operation],
+        inputs: &[usize],
+        outputs: &[usize],
+    ) -> Result<Tensors, GraphError> {
+        let check = |t: usize, what: &str| {
+            if t < count {
+                Ok(())
+            } else {
+                Err(GraphError(format!(
+                    "{what} names tensor {t}, but there are {count} tensors"
+                )))
+            }
+        };
+        let mut is_input = vec![false; count];
+        for &t in inputs {
+            check(t, "the graph's inputs")?;
+            is_input[t] = true;
+        }
+        let mut is_output = vec![false; count];
+        for &t in outputs {
+            check(t, "the graph's outputs")?;
+            is_output[t] = true;
+        }
+        let mut producer: Vec<Option<u32>> = vec![None; count];
+        let mut readers: Vec<Vec<u32>> = vec![Vec::new(); count];
+        for (v, op) in operations.iter().enumerate() {
+            for &t in &op.outputs {
+                check(t, &format!("operator {v}'s outputs"))?;
+                if let Some(p) = producer[t] {
+                    if p as usize != v {
+                        return Err(GraphError(format!(
+                            "tensor {t} is produced by operators {p} and {v}"
+                        )));
+                    }
+                }
+                producer[t] = Some(v as u32);
+            }
+            for &t in &op.inputs {
+                check(t, &format!("operator {v}'s inputs"))?;
+                if readers[t].last() != Some(&(v as u32)) {
+                    readers[t].push(v as u32);
+                }
+            }
+        }
+        Ok(Tensors {
+            is_input,
+            is_output,
+            producer,
+            readers,
+        })
+    }
+}
+
+/// Each operator's direct predecessors: the producers of what it reads, and the previous pinned
+/// operator. An operator reading its own output is an error.
+fn dependencies(
+    operations: &[Operation],
+    producer: &[Option<u32>],
+) -> Result<Vec<Vec<u32>>, GraphError> {
+    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); operations.len()];
+    let mut previous_pinned: Option<u32> = None;
+    for (v, op) in operations.iter().enumerate() {
+        for &t in &op.inputs {
+            if let Some(p) = producer[t] {
+                if p as usize == v {
+                    return Err(GraphError(format!(
+                        "operator {v} reads tensor {t}, which it produces itself (a cycle)"
+                    )));
+                }
+                preds[v].push(p);
+            }
+        }
+        if op.pinned {
+            if let Some(p) = previous_pinned {
+                preds[v].push(p);
+            }
+            previous_pinned = Some(v as u32);
+        }
+        preds[v].sort_unstable();
+        preds[v].dedup();
+    }
+    Ok(preds)
+}
+
+/// Per operator: the bytes it allocates, keeps and reads, and the inputs it may free.
+struct OperatorBytes {
+    new: Vec<u64>,
+    kept: Vec<u64>,
+    read: Vec<u64>,
+    freeable: Vec<Vec<u32>>,
+}
+
+impl OperatorBytes {
+    fn of(operations: &[Operation], sizes: &[u64], tensors: &Tensors) -> OperatorBytes {
+        let Tensors {
+            is_input,
+            is_output,
+            producer,
+            readers,
+        } = tensors;
+        let n = operations.len();
+        let mut bytes = OperatorBytes {
+            new: vec![0; n],
+            kept: vec![0; n],
+            read: vec![0; n],
+            freeable: vec![Vec::new(); n],
+        };
+        for (v, op) in operations.iter().enumerate() {
+            let mut outs = op.outputs.clone();
+            outs.sort_unstable();
+            outs.dedup();
+            for t in outs.into_iter().filter(|&t| !is_input[t]) {
+                bytes.new[v] += sizes[t];
+                if is_output[t] || !readers[t].is_empty() {
+                    bytes.kept[v] += sizes[t];
+                }
+            }
+            let mut ins = op.inputs.clone();
+            ins.sort_unstable();
+            ins.dedup();
+            ins.retain(|&t| is_input[t] || producer[t].is_some());
+            bytes.read[v] = ins
+                .iter()
+                .filter(|&&t| !(is_input[t] && is_output[t]))
+                .map(|&t| sizes[t])
+                .sum();
+            bytes.freeable[v] = ins
+                .into_iter()
+                .filter(|&t| sizes[t] > 0 && !is_output[t])
+                .map(|t| t as u32)
+                .collect();
+        }
+        bytes
     }
 }
 
@@ -703,8 +758,11 @@ pub fn reorder(graph: &OpGraph, options: &ReorderOptions) -> Reordering {
             break;
         }
         if polish {
-            if let Some((order, load)) = best.as_mut() {
-                *load = heuristic::improve(graph, order, *load, deadline);
+            // On a copy: a window may change the order without lowering the LOAD.
+            if let Some((order, load)) = best.as_ref() {
+                let mut order = order.clone();
+                let load = heuristic::improve(graph, &mut order, *load, deadline);
+                consider(&mut best, Some((order, load)));
             }
             polish = false;
             continue;
