@@ -77,10 +77,17 @@ const SHIFT_ALIGNMENT: usize = 64;
 
 /// `Model` fields of the TFLite schema, by id.
 const MODEL_VERSION: usize = 0;
+const MODEL_SUBGRAPHS: usize = 2;
 const MODEL_BUFFERS: usize = 4;
 const MODEL_METADATA: usize = 6;
 /// The highest `Model` field id the writer knows (`signature_defs`).
 const MODEL_LAST_FIELD: usize = 7;
+
+/// `SubGraph` fields of the TFLite schema, by id: `tensors`, `inputs`, `outputs`, `operators`
+/// and `name` are offsets; `debug_metadata_index` an `int32`.
+const SUBGRAPH_OPERATORS: usize = 3;
+const SUBGRAPH_LAST_OFFSET: usize = 4;
+const SUBGRAPH_DEBUG_METADATA_INDEX: usize = 5;
 
 /// An offline memory plan as stored in a model.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -464,29 +471,7 @@ pub fn write_offline_plan(
         ));
     }
 
-    // The old root's fields: scalars copied, offsets pointed at the moved original.
-    let field_count = (root.vtable_len - 4) / 2;
-    let mut fields: Vec<Option<Slot>> = vec![None; field_count.max(MODEL_METADATA + 1)];
-    for (id, field) in fields.iter_mut().enumerate().take(field_count) {
-        let what = format!("Model field {id}");
-        let Some(position) = fb.field(root, id, &what)? else {
-            continue;
-        };
-        if id > MODEL_LAST_FIELD {
-            return Err(fail(
-                file,
-                format!(
-                    "the Model table has field {id}, unknown to this writer (a newer schema?): \
-                     it cannot be copied safely"
-                ),
-            ));
-        }
-        *field = Some(if id == MODEL_VERSION {
-            Slot::Scalar(fb.u32(position, &what)?)
-        } else {
-            Slot::Ref(Target::Old(fb.indirect(position, &what)?))
-        });
-    }
+    let mut fields = copy_model_fields(&fb, root)?;
 
     // The old buffers, then the plan's; the old metadata entries but any offline plan, then
     // the new one.
@@ -541,6 +526,112 @@ pub fn write_offline_plan(
 
     let (bytes, _) = prefix.finish(model, file)?;
     Ok((bytes, replaced))
+}
+
+/// The old root's fields (at least up to `metadata`): scalars copied, offsets pointed at the
+/// moved original. A field newer than the schema known here is refused.
+fn copy_model_fields(fb: &FlatBuffer<'_>, root: Table) -> Result<Vec<Option<Slot>>, InputError> {
+    let field_count = (root.vtable_len - 4) / 2;
+    let mut fields: Vec<Option<Slot>> = vec![None; field_count.max(MODEL_METADATA + 1)];
+    for (id, field) in fields.iter_mut().enumerate().take(field_count) {
+        let what = format!("Model field {id}");
+        let Some(position) = fb.field(root, id, &what)? else {
+            continue;
+        };
+        if id > MODEL_LAST_FIELD {
+            return Err(fail(
+                fb.file,
+                format!(
+                    "the Model table has field {id}, unknown to this writer (a newer schema?): \
+                     it cannot be copied safely"
+                ),
+            ));
+        }
+        *field = Some(if id == MODEL_VERSION {
+            Slot::Scalar(fb.u32(position, &what)?)
+        } else {
+            Slot::Ref(Target::Old(fb.indirect(position, &what)?))
+        });
+    }
+    Ok(fields)
+}
+
+/// Writes `model` with the main subgraph's operators in `order` (`order[k]` is the index in the
+/// model's operator list of the operator to run `k`-th); everything else is unchanged. As for
+/// plans (see the module docs), a new root `Model` table, `subgraphs` vector and main `SubGraph`
+/// table go in front of the original bytes, and the new `operators` vector points at the
+/// original operator tables. `order` must be a permutation of the operators; whether it runs
+/// (each tensor produced before it is read) is the caller's business.
+pub fn write_operator_order(
+    model: &[u8],
+    file: &str,
+    order: &[usize],
+) -> Result<Vec<u8>, InputError> {
+    check_identifier(model, file)?;
+    let fb = FlatBuffer { bytes: model, file };
+    let root = fb.table(fb.indirect(0, "root table")?, "Model")?;
+    refuse_external_buffers(&fb, root)?;
+    let mut fields = copy_model_fields(&fb, root)?;
+    let subgraphs = fb.vector_positions(root, MODEL_SUBGRAPHS, "Model.subgraphs")?;
+    let Some(&main_position) = subgraphs.first() else {
+        return Err(fail(file, "the TFLite model has no subgraph"));
+    };
+    let main = fb.table(main_position, "subgraphs[0]")?;
+    let operators = fb.vector_positions(main, SUBGRAPH_OPERATORS, "subgraphs[0].operators")?;
+    let mut seen = vec![false; operators.len()];
+    let is_permutation = order.len() == operators.len()
+        && order
+            .iter()
+            .all(|&k| k < seen.len() && !std::mem::replace(&mut seen[k], true));
+    if !is_permutation {
+        return Err(fail(
+            file,
+            format!(
+                "the new operator order is not a permutation of the model's {} operators",
+                operators.len()
+            ),
+        ));
+    }
+    let field_count = (main.vtable_len - 4) / 2;
+    let mut subgraph_fields: Vec<Option<Slot>> =
+        vec![None; field_count.max(SUBGRAPH_OPERATORS + 1)];
+    for (id, field) in subgraph_fields.iter_mut().enumerate().take(field_count) {
+        let what = format!("subgraphs[0] field {id}");
+        let Some(position) = fb.field(main, id, &what)? else {
+            continue;
+        };
+        *field = Some(match id {
+            0..=SUBGRAPH_LAST_OFFSET => Slot::Ref(Target::Old(fb.indirect(position, &what)?)),
+            SUBGRAPH_DEBUG_METADATA_INDEX => Slot::Scalar(fb.u32(position, &what)?),
+            _ => {
+                return Err(fail(
+                    file,
+                    format!(
+                        "the main SubGraph table has field {id}, unknown to this writer (a \
+                         newer schema?): it cannot be copied safely"
+                    ),
+                ))
+            }
+        });
+    }
+
+    let mut prefix = Prefix::default();
+    let [model_table, subgraphs_vector, subgraph_table, operators_vector] =
+        [(); 4].map(|()| prefix.label());
+    fields[MODEL_SUBGRAPHS] = Some(Slot::Ref(Target::New(subgraphs_vector)));
+    subgraph_fields[SUBGRAPH_OPERATORS] = Some(Slot::Ref(Target::New(operators_vector)));
+    let mut subgraph_targets = vec![Target::New(subgraph_table)];
+    subgraph_targets.extend(subgraphs[1..].iter().map(|&p| Target::Old(p)));
+    let operator_targets: Vec<Target> = order.iter().map(|&k| Target::Old(operators[k])).collect();
+
+    prefix.push_ref(Target::New(model_table)); // the root offset
+    prefix.bytes.extend_from_slice(b"TFL3");
+    prefix.table(model_table, &fields);
+    prefix.vector_of_refs(subgraphs_vector, &subgraph_targets);
+    prefix.table(subgraph_table, &subgraph_fields);
+    prefix.vector_of_refs(operators_vector, &operator_targets);
+    let (bytes, _) = prefix.finish(model, file)?;
+    Ok(bytes)
 }
 
 /// The number of tensors over all subgraphs (what the plan has one entry for).

@@ -25,7 +25,8 @@
 //! Around it: one problem model ([`Problem`], [`Buffer`], [`Solution`], with its rules in
 //! [`Problem::check`]), one independent validator ([`validate()`]), file formats ([`io`]),
 //! problem analysis ([`analysis`]), the production heuristics ([`baselines`]) on one placement
-//! core ([`placement`]), model importers ([`import`]), generators ([`generate`]), the search's
+//! core ([`placement`]), model importers ([`import`]), operator reordering for a smaller LOAD
+//! ([`reorder`]), generators ([`generate`]), the search's
 //! seams ([`search`]: node policies, strategy rankers, observers, switches), the learned
 //! components ([`learned`]), solve logs ([`solve_log`]) and the contract with the offline
 //! trainer ([`training`]).
@@ -50,6 +51,7 @@ pub mod io;
 pub mod learned;
 pub mod placement;
 pub mod plot;
+pub mod reorder;
 pub mod search;
 pub mod solve_log;
 pub mod training;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs telamalloc's plans in TensorFlow Lite Micro (verification; needs `pip install tflite-micro`).
 
-    python3 datasets/tools/tflm_check.py [MODEL.tflite ...] [--markdown] [--timeout S]
+    python3 datasets/tools/tflm_check.py [MODEL.tflite ...] [--markdown] [--timeout S] [--reorder]
 
 For each model: `telamalloc import --alignment 16` -> `telamalloc solve --minimize` ->
 `telamalloc export-plan`, then TFLite Micro (the `tflite-micro` package's host interpreter) runs
@@ -11,6 +11,11 @@ records, and the smallest `arena_size` the interpreter accepts (binary search to
 that size the outputs must still match). A control run moves every planned tensor to offset 0
 and checks that the head section shrinks or the outputs change: the runtime really reads the
 plan.
+
+With `--reorder` it also runs `telamalloc plan` (operators reordered for the smallest LOAD, then
+laid out and planned) and checks that model the same way: identical outputs, the plan read; and
+reports LOAD in the model's order and in the new one, the reordering's time, and the smallest
+arena of the reordered, planned model next to TFLite Micro's own planner on the original.
 
 With no model given it checks the package's own `sine_float.tflite`. The binary is
 `$TELAMALLOC`, else `target/release/telamalloc` (built first with cargo if missing).
@@ -236,7 +241,45 @@ def peak_and_load(problem_csv, solution_csv):
     return len(rows), peak, max(live)
 
 
-def check(model, binary, work, timeout, seed):
+def problem_load(problem_csv):
+    """The LOAD of a problem CSV."""
+    with open(problem_csv) as f:
+        buffers = [r for r in csv.DictReader(line for line in f if not line.startswith("#"))]
+    horizon = max(int(b["upper"]) for b in buffers)
+    live = [0] * horizon
+    for b in buffers:
+        for t in range(int(b["lower"]), int(b["upper"])):
+            live[t] += int(b["size"])
+    return max(live)
+
+
+def check_reordered(model, binary, work, timeout, inputs, inputs_file, reference):
+    """`telamalloc plan` on `model`, then the reordered, planned model in TFLite Micro."""
+    name = model.stem
+    reordered = work / f"{name}.reordered.tflite"
+    said = telamalloc(binary, "plan", model, "-o", reordered, "--timeout", 2 * timeout)
+    summary = next(line for line in said.splitlines() if line.startswith("reordered "))
+    seconds = float(summary.rsplit(", ", 1)[1].split()[0])
+    problem = work / f"{name}.reordered.csv"
+    telamalloc(binary, "import", reordered, "--alignment", 16, "-o", problem)
+    outputs = run(reordered, BIG_ARENA, inputs)
+    control = work / f"{name}.reordered.overlapping.tflite"
+    moved = sabotaged(reordered, control)
+    head, total = allocations(reordered)
+    return {
+        "load_reordered": problem_load(problem),
+        "proven": "proven minimal" in summary,
+        "reorder_seconds": seconds,
+        "head_reordered": head,
+        "arena_reordered": smallest_arena(reordered, inputs_file, reference, total, work),
+        "identical_reordered": same(reference, outputs),
+        "plan_read_reordered": moved > 0 and (allocations(control)[0] < head
+                                              or not same(reference, run(control, BIG_ARENA,
+                                                                         inputs))),
+    }
+
+
+def check(model, binary, work, timeout, seed, reorder=False):
     name = model.stem
     problem = work / f"{name}.csv"
     solution = work / f"{name}.solution.csv"
@@ -258,7 +301,10 @@ def check(model, binary, work, timeout, seed):
     np.savez(inputs_file, **{f"i{k}": x for k, x in enumerate(inputs)})
     head_tflm, total_tflm = allocations(model)
     head_plan, total_plan = allocations(planned)
-    return {
+    extra = {}
+    if reorder:
+        extra = check_reordered(model, binary, work, timeout, inputs, inputs_file, reference)
+    return extra | {
         "model": name,
         "buffers": buffers,
         "load": load,
@@ -283,6 +329,8 @@ def main():
     parser.add_argument("--timeout", type=float, default=10, help="solve --minimize time limit")
     parser.add_argument("--seed", type=int, default=0, help="for the random inputs")
     parser.add_argument("--markdown", action="store_true", help="print a markdown table")
+    parser.add_argument("--reorder", action="store_true",
+                        help="also check `telamalloc plan` (reordered operators)")
     args = parser.parse_args()
     try:
         runtime()
@@ -298,7 +346,7 @@ def main():
     results = []
     with tempfile.TemporaryDirectory() as work:
         for model in models:
-            r = check(model, binary, Path(work), args.timeout, args.seed)
+            r = check(model, binary, Path(work), args.timeout, args.seed, args.reorder)
             results.append(r)
             if not args.markdown:
                 print(
@@ -310,7 +358,32 @@ def main():
                     f"{'yes' if r['plan_read'] else 'NO'}",
                     flush=True,
                 )
-    if args.markdown:
+                if args.reorder:
+                    print(
+                        f"{r['model']} reordered: outputs "
+                        f"{'identical' if r['identical_reordered'] else 'DIFFER'}; LOAD "
+                        f"{r['load']} -> {r['load_reordered']} "
+                        f"({'proven minimal' if r['proven'] else 'not proven minimal'}, "
+                        f"{r['reorder_seconds']:.3f} s); head {r['head_reordered']}; smallest "
+                        f"arena: TFLM's planner {r['arena_tflm']}, with the plan "
+                        f"{r['arena_plan']}, reordered with the plan {r['arena_reordered']}; "
+                        f"plan read by the runtime: "
+                        f"{'yes' if r['plan_read_reordered'] else 'NO'}",
+                        flush=True,
+                    )
+    if args.markdown and args.reorder:
+        print("| model | LOAD, model's order | LOAD, reordered | reorder time (s) | smallest arena, "
+              "TFLM's planner | smallest arena, telamalloc's plan | smallest arena, reordered + "
+              "plan | outputs | plan read |")
+        print("|---|---:|---:|---:|---:|---:|---:|---|---|")
+        for r in results:
+            proven = "" if r["proven"] else " (not proven minimal)"
+            print(f"| {r['model']} | {r['load']} | {r['load_reordered']}{proven} | "
+                  f"{r['reorder_seconds']:.3f} | {r['arena_tflm']} | {r['arena_plan']} | "
+                  f"{r['arena_reordered']} | "
+                  f"{'identical' if r['identical'] and r['identical_reordered'] else 'DIFFER'} | "
+                  f"{'yes' if r['plan_read'] and r['plan_read_reordered'] else 'NO'} |")
+    elif args.markdown:
         print("| model | planned tensors | LOAD | telamalloc peak | head, TFLM's planner | head, "
               "telamalloc's plan | smallest arena, TFLM's planner | smallest arena, telamalloc's "
               "plan | outputs | plan read |")
@@ -319,7 +392,10 @@ def main():
             print(f"| {r['model']} | {r['buffers']} | {r['load']} | {r['peak']} | {r['head_tflm']} "
                   f"| {r['head_plan']} | {r['arena_tflm']} | {r['arena_plan']} | "
                   f"{'identical' if r['identical'] else 'DIFFER'} | {'yes' if r['plan_read'] else 'NO'} |")
-    return 0 if all(r["identical"] and r["plan_read"] for r in results) else 1
+    ok = all(r["identical"] and r["plan_read"]
+             and (not args.reorder or (r["identical_reordered"] and r["plan_read_reordered"]))
+             for r in results)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ mod gen;
 mod import;
 mod limit_args;
 mod logs;
+mod plan;
 mod plot;
 mod search_args;
 mod solve;
@@ -65,6 +66,9 @@ enum Command {
     Import(import::ImportArgs),
     /// Write a solution into a .tflite model as TFLite Micro's offline memory plan.
     ExportPlan(export_plan::ExportPlanArgs),
+    /// Reorder a .tflite model's operators for the smallest LOAD, lay it out and write both in
+    /// (import, reorder, solve --minimize and export-plan in one).
+    Plan(plan::PlanArgs),
     /// List the search technique switches (`--no NAME`, `--with NAME`): default and what each does.
     Switches(switches::SwitchesArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to standard output.
@@ -130,6 +134,7 @@ pub fn run() -> i32 {
         Command::Logs(args) => logs::run(args),
         Command::Import(args) => import::run(args),
         Command::ExportPlan(args) => export_plan::run(args),
+        Command::Plan(args) => plan::run(args),
         Command::Switches(args) => switches::run(args),
         Command::Completions(args) => completions::run(args),
     };

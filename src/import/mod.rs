@@ -56,6 +56,7 @@
 
 mod budget;
 pub mod onnx;
+pub mod reorder;
 pub mod tflite;
 
 pub use budget::{work_limit, WORK_BASE, WORK_PER_BYTE};

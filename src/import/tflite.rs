@@ -608,3 +608,104 @@ fn tensor_dims(
     };
     Ok((dims, is_dynamic))
 }
+
+/// TFLite builtin operators with effects beyond their output tensors (state, calls into other
+/// subgraphs, random numbers, custom code): a reordering keeps their relative order.
+const SIDE_EFFECT_CODES: [i32; 14] = [
+    31,  // CALL
+    32,  // CUSTOM
+    118, // IF
+    119, // WHILE
+    129, // CALL_ONCE
+    142, // VAR_HANDLE
+    143, // READ_VARIABLE
+    144, // ASSIGN_VARIABLE
+    146, // RANDOM_STANDARD_NORMAL
+    148, // RANDOM_UNIFORM
+    149, // MULTINOMIAL
+    173, // STABLEHLO_CUSTOM_CALL
+    200, // STABLEHLO_WHILE
+    204, // STABLEHLO_RNG_BIT_GENERATOR
+];
+
+/// For each operator of the main subgraph, whether it may have side effects: its builtin code
+/// is one of [`SIDE_EFFECT_CODES`] (or its operator code cannot be read), or it reads or writes
+/// a variable tensor (`is_variable`, or a tensor with no data that is neither produced nor a
+/// graph input: state kept between inferences).
+pub(crate) fn side_effect_operators(bytes: &[u8], file: &str) -> Result<Vec<bool>, InputError> {
+    check_identifier(bytes, file)?;
+    let fb = FlatBuffer { bytes, file };
+    let model = fb.table(fb.indirect(0, "root table")?, "Model")?;
+    let codes: Vec<Option<i32>> = fb
+        .vector_tables(model, 1, "Model.operator_codes")?
+        .into_iter()
+        .enumerate()
+        .map(|(k, code)| {
+            let what = format!("Model.operator_codes[{k}]");
+            let deprecated = fb.scalar_u8(code, 0, 0, &what)? as i8 as i32;
+            let builtin = fb.scalar_u32(code, 3, 0, &what)? as i32;
+            Ok(Some(deprecated.max(builtin)))
+        })
+        .collect::<Result<_, InputError>>()?;
+    let subgraphs = fb.vector_tables(model, 2, "Model.subgraphs")?;
+    let Some(&main) = subgraphs.first() else {
+        return Err(fail(file, "the TFLite model has no subgraph"));
+    };
+    let tensors = fb.vector_tables(main, 0, "subgraphs[0].tensors")?;
+    let buffers = fb.vector_tables(model, 4, "Model.buffers")?;
+    let mut is_input = vec![false; tensors.len()];
+    for t in fb
+        .vector_i32(main, 1, "subgraphs[0].inputs")?
+        .unwrap_or_default()
+    {
+        if let Some(flag) = usize::try_from(t).ok().and_then(|t| is_input.get_mut(t)) {
+            *flag = true;
+        }
+    }
+    let operators = fb.vector_tables(main, 3, "subgraphs[0].operators")?;
+    let mut produced = vec![false; tensors.len()];
+    let mut lists = Vec::with_capacity(operators.len());
+    for (k, &op) in operators.iter().enumerate() {
+        let what = format!("subgraphs[0].operators[{k}]");
+        let ins = fb
+            .vector_i32(op, 1, &format!("{what}.inputs"))?
+            .unwrap_or_default();
+        let outs = fb
+            .vector_i32(op, 2, &format!("{what}.outputs"))?
+            .unwrap_or_default();
+        for &t in &outs {
+            if let Some(p) = usize::try_from(t).ok().and_then(|t| produced.get_mut(t)) {
+                *p = true;
+            }
+        }
+        let code = fb.scalar_u32(op, 0, 0, &format!("{what}.opcode_index"))? as usize;
+        lists.push((codes.get(code).copied().flatten(), ins, outs));
+    }
+    let mut variable = vec![false; tensors.len()];
+    for (t, &tensor) in tensors.iter().enumerate() {
+        let what = format!("subgraphs[0].tensors[{t}]");
+        let flagged = fb.scalar_u8(tensor, 5, 0, &format!("{what}.is_variable"))? != 0;
+        let buffer = fb.scalar_u32(tensor, 2, 0, &format!("{what}.buffer"))? as usize;
+        let has_data = match buffers.get(buffer) {
+            Some(&b) if buffer != 0 => {
+                fb.vector(b, 0, 1, &format!("Model.buffers[{buffer}]"))?
+                    .is_some_and(|(_, len)| len > 0)
+                    || fb.scalar_u64(b, 2, 0, &format!("Model.buffers[{buffer}].size"))? > 0
+            }
+            _ => false,
+        };
+        variable[t] = flagged || (!has_data && !produced[t] && !is_input[t]);
+    }
+    Ok(lists
+        .into_iter()
+        .map(|(code, ins, outs)| {
+            let touches_state = ins.iter().chain(&outs).any(|&t| {
+                usize::try_from(t)
+                    .ok()
+                    .and_then(|t| variable.get(t).copied())
+                    .unwrap_or(false)
+            });
+            touches_state || code.is_none_or(|c| SIDE_EFFECT_CODES.contains(&c))
+        })
+        .collect())
+}

@@ -322,12 +322,9 @@ fn the_binary_imports_solves_and_exports() {
     assert!(!refused.exists());
 }
 
-/// TFLite Micro itself runs a planned model (the `tflite-micro` package's host interpreter):
-/// `datasets/tools/tflm_check.py` on the package's own `sine_float.tflite` must find the
-/// outputs identical with and without the plan, and the plan read. Skips, saying so, when
-/// Python or the package is absent.
-#[test]
-fn tflite_micro_runs_a_planned_model() {
+/// The Python that runs the TFLite Micro checks, when it can import `tflite_micro` and numpy;
+/// `None` (after saying the test skipped) when not.
+fn python_with_tflite_micro() -> Option<String> {
     let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_string());
     let present = Command::new(&python)
         .args(["-c", "import tflite_micro, numpy"])
@@ -338,22 +335,89 @@ fn tflite_micro_runs_a_planned_model() {
             "skipped: {python} cannot import tflite_micro (pip install tflite-micro to run \
              this test)"
         );
-        return;
+        return None;
     }
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/tools/tflm_check.py");
-    let out = Command::new(&python)
+    Some(python)
+}
+
+/// Runs a script of `datasets/tools` with `args`; its standard output, after checking it
+/// succeeded.
+fn run_tool(python: &str, script: &str, args: &[&std::ffi::OsStr]) -> String {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("datasets/tools")
+        .join(script);
+    let out = Command::new(python)
         .arg(script)
-        .args(["--timeout", "5"])
+        .args(args)
         .env("TELAMALLOC", env!("CARGO_BIN_EXE_telamalloc"))
         .output()
         .expect("python runs");
-    let said = String::from_utf8_lossy(&out.stdout);
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
         "{said}{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    said
+}
+
+/// TFLite Micro itself runs a planned model (the `tflite-micro` package's host interpreter):
+/// `datasets/tools/tflm_check.py` on the package's own `sine_float.tflite` must find the
+/// outputs identical with and without the plan, and the plan read. Skips, saying so, when
+/// Python or the package is absent.
+#[test]
+fn tflite_micro_runs_a_planned_model() {
+    let Some(python) = python_with_tflite_micro() else {
+        return;
+    };
+    let said = run_tool(
+        &python,
+        "tflm_check.py",
+        &["--timeout".as_ref(), "5".as_ref()],
+    );
     assert!(said.contains("sine_float: outputs identical"), "{said}");
     assert!(said.contains("plan read by the runtime: yes"), "{said}");
+}
+
+/// TFLite Micro runs a reordered, planned model (`telamalloc plan`) with the original's outputs
+/// in a smaller arena: `datasets/tools/branchy_models.py` writes a branching model whose file
+/// lists its operators breadth first, `tflm_check.py --reorder` runs both. Skips like the test
+/// above.
+#[test]
+fn tflite_micro_runs_a_reordered_model_in_a_smaller_arena() {
+    let Some(python) = python_with_tflite_micro() else {
+        return;
+    };
+    let scratch = Scratch::new();
+    run_tool(&python, "branchy_models.py", &[scratch.dir().as_os_str()]);
+    let model = scratch.path("inception.tflite");
+    let said = run_tool(
+        &python,
+        "tflm_check.py",
+        &[
+            "--reorder".as_ref(),
+            "--timeout".as_ref(),
+            "5".as_ref(),
+            model.as_os_str(),
+        ],
+    );
+    let line = said
+        .lines()
+        .find(|l| l.starts_with("inception reordered:"))
+        .unwrap_or_else(|| panic!("{said}"));
+    assert!(line.contains("outputs identical"), "{line}");
+    assert!(
+        line.contains("LOAD 139264 -> 53248 (proven minimal"),
+        "{line}"
+    );
+    assert!(line.contains("plan read by the runtime: yes"), "{line}");
+    // "smallest arena: TFLM's planner A, with the plan B, reordered with the plan C"
+    let number_after = |label: &str| -> u64 {
+        let rest = &line[line.find(label).unwrap_or_else(|| panic!("{line}")) + label.len()..];
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().unwrap_or_else(|_| panic!("{line}"))
+    };
+    let tflm = number_after("smallest arena: TFLM's planner ");
+    let reordered = number_after("reordered with the plan ");
+    assert!(reordered < tflm, "{line}");
 }
