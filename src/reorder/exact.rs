@@ -9,7 +9,7 @@
 //! Dominance ([`OpGraph::dominant`]): an available operator that costs no more than the peak
 //! already paid and frees at least the bytes it keeps runs next without branching.
 
-use super::{OpGraph, State};
+use super::graph::{OpGraph, State};
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};

@@ -10,7 +10,7 @@
 //!   number of steps at it.
 
 use super::exact::{search_from, Result as Exact, Window};
-use super::{insert, OpGraph, State};
+use super::graph::{insert, OpGraph, State};
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -62,85 +62,112 @@ pub(super) fn beam(
         if deadline.is_some_and(|d| Instant::now() >= d) {
             return None;
         }
-        // Score every successor; keep the best per set (by hash).
-        let mut best_of: HashMap<u64, usize> = HashMap::new();
-        let mut scored: Vec<Scored> = Vec::new();
-        for (parent, candidate) in level.iter().enumerate() {
-            if candidate.state.count == graph.n {
-                if finished.is_none_or(|(peak, _)| candidate.peak < peak) {
-                    finished = Some((candidate.peak, candidate.history));
-                }
-                continue;
-            }
-            for &v in &candidate.ready {
-                let v = v as usize;
-                let peak = graph.step_cost(&candidate.state, v).max(candidate.peak);
-                if finished.is_some_and(|(best, _)| peak >= best) {
-                    continue;
-                }
-                let resident = candidate.state.resident + graph.kept_bytes[v]
-                    - graph.freed(&candidate.state.set, v);
-                let entry = Scored {
-                    parent: parent as u32,
-                    op: v as u32,
-                    peak,
-                    resident,
-                    order: scored.len() as u32,
-                };
-                match best_of.entry(candidate.state.hash ^ graph.keys[v]) {
-                    std::collections::hash_map::Entry::Occupied(slot) => {
-                        let old = &mut scored[*slot.get()];
-                        if (peak, resident) < (old.peak, old.resident) {
-                            *old = Scored {
-                                order: old.order,
-                                ..entry
-                            };
-                        }
-                    }
-                    std::collections::hash_map::Entry::Vacant(slot) => {
-                        slot.insert(scored.len());
-                        scored.push(entry);
-                    }
-                }
-            }
-        }
-        scored.sort_by_key(|e| (e.peak, e.resident, e.order));
-        // Build the best `width`, dropping those the dominant steps make equal to one built.
-        let mut next: Vec<Candidate> = Vec::with_capacity(width.min(scored.len()));
-        let mut built: HashMap<u64, ()> = HashMap::new();
-        for e in scored {
-            if next.len() == width {
-                break;
-            }
-            let parent = &level[e.parent as usize];
-            let v = e.op as usize;
-            let state = graph.after(&parent.state, v);
-            let ready = graph.ready_after(&parent.ready, v, &state, None);
-            let mut child = Candidate {
-                state,
-                ready,
-                peak: e.peak,
-                history: parent.history,
-                pending: vec![e.op],
-            };
-            run_dominant(graph, &mut child);
-            if built.insert(child.state.hash, ()).is_some() {
-                continue;
-            }
-            record(&mut child, &mut history);
-            next.push(child);
-        }
-        level = next;
+        let scored = successors(graph, &level, &mut finished);
+        level = next_level(graph, &level, scored, width, &mut history);
     }
-    let (_, mut entry) = finished?;
-    let mut order = Vec::with_capacity(graph.n);
+    let (_, entry) = finished?;
+    let order = rebuilt(&history, entry, graph.n);
+    let load = graph.order_load(&order).ok()?;
+    Some((order, load))
+}
+
+/// Every successor of the level's candidates that can still beat `finished` (which a complete
+/// candidate updates), the best one per set of operators run, sorted best first.
+fn successors(
+    graph: &OpGraph,
+    level: &[Candidate],
+    finished: &mut Option<(u64, u32)>,
+) -> Vec<Scored> {
+    let mut best_of: HashMap<u64, usize> = HashMap::new();
+    let mut scored: Vec<Scored> = Vec::new();
+    for (parent, candidate) in level.iter().enumerate() {
+        if candidate.state.count == graph.n {
+            if finished.is_none_or(|(peak, _)| candidate.peak < peak) {
+                *finished = Some((candidate.peak, candidate.history));
+            }
+            continue;
+        }
+        for &v in &candidate.ready {
+            let v = v as usize;
+            let peak = graph.step_cost(&candidate.state, v).max(candidate.peak);
+            if finished.is_some_and(|(best, _)| peak >= best) {
+                continue;
+            }
+            let resident = candidate.state.resident + graph.kept_bytes[v]
+                - graph.freed(&candidate.state.set, v);
+            let entry = Scored {
+                parent: parent as u32,
+                op: v as u32,
+                peak,
+                resident,
+                order: scored.len() as u32,
+            };
+            match best_of.entry(candidate.state.hash ^ graph.keys[v]) {
+                std::collections::hash_map::Entry::Occupied(slot) => {
+                    let old = &mut scored[*slot.get()];
+                    if (peak, resident) < (old.peak, old.resident) {
+                        *old = Scored {
+                            order: old.order,
+                            ..entry
+                        };
+                    }
+                }
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(scored.len());
+                    scored.push(entry);
+                }
+            }
+        }
+    }
+    scored.sort_by_key(|e| (e.peak, e.resident, e.order));
+    scored
+}
+
+/// The best `width` of `scored` built into candidates (each recorded in `history`), dropping
+/// those the dominant steps make equal to one built.
+fn next_level(
+    graph: &OpGraph,
+    level: &[Candidate],
+    scored: Vec<Scored>,
+    width: usize,
+    history: &mut Vec<(u32, u32)>,
+) -> Vec<Candidate> {
+    let mut next: Vec<Candidate> = Vec::with_capacity(width.min(scored.len()));
+    let mut built: HashMap<u64, ()> = HashMap::new();
+    for e in scored {
+        if next.len() == width {
+            break;
+        }
+        let parent = &level[e.parent as usize];
+        let v = e.op as usize;
+        let state = graph.after(&parent.state, v);
+        let ready = graph.ready_after(&parent.ready, v, &state, None);
+        let mut child = Candidate {
+            state,
+            ready,
+            peak: e.peak,
+            history: parent.history,
+            pending: vec![e.op],
+        };
+        run_dominant(graph, &mut child);
+        if built.insert(child.state.hash, ()).is_some() {
+            continue;
+        }
+        record(&mut child, history);
+        next.push(child);
+    }
+    next
+}
+
+/// The order that ends at `history`'s `entry`, first operator first.
+fn rebuilt(history: &[(u32, u32)], mut entry: u32, operators: usize) -> Vec<usize> {
+    let mut order = Vec::with_capacity(operators);
     while history[entry as usize].0 != u32::MAX {
         order.push(history[entry as usize].1 as usize);
         entry = history[entry as usize].0;
     }
     order.reverse();
-    let load = graph.order_load(&order).ok()?;
-    Some((order, load))
+    order
 }
 
 /// Runs dominant operators on `candidate` while there are any.

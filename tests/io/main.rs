@@ -1,5 +1,5 @@
 //! Reading and writing: problem and solution files (CSV, JSON, MiniMalloc's columns), bad input,
-//! the shipped examples, model importers and TFLite Micro plans.
+//! the shipped examples, model importers, operator reordering and TFLite Micro plans.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -11,3 +11,4 @@ mod gaps;
 mod import;
 mod import_fuzz;
 mod malformed_files;
+mod reorder;

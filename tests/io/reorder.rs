@@ -3,7 +3,7 @@
 //! topological order of small random graphs, the cost model against the importer's lifetimes,
 //! reordered `.tflite` files read back, and errors (never panics) for bad graphs and files.
 
-mod common;
+use crate::common;
 
 use common::tflite::{Field, FlatBuffer};
 use common::Scratch;
