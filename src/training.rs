@@ -9,7 +9,7 @@ pub use crate::learned::{
 };
 pub use crate::search::features::problem_features_of as problem_features;
 pub use crate::search::schedule::budget as round_budget;
-pub use crate::search::slack::truth::{HoleChoice, HoleOdds};
+pub use crate::search::slack::truth::{HoleChoice, HoleOdds, OddsBudget};
 pub use crate::search::slack::walk::{MoveFeatures, HOLE_FEATURES, HOLE_FEATURE_SCHEMA_VERSION};
 pub use crate::search::{
     Schedule, CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION, NODE_FEATURES, PROBLEM_FEATURES,
@@ -35,15 +35,16 @@ pub fn hole_choices(
 
 /// How hard `holes` (as for [`hole_choices`]) are for the slack-filling lottery to draw on
 /// `problem` under the hole-shape model's `weights` (see [`HoleOdds`]): the probability of one
-/// draw, the rank among the `count` most likely cuts (a best-first search expanding at most
-/// `expansions` partial walks), and the first of `draws` seeded draws to give them. None when
+/// draw, the rank among the `budget.ranked` most likely cuts (a best-first search expanding at
+/// most `budget.expansions` partial walks), and the first of `budget.draws` seeded draws to
+/// give them. None when
 /// no walk makes them or the problem has no capacity or a section over it.
 pub fn hole_odds(
     problem: &crate::Problem,
     holes: &[(u64, u64, u64)],
     weights: &[f32],
-    (count, expansions, draws): (usize, usize, usize),
+    budget: OddsBudget,
 ) -> Option<HoleOdds> {
     let instance = crate::search::instance::Instance::new(problem, problem.capacity?);
-    crate::search::slack::truth::odds(&instance, holes, weights, (count, expansions, draws))
+    crate::search::slack::truth::odds(&instance, holes, weights, budget)
 }

@@ -27,8 +27,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use telamalloc::generate::{self, CutPositions, CutStyle, PerfectOptions};
 use telamalloc::training::{
-    hole_choices, hole_odds, HoleChoice, HoleModel, HOLE_FEATURES, HOLE_FEATURE_SCHEMA_VERSION,
-    HOLE_MODEL_FORMAT, HOLE_MODEL_FORMAT_VERSION,
+    hole_choices, hole_odds, HoleChoice, HoleModel, OddsBudget, HOLE_FEATURES,
+    HOLE_FEATURE_SCHEMA_VERSION, HOLE_MODEL_FORMAT, HOLE_MODEL_FORMAT_VERSION,
 };
 
 /// Trains the hole-shape model from the removed pieces of generated slack packings.
@@ -222,14 +222,21 @@ pub fn odds(args: OddsArgs) -> Result<(), String> {
             &packing.problem,
             &packing.holes,
             &model.weights,
-            (args.count, args.expansions, 0),
+            OddsBudget {
+                ranked: args.count,
+                expansions: args.expansions,
+                draws: 0,
+            },
         );
         let millis = started.elapsed().as_secs_f64() * 1e3;
         let first_draw = hole_odds(
             &packing.problem,
             &packing.holes,
             &model.weights,
-            (0, 0, args.draws),
+            OddsBudget {
+                draws: args.draws,
+                ..OddsBudget::default()
+            },
         )
         .and_then(|o| o.first_draw);
         let Some(odds) = odds else {

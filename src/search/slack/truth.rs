@@ -79,6 +79,18 @@ fn merged(pieces: &[(u64, u64, u64)]) -> Vec<((u64, u64), u64)> {
     out
 }
 
+/// How far [`crate::training::hole_odds`] looks: the most likely cuts it ranks, the partial
+/// walks it expands for each, and the seeded draws it tries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OddsBudget {
+    /// How many of the most likely cuts to rank (0: no ranking).
+    pub ranked: usize,
+    /// The most partial walks expanded for each ranked cut.
+    pub expansions: usize,
+    /// How many seeded draws to try (0: none).
+    pub draws: usize,
+}
+
 /// How hard known holes are to draw (see [`crate::training::hole_odds`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct HoleOdds {
@@ -103,8 +115,13 @@ pub(crate) fn odds(
     instance: &Instance,
     holes: &[(u64, u64, u64)],
     weights: &[f32],
-    (count, expansions, draws): (usize, usize, usize),
+    budget: OddsBudget,
 ) -> Option<HoleOdds> {
+    let OddsBudget {
+        ranked: count,
+        expansions,
+        draws,
+    } = budget;
     let slack = section_slack(instance)?;
     let steps = &steps(&slack, &instance.section_starts, &instance.section_ends);
     let truth = truth_moves(steps, holes)?;
