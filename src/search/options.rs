@@ -277,7 +277,7 @@ pub const SWITCHES: [Switch; 30] = [
     switch!(
         "node-cache",
         node_cache,
-        "fail at once on a node refuted before in the run"
+        "fail at once on a node refuted before by the same policy (kept across its restarts)"
     ),
     switch!(
         "conflict-boost",
@@ -327,7 +327,7 @@ pub const SWITCHES: [Switch; 30] = [
     switch!(
         "distinct-draws",
         distinct_draws,
-        "with slack-fill: the lottery draws again a cut already searched"
+        "with slack-fill: the lottery draws again instead of searching a cut twice"
     ),
     switch!(
         "draw-lead",
