@@ -160,6 +160,12 @@ pub const MAX_ALIGNMENT: u64 = 1 << 32;
 /// Reads a model file and imports it; the format comes from the extension, else from the
 /// content. Every failure is an [`InputError`] naming the file.
 pub fn import_model(path: &Path, options: &ImportOptions) -> Result<Imported, InputError> {
+    let (name, bytes, format) = read_model(path)?;
+    import_bytes(&bytes, format, &name, options)
+}
+
+/// A model file's name (for errors), bytes and format (from the extension, else the content).
+pub(crate) fn read_model(path: &Path) -> Result<(String, Vec<u8>, ModelFormat), InputError> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path)
         .map_err(|e| InputError::at_line(&name, None, None, format!("cannot read file: {e}")))?;
@@ -173,7 +179,7 @@ pub fn import_model(path: &Path, options: &ImportOptions) -> Result<Imported, In
                 "unknown model format: expected a .tflite or .onnx file",
             )
         })?;
-    import_bytes(&bytes, format, &name, options)
+    Ok((name, bytes, format))
 }
 
 /// Imports a model held in memory; `file` names it in errors and warnings.

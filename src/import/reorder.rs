@@ -52,17 +52,7 @@ pub fn reorder_model(
     options: &ImportOptions,
     limits: &ReorderOptions,
 ) -> Result<ReorderedModel, InputError> {
-    let name = path.display().to_string();
-    let bytes = std::fs::read(path)
-        .map_err(|e| InputError::at_line(&name, None, None, format!("cannot read file: {e}")))?;
-    let format = ModelFormat::from_path(path)
-        .or_else(|| ModelFormat::sniff(&bytes))
-        .ok_or_else(|| {
-            fail(
-                &name,
-                "unknown model format: expected a .tflite or .onnx file",
-            )
-        })?;
+    let (name, bytes, format) = super::read_model(path)?;
     reorder_bytes(&bytes, format, &name, options, limits)
 }
 

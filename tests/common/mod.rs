@@ -354,6 +354,14 @@ where
     run_binary(std::process::Command::new(env!("CARGO_BIN_EXE_telamalloc")).args(args))
 }
 
+/// Runs the `telamalloc` binary built for the tests with `args`: its raw output.
+pub fn telamalloc_output(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_telamalloc"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
 /// Runs the `telamalloc` binary built for the tests with `args` in the working directory `dir`.
 pub fn telamalloc_in<I, S>(dir: &std::path::Path, args: I) -> Run
 where

@@ -5,7 +5,7 @@
 use crate::common;
 
 use common::tflite::{tflite_model, tiny_tflite, ModelOptions};
-use common::Scratch;
+use common::{telamalloc_output, Scratch};
 use std::process::Command;
 use telamalloc::export::{read_offline_plan, write_offline_plan, OfflinePlan, PlanTarget};
 use telamalloc::import::{import_bytes, ImportOptions, ModelFormat};
@@ -231,13 +231,6 @@ fn corrupt_models_give_errors_not_panics() {
     }
 }
 
-fn telamalloc(args: &[&std::ffi::OsStr]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_telamalloc"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
 #[test]
 fn the_binary_imports_solves_and_exports() {
     let scratch = Scratch::new();
@@ -247,7 +240,7 @@ fn the_binary_imports_solves_and_exports() {
     let solution = scratch.path("tiny.solution.csv");
     let planned = scratch.path("planned.tflite");
     let run = |args: &[&std::ffi::OsStr]| {
-        let out = telamalloc(args);
+        let out = telamalloc_output(args);
         assert!(
             out.status.success(),
             "{}",
@@ -292,7 +285,7 @@ fn the_binary_imports_solves_and_exports() {
         "id,lower,upper,size,offset\ninput,0,1,128,0\nconv,0,2,128,0\nrelu,1,3,128,128\nout,2,3,64,0\n",
     );
     let refused = scratch.path("refused.tflite");
-    let out = telamalloc(&[
+    let out = telamalloc_output(&[
         "export-plan".as_ref(),
         model.as_os_str(),
         bad.as_os_str(),
@@ -309,7 +302,7 @@ fn the_binary_imports_solves_and_exports() {
 
     // A solution naming a buffer the model does not have: the line and field.
     let other = scratch.file("other.csv", "id,offset\ninput,0\nnope,128\n");
-    let out = telamalloc(&[
+    let out = telamalloc_output(&[
         "export-plan".as_ref(),
         model.as_os_str(),
         other.as_os_str(),

@@ -6,9 +6,8 @@
 use crate::common;
 
 use common::tflite::{Field, FlatBuffer};
-use common::Scratch;
+use common::{telamalloc_output, Scratch};
 use std::collections::HashSet;
-use std::process::Command;
 use std::time::Duration;
 use telamalloc::analysis::Timeline;
 use telamalloc::export::{read_offline_plan, write_operator_order, PlanTarget};
@@ -766,13 +765,6 @@ fn corrupt_models_give_errors_naming_the_file() {
     }
 }
 
-fn telamalloc(args: &[&std::ffi::OsStr]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_telamalloc"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
 #[test]
 fn the_binary_reorders_and_plans() {
     let scratch = Scratch::new();
@@ -780,7 +772,7 @@ fn the_binary_reorders_and_plans() {
     std::fs::write(&model, branching_model()).unwrap();
     let problem = scratch.path("b.csv");
     let reordered = scratch.path("r.tflite");
-    let out = telamalloc(&[
+    let out = telamalloc_output(&[
         "import".as_ref(),
         model.as_os_str(),
         "--reorder".as_ref(),
@@ -802,7 +794,7 @@ fn the_binary_reorders_and_plans() {
 
     let planned = scratch.path("p.tflite");
     let solution = scratch.path("p.csv");
-    let out = telamalloc(&[
+    let out = telamalloc_output(&[
         "plan".as_ref(),
         model.as_os_str(),
         "-o".as_ref(),
@@ -832,13 +824,13 @@ fn the_binary_reorders_and_plans() {
             args.push("--reorder".as_ref());
         }
         args.extend(["-o".as_ref(), nothing.as_os_str()]);
-        let out = telamalloc(&args);
+        let out = telamalloc_output(&args);
         assert_eq!(out.status.code(), Some(2));
         let said = String::from_utf8_lossy(&out.stderr);
         assert!(said.contains("junk.tflite"), "{said}");
         assert!(!nothing.exists());
     }
-    let out = telamalloc(&[
+    let out = telamalloc_output(&[
         "import".as_ref(),
         model.as_os_str(),
         "--reorder".as_ref(),
