@@ -19,6 +19,9 @@ enum Kind {
     /// An on-chip scratchpad drawn from a whole-model problem (`--from`): capacity = fraction x
     /// LOAD, buffers kept greedily (seeded benefit order) while they fit at every step.
     Onchip,
+    /// CNN-like layers: tiles of each layer staggered behind the layer before, residual skips;
+    /// capacity = LOAD.
+    Layers,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -80,13 +83,14 @@ pub struct GenArgs {
     /// Where cuts fall inside a piece (perfect).
     #[arg(long, value_enum, default_value = "uniform")]
     cuts: Cuts,
-    /// Alignment of every buffer, a power of two (perfect, onchip: sizes rounded up to it).
+    /// Alignment of every buffer, a power of two (perfect, onchip, layers: sizes rounded up to
+    /// it).
     #[arg(long, default_value_t = 1, value_parser = power_of_two)]
     alignment: u64,
     /// Smallest size (overlap, random).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     min_size: u64,
-    /// Largest size (overlap, random).
+    /// Largest size (overlap, random; layers: the first layer's tile size).
     #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..))]
     max_size: u64,
     /// Longest lifetime (random).
@@ -113,9 +117,15 @@ pub struct GenArgs {
     no_tile: bool,
     /// Tile each buffer larger than half the capacity into this many equal tiles, or more if a
     /// tile would still exceed half the capacity (onchip; default: tiles of a quarter of the
-    /// capacity).
+    /// capacity); layers: tiles per layer (default 20).
     #[arg(long, value_parser = clap::value_parser!(u64).range(2..=64))]
     tiles: Option<u64>,
+    /// Layers per stage; each stage halves the tile size (layers).
+    #[arg(long, default_value_t = 8, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    stage: usize,
+    /// Residual skips per thousand layers, each read again 2 to 6 layers later (layers).
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(0..=1000))]
+    skips_per_mille: u64,
     /// The order in which buffers are offered to the scratchpad, each measure scaled by a seeded
     /// factor in [0.75, 1.25) (onchip).
     #[arg(long, value_enum, default_value = "area")]
@@ -157,6 +167,7 @@ pub fn run(args: GenArgs) -> Result<i32, CliError> {
         Kind::Overlap => generate::overlap(args.buffers, args.min_size, args.max_size, args.seed),
         Kind::Random => random(&args),
         Kind::Onchip => onchip(&args)?,
+        Kind::Layers => layers(&args),
     };
     // What is written must read back: sizes whose sum overflows 64 bits (huge --max-size or
     // --alignment), or a capacity of 0 or below a buffer (a tiny --tightness), would not.
@@ -225,6 +236,19 @@ fn random(args: &GenArgs) -> telamalloc::Problem {
             generate::random_with_long(&options, &long, args.seed)
         }
     }
+}
+
+/// A layered problem as the flags ask.
+fn layers(args: &GenArgs) -> telamalloc::Problem {
+    let options = generate::LayersOptions {
+        buffers: args.buffers,
+        tiles: args.tiles.map_or(20, |t| t as usize),
+        stage: args.stage,
+        max_size: args.max_size,
+        skip_per_mille: args.skips_per_mille,
+        alignment: args.alignment,
+    };
+    generate::layers(&options, args.seed)
 }
 
 /// An on-chip problem drawn from `--from` as the flags ask.

@@ -60,7 +60,8 @@ enum Command {
     Plot(plot::PlotArgs),
     /// Run the search over many problems in parallel and write a solve log for each.
     Collect(collect::CollectArgs),
-    /// Generate a problem (perfect packing, all-overlapping, random), deterministic from a seed.
+    /// Generate a problem (perfect packing, all-overlapping, random, on-chip, CNN-like layers),
+    /// deterministic from a seed.
     Gen(gen::GenArgs),
     /// Import a model (.tflite or .onnx) as a problem: one buffer per activation tensor.
     Import(import::ImportArgs),

@@ -1,4 +1,5 @@
-//! Deterministic problem generators: perfect packings, all-overlapping sets and random problems.
+//! Deterministic problem generators: perfect packings, all-overlapping sets, random problems,
+//! CNN-like layers and on-chip scratchpads.
 //!
 //! Every generator is a pure function of its parameters and a `u64` seed: the same inputs give
 //! the same [`Problem`] bit for bit on any machine. They draw only from
@@ -6,12 +7,14 @@
 //! [`RandomOptions`], is converted once to an integer ratio) and never iterate hash maps.
 
 mod draw;
+mod layers;
 mod onchip;
 mod perfect;
 mod random;
 #[cfg(test)]
 mod tests;
 
+pub use layers::{layers, LayersOptions};
 pub use onchip::{onchip, Benefit, OnchipOptions, Tiling};
 pub use perfect::{perfect, CutPositions, CutStyle, PerfectOptions, EDGE_DRAWS};
 #[cfg(test)]

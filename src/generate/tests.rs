@@ -571,3 +571,56 @@ fn random_capacity_covers_load() {
         .all(|b| b.lower == 0 && b.upper == 1 && b.size == 1));
     assert_eq!(one.capacity, Some(5));
 }
+
+#[test]
+fn layers_stagger_tiles_behind_the_layer_they_read_at_capacity_load() {
+    let options = LayersOptions {
+        buffers: 200,
+        tiles: 10,
+        stage: 4,
+        max_size: 1000,
+        skip_per_mille: 500,
+        alignment: 8,
+    };
+    for seed in 0..5 {
+        let p = layers(&options, seed);
+        assert_eq!(p, layers(&options, seed), "deterministic");
+        assert_eq!(p.len(), 200);
+        assert_eq!(p.capacity, Some(analysis::load(&p)));
+        p.check(p.capacity).expect("a valid problem");
+        let at = |layer: usize, tile: usize| &p.buffers[layer * 10 + tile];
+        for layer in 0..20 {
+            for tile in 0..10 {
+                let b = at(layer, tile);
+                assert_eq!(b.id, format!("{layer}.{tile}"));
+                assert_eq!(b.lower, (tile + 2 * layer) as u64);
+                assert!(b.size > 0 && b.size.is_multiple_of(8) && b.alignment == 8);
+                if layer + 1 < 20 {
+                    // Live until the next layer's tile that reads it as its halo is computed.
+                    let halo = at(layer + 1, (tile + 1).min(9));
+                    assert!(
+                        b.upper > halo.lower,
+                        "{layer}.{tile} dies before it is read"
+                    );
+                } else {
+                    assert_eq!(b.upper, b.lower + 1);
+                }
+            }
+            // One size per layer, but the last tile's remainder.
+            assert!((0..9).all(|tile| at(layer, tile).size == at(layer, 0).size));
+            assert!(at(layer, 9).size <= at(layer, 0).size);
+        }
+        // Some layer is read by a skip: its tiles live past the next layer's halo.
+        let skipped = (0..18).any(|l| at(l, 0).upper > at(l + 1, 1).lower + 1);
+        assert!(
+            skipped,
+            "seed {seed}: no residual skip among 20 layers at 50%"
+        );
+        // Sizes halve per stage of 4 layers: within 25% of 1000 >> stage.
+        for layer in 0..20 {
+            let base = 1000u64 >> (layer / 4);
+            let size = at(layer, 0).size;
+            assert!(size >= base - base / 4 && size <= (base + base / 4).div_ceil(8) * 8);
+        }
+    }
+}

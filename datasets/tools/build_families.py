@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Builds the family corpus: problems of shapes other than cut rectangles on which search matters.
+
+Families (capacity = LOAD in both; some are infeasible, which the search must then prove):
+  stress: `gen random --buffers N --horizon N/5 --max-lifetime M --min-size 1 --max-size S
+      --tightness 1.0 --seed SEED`: random intervals over a short horizon, heavy overlap (about
+      N x M / (2 x horizon) live at once), small sizes; N in 1000 1500 2000 2500 3000, M in 40 60
+      80, S in 32 64 128, by seed;
+  layers: `gen layers --buffers N --tiles T --stage G --skips-per-mille K --seed SEED`: a CNN's
+      activations computed tile by tile, each layer staggered behind the one before, residual
+      skips; N as above, T in 10 20 30 40, G in 4 8, K in 200 500, by seed.
+A candidate is kept when the search of the commit that froze the corpus, with nothing learned
+(SELECTION_FLAGS), does not decide it within 10 x buffers search nodes: a node limit, so the
+selection is the same on every machine. Later changes to the default search must be undone in
+SELECTION_FLAGS for the corpus to rebuild bit for bit.
+
+Seeds are disjoint between splits, families and every other corpus: stress 200000+ (train),
+210000+ (validation), 220000+ (test); layers 300000+, 310000+, 320000+. Each split tries
+CANDIDATES[split] seeds per family. The test split's manifest hash is recorded in
+datasets/README.md when it is built, before anything is trained or chosen; it is evaluated on
+once.
+
+The problem files are not committed (see .gitignore); the manifests and lists are.
+Usage (from the repository root):
+  datasets/tools/build_families.py [--check] [--jobs J] [--splits train,validation,test]
+"""
+
+import argparse
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+BIN = "target/release/telamalloc"
+SELECTION_FLAGS = ["--no", "learned-holes", "--no", "learned-order"]
+SIZES = [1000, 1500, 2000, 2500, 3000]
+FIRST_SEED = {
+    ("stress", "train"): 200000, ("stress", "validation"): 210000, ("stress", "test"): 220000,
+    ("layers", "train"): 300000, ("layers", "validation"): 310000, ("layers", "test"): 320000,
+}
+CANDIDATES = {"train": 150, "validation": 60, "test": 60}
+HEADER = "file,family,buffers,capacity,load,options,seed,selection_nodes,sha256"
+
+
+def run(args):
+    return subprocess.run(args, capture_output=True, text=True)
+
+
+def report_value(report, key):
+    for line in report.splitlines():
+        words = line.split()
+        if words and words[0] == key:
+            return int(words[1]), int(words[3]) if key == "buffers" else None
+    raise RuntimeError(f"no '{key}' in: {report}")
+
+
+def options(family, seed):
+    """The generator's options for one seed: every parameter cycles with the seed."""
+    buffers = SIZES[seed % len(SIZES)]
+    if family == "stress":
+        lifetime = [40, 60, 80][seed // 5 % 3]
+        size = [32, 64, 128][seed // 15 % 3]
+        return ["random", "--buffers", str(buffers), "--horizon", str(buffers // 5),
+                "--max-lifetime", str(lifetime), "--min-size", "1", "--max-size", str(size),
+                "--tightness", "1.0"]
+    tiles = [10, 20, 30, 40][seed // 5 % 4]
+    stage = [4, 8][seed // 20 % 2]
+    skips = [200, 500][seed // 40 % 2]
+    return ["layers", "--buffers", str(buffers), "--tiles", str(tiles), "--stage", str(stage),
+            "--skips-per-mille", str(skips)]
+
+
+def candidates(split):
+    for family in ["stress", "layers"]:
+        first = FIRST_SEED[(family, split)]
+        for seed in range(first, first + CANDIDATES[split]):
+            yield family, seed
+
+
+def build(candidate, folder):
+    """Generates one candidate, selects it; returns its manifest row, or None when dropped."""
+    family, seed = candidate
+    args = options(family, seed)
+    tmp = os.path.join(folder, f"tmp.{seed}.csv")
+    out = run([BIN, "gen", *args, "--seed", str(seed), "-o", tmp])
+    if out.returncode != 0:
+        raise RuntimeError(f"gen failed for {candidate}: {out.stderr}")
+    capacity, _ = report_value(out.stderr, "capacity")
+    buffers, load = report_value(out.stderr, "buffers")
+    path = os.path.join(folder, f"{family}.n{buffers}.s{seed}.{capacity}.csv")
+    os.replace(tmp, path)
+    budget = 10 * buffers
+    solved = run([BIN, "solve", path, "--nodes", str(budget), *SELECTION_FLAGS, "-o", os.devnull])
+    if solved.returncode == 0 or "infeasible" in solved.stderr:
+        os.remove(path)
+        return None
+    if "limit" not in solved.stderr:
+        raise RuntimeError(f"unexpected answer on {path}: {solved.stderr}")
+    with open(path, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    return [path, family, buffers, capacity, load, " ".join(args), seed, budget, digest]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--splits", default="train,validation,test")
+    args = parser.parse_args()
+    subprocess.run(["cargo", "build", "--release", "--quiet"], check=True)
+    out = tempfile.mkdtemp() if args.check else "datasets/splits"
+    status = 0
+    for split in args.splits.split(","):
+        name = f"family-{split}"
+        folder = os.path.join(out, name)
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+        with ThreadPoolExecutor(args.jobs) as pool:
+            rows = [r for r in pool.map(lambda c: build(c, folder), candidates(split)) if r]
+        lines = [HEADER]
+        files = []
+        for row in rows:
+            file = f"datasets/splits/{name}/{os.path.basename(row[0])}"
+            files.append(file)
+            lines.append(",".join(str(x) for x in [file] + row[1:]))
+        manifest = "\n".join(lines) + "\n"
+        committed = f"datasets/splits/{name}-manifest.csv"
+        if args.check:
+            with open(committed) as f:
+                same = f.read() == manifest
+            print(f"{name}: {'rebuilt bit for bit' if same else 'DIFFERS from ' + committed}"
+                  f" ({len(files)} problems)")
+            status |= 0 if same else 1
+        else:
+            with open(committed, "w") as f:
+                f.write(manifest)
+            with open(f"datasets/splits/{name}.txt", "w") as f:
+                f.write("".join(file + "\n" for file in files))
+            print(f"{name}: {len(files)} problems")
+    if args.check:
+        shutil.rmtree(out)
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    main()
