@@ -135,3 +135,47 @@ def test_storage_backed_specs_pass_executorchs_verifier():
     assert inner.mem_obj_id == outer.mem_obj_id
     assert sizes == [0, 128]  # outer's bytes stay taken until inner's last step
     Verifier(module, True, True, True).verify_storage_reuse()
+
+
+class Branches(torch.nn.Module):
+    """``torch.cond`` between two small layers: ExecuTorch plans each branch as a submodule
+    first, then the graph around them with the branches' bytes reserved."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = torch.nn.Linear(16, 16), torch.nn.Linear(16, 16)
+
+    def forward(self, x, flag):
+        def then(x):
+            return torch.relu(self.a(x)) * 2
+
+        def otherwise(x):
+            return self.b(x).sigmoid() + 1
+
+        return torch.cond(flag.sum() > 0, then, otherwise, (x,)) + x
+
+
+def test_control_flow_branches_keep_their_reserved_bytes(tmp_path):
+    torch.manual_seed(0)
+    model = Branches().eval()
+    example = (torch.randn(4, 16), torch.ones(1))
+    programs = {}
+    planner = tex.Planner(timeout=10)
+    for name, algo in (("ours", tex.memory_planning_algo(planner)), ("default", None)):
+        edge = to_edge(torch.export.export(model, example, strict=True))
+        pass_ = MemoryPlanningPass() if algo is None else MemoryPlanningPass(algo)
+        config = ExecutorchBackendConfig(memory_planning_pass=pass_)
+        programs[name] = edge.to_executorch(config)
+    branches, top = planner.plans[:2], planner.plans[2]
+    assert len(planner.plans) == 3
+    reserved = max(plan.bufsizes[1] for plan in branches)
+    assert top.memories[1].base == reserved > 0
+    assert min(p.offset for p in top.placements) >= reserved
+    assert arenas(programs["ours"]) == [0, top.bufsizes[1]]
+    for flag in (torch.ones(1), -torch.ones(1)):  # both branches
+        inputs = (torch.randn(4, 16), flag)
+        ours = run(programs["ours"], inputs, tmp_path / "ours.pte")
+        default = run(programs["default"], inputs, tmp_path / "default.pte")
+        assert torch.equal(ours[0], default[0])
+        with torch.no_grad():
+            assert torch.allclose(ours[0], model(*inputs), atol=1e-5)
