@@ -1,20 +1,23 @@
 #!/usr/bin/env python3
 """Plans real architectures with telamalloc in ExecuTorch and runs them in ExecuTorch's runtime.
 
-    python python/examples/executorch_check.py [--model NAME ...] [--timeout S] [--markdown]
+    python python/examples/executorch_check.py [--model NAME ...] [--xnnpack] [--timeout S]
+        [--markdown] [--keep DIR]
 
 Needs `executorch` and `torch` (see docs/executorch.md) and the `telamalloc` package. Each model
 below is defined in code with random weights (seeded: the same weights every run), exported with
-`torch.export` and lowered with ExecuTorch's portable kernels twice: once with ExecuTorch's
-default memory planning (its greedy algorithm) and once with telamalloc's planner alone. Both
-`.pte` files run in ExecuTorch's Python runtime on the same random inputs; their outputs must be
-identical (bit for bit). A control program whose plan puts every tensor at offset 0 must give
-other outputs (or fail in a kernel that checks what it reads): the runtime really lays the
-tensors out by the plan.
+`torch.export` and lowered twice: once with ExecuTorch's default memory planning (its greedy
+algorithm) and once with telamalloc's planner alone; with ExecuTorch's portable kernels, or with
+`--xnnpack` what XNNPACK supports delegated to it (ExecuTorch then plans the rest and the
+delegates' inputs and outputs). Both `.pte` files run in ExecuTorch's Python runtime on the same
+random inputs; their outputs must be identical (bit for bit). A control program whose plan puts
+every tensor at offset 0 must give other outputs (or fail in a kernel that checks what it reads):
+the runtime really lays the tensors out by the plan.
 
-For each model it prints the planned arena of each memory id (ExecuTorch's `non_const_buffer_sizes`)
-of both programs and LOAD, the least any plan can need (the most bytes live at one step, each
-tensor rounded up to the 16-byte alignment). Exit code 0 when every model's outputs match and
+For each model it prints the planned arena of each memory id (ExecuTorch's
+`non_const_buffer_sizes`) of both programs and LOAD, the least any plan can need (the most bytes
+live at one step, each tensor rounded up to the 16-byte alignment; plus the 64 bytes ExecuTorch
+adds to an arena when XNNPACK runs). Exit code 0 when every model's outputs match and
 telamalloc's arena is at most the default's, 1 otherwise.
 """
 
@@ -335,13 +338,19 @@ def all_at_zero(alignment, specs, graph_module, graph_signature, extra_padding):
     return MemoryAlgoResult(spec_dict, [0, largest + extra_padding])
 
 
-def lower(model: nn.Module, inputs: tuple, algo) -> object:
+def lower(model: nn.Module, inputs: tuple, algo, xnnpack: bool = False) -> object:
     """The model exported and lowered to an ExecuTorch program with ``algo`` as memory planning
-    (None: ExecuTorch's default)."""
-    from executorch.exir import ExecutorchBackendConfig, to_edge
+    (None: ExecuTorch's default); with ``xnnpack``, what XNNPACK supports is delegated to it."""
+    from executorch.exir import ExecutorchBackendConfig, to_edge, to_edge_transform_and_lower
     from executorch.exir.passes import MemoryPlanningPass
 
-    edge = to_edge(torch.export.export(model, inputs, strict=True))
+    exported = torch.export.export(model, inputs, strict=True)
+    if xnnpack:
+        from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+
+        edge = to_edge_transform_and_lower(exported, partitioner=[XnnpackPartitioner()])
+    else:
+        edge = to_edge(exported)
     if algo is None:
         return edge.to_executorch()
     planning = MemoryPlanningPass(memory_planning_algo=algo)
@@ -366,7 +375,7 @@ def identical(a: list[torch.Tensor], b: list[torch.Tensor]) -> bool:
     return len(a) == len(b) and all(torch.equal(x, y) for x, y in zip(a, b))
 
 
-def check(name: str, timeout: float, folder: Path) -> dict:
+def check(name: str, timeout: float, folder: Path, xnnpack: bool = False) -> dict:
     """Lowers, plans and runs one model; its row."""
     from executorch.exir.memory_planning import MemoryPlanningAlgorithmSuite
 
@@ -376,12 +385,12 @@ def check(name: str, timeout: float, folder: Path) -> dict:
     inputs = make_inputs()
     with torch.no_grad():
         eager = [model(*inputs)]
-    default = lower(model, inputs, None)
+    default = lower(model, inputs, None, xnnpack)
     planner = tex.Planner(timeout=timeout)
     start = time.monotonic()
-    ours = lower(model, inputs, tex.memory_planning_algo(planner))
+    ours = lower(model, inputs, tex.memory_planning_algo(planner), xnnpack)
     seconds = time.monotonic() - start
-    control = lower(model, inputs, MemoryPlanningAlgorithmSuite([all_at_zero]))
+    control = lower(model, inputs, MemoryPlanningAlgorithmSuite([all_at_zero]), xnnpack)
     out_default = run(default, inputs, folder / f"{name}.default.pte")
     out_ours = run(ours, inputs, folder / f"{name}.telamalloc.pte")
     try:
@@ -392,8 +401,12 @@ def check(name: str, timeout: float, folder: Path) -> dict:
     return {
         "model": name,
         "tensors": len(top.specs),
+        # LOAD, and the bytes before and after the arena (a reservation, ExecuTorch's padding).
         "load": [
-            top.memories[m].load if m in top.memories else 0 for m in range(1, len(top.bufsizes))
+            top.memories[m].total - top.memories[m].arena + top.memories[m].load
+            if m in top.memories
+            else 0
+            for m in range(1, len(top.bufsizes))
         ],
         "default": arenas(default),
         "telamalloc": arenas(ours),
@@ -419,6 +432,9 @@ def main() -> int:
         default=tex.DEFAULT_TIMEOUT,
         help="telamalloc's time limit per graph, seconds",
     )
+    parser.add_argument(
+        "--xnnpack", action="store_true", help="delegate what XNNPACK supports to XNNPACK"
+    )
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--keep", type=Path, help="write the .pte files into this folder")
     args = parser.parse_args()
@@ -426,7 +442,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        rows = [check(name, args.timeout, folder) for name in names]
+        rows = [check(name, args.timeout, folder, args.xnnpack) for name in names]
     ok = all(r["identical"] and r["plan_read"] for r in rows) and all(
         sum(r["telamalloc"]) <= sum(r["default"]) for r in rows
     )
