@@ -134,6 +134,10 @@ def test_bad_storage_bases_are_errors():
         plan_specs(16, [big, Spec(32, 0, 1, base=big, base_offset=48)])
     with pytest.raises(ValueError, match="no lifetime"):
         plan_specs(16, [Spec(64, None, None)])
+    with pytest.raises(ValueError, match="not a multiple of the alignment 16"):
+        plan_specs(16, [big, Spec(16, 0, 1, base=big, base_offset=8)])
+    with pytest.raises(ValueError, match="timeout"):
+        plan_specs(16, [big], timeout=0)
 
 
 def test_reserved_bytes_and_padding():

@@ -149,15 +149,18 @@ def plan_specs(
     ``input_sizes[mem_id]`` bytes at the start of a memory are left free; ``extra_padding`` is
     added to each memory's size. ``timeout`` (seconds, None for telamalloc's own 60 s) is shared
     by all memory ids; ``nodes`` (search nodes per memory id) makes the plan the same on any
-    machine when given without a timeout. Raises ``ValueError`` for a spec without a lifetime, a
-    storage base that is not among ``specs`` or a cycle of bases, and ``TelamallocError`` for
-    a bad limit.
+    machine when given without a timeout. Raises ``ValueError`` for a bad alignment, padding or
+    timeout, a spec without a lifetime, a storage base that is not among ``specs``, a cycle of
+    bases, a ``storage_base_offset`` that is not a multiple of the alignment or a spec that does
+    not fit in its base, and ``TelamallocError`` for a bad node limit.
     """
     start = time.monotonic()
     if isinstance(alignment, bool) or not isinstance(alignment, int) or alignment <= 0:
         raise ValueError(f"alignment must be a positive integer, not {alignment!r}")
     if extra_padding < 0:
         raise ValueError(f"extra_padding must not be negative, not {extra_padding}")
+    if timeout is not None and not timeout > 0:
+        raise ValueError(f"timeout must be positive seconds or None, not {timeout!r}")
     unique: list[Any] = []
     index: dict[int, int] = {}
     for spec in specs:
@@ -166,7 +169,7 @@ def plan_specs(
             unique.append(spec)
     for spec in unique:
         spec.realign(alignment)
-    roots, inner_offsets = _storage_roots(unique, index)
+    roots, inner_offsets = _storage_roots(unique, index, alignment)
     spans = _root_spans(unique, roots)
     mem_ids = {i: _mem_id(unique[i]) for i in spans}
     offsets = [0] * len(unique)
@@ -280,14 +283,22 @@ def _lifetime(spec: Any, i: int) -> tuple[int, int]:
     return first, last
 
 
-def _storage_roots(specs: list[Any], index: dict[int, int]) -> tuple[list[int], list[int]]:
+def _storage_roots(
+    specs: list[Any], index: dict[int, int], alignment: int
+) -> tuple[list[int], list[int]]:
     """For each spec, the spec whose storage it lies in (itself when it has no base) and its
-    byte offset inside that storage."""
+    byte offset inside that storage (a multiple of ``alignment``, as ExecuTorch requires)."""
     roots, inner = [], []
     for i, spec in enumerate(specs):
         offset, node, seen = 0, spec, {id(spec)}
         while getattr(node, "storage_base", None) is not None:
-            offset += int(getattr(node, "storage_base_offset", 0) or 0)
+            step = int(getattr(node, "storage_base_offset", 0) or 0)
+            if step < 0 or step % alignment:
+                raise ValueError(
+                    f"specs[{i}]: storage_base_offset {step} is not a multiple of the "
+                    f"alignment {alignment} at or above 0"
+                )
+            offset += step
             node = node.storage_base
             if id(node) in seen:
                 raise ValueError(f"specs[{i}]: its storage bases form a cycle")
