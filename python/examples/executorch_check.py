@@ -372,6 +372,7 @@ def arenas(program) -> list[int]:
 
 
 def identical(a: list[torch.Tensor], b: list[torch.Tensor]) -> bool:
+    """Whether two runs gave the same outputs, bit for bit."""
     return len(a) == len(b) and all(torch.equal(x, y) for x, y in zip(a, b))
 
 
@@ -419,6 +420,7 @@ def check(name: str, timeout: float, folder: Path, xnnpack: bool = False) -> dic
 
 
 def main() -> int:
+    """Checks the models asked for and prints their rows; the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--model",

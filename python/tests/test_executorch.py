@@ -47,6 +47,7 @@ class Net(torch.nn.Module):
 
 
 def lower(algo):
+    """``Net`` (seeded) lowered with ``algo`` as memory planning, and its example inputs."""
     torch.manual_seed(0)
     model = Net().eval()
     inputs = (torch.randn(1, 8, 16),)
@@ -58,12 +59,14 @@ def lower(algo):
 
 
 def run(program, inputs, path):
+    """The program's outputs in ExecuTorch's runtime."""
     path.write_bytes(program.buffer)
     method = Runtime.get().load_program(path).load_method("forward")
     return [torch.as_tensor(t).clone() for t in method.execute(list(inputs))]
 
 
 def arenas(program):
+    """ExecuTorch's ``non_const_buffer_sizes``: the arena of each memory id (0: constants)."""
     return list(program.executorch_program.execution_plan[0].non_const_buffer_sizes)
 
 

@@ -158,6 +158,7 @@ def test_duplicates_empty_and_zero_size():
 
 
 def random_specs(count, seed):
+    """``count`` specs of random sizes and lifetimes, and one inside every tenth one's storage."""
     rng = random.Random(seed)
     specs = []
     for _ in range(count):
