@@ -182,3 +182,38 @@ def test_control_flow_branches_keep_their_reserved_bytes(tmp_path):
         assert torch.equal(ours[0], default[0])
         with torch.no_grad():
             assert torch.allclose(ours[0], model(*inputs), atol=1e-5)
+
+
+class Stateful(torch.nn.Module):
+    """A layer with a mutable buffer (state carried from one call to the next, as a cache is)."""
+
+    def __init__(self):
+        super().__init__()
+        self.layer = torch.nn.Linear(16, 16)
+        self.register_buffer("state", torch.zeros(4, 16))
+
+    def forward(self, x):
+        y = torch.tanh(self.layer(x) + self.state)
+        self.state.copy_(y)
+        return y * 2
+
+
+def test_a_mutable_buffer_keeps_its_state_across_calls(tmp_path):
+    torch.manual_seed(0)
+    model = Stateful().eval()
+    example = (torch.randn(4, 16),)
+    methods = {}
+    for name, algo in (("ours", tex.memory_planning_algo()), ("default", None)):
+        edge = to_edge(torch.export.export(model, example, strict=True))
+        pass_ = MemoryPlanningPass() if algo is None else MemoryPlanningPass(algo)
+        program = edge.to_executorch(ExecutorchBackendConfig(memory_planning_pass=pass_))
+        (tmp_path / f"{name}.pte").write_bytes(program.buffer)
+        methods[name] = Runtime.get().load_program(tmp_path / f"{name}.pte").load_method("forward")
+    for step in range(3):
+        x = torch.full((4, 16), float(step))
+        ours = torch.as_tensor(methods["ours"].execute([x])[0]).clone()
+        default = torch.as_tensor(methods["default"].execute([x])[0]).clone()
+        with torch.no_grad():
+            eager = model(x)  # updates the eager model's state the same way
+        assert torch.equal(ours, default)
+        assert torch.allclose(ours, eager, atol=1e-5)
