@@ -217,3 +217,34 @@ def test_a_mutable_buffer_keeps_its_state_across_calls(tmp_path):
             eager = model(x)  # updates the eager model's state the same way
         assert torch.equal(ours, default)
         assert torch.allclose(ours, eager, atol=1e-5)
+
+
+def pin_large(algo, threshold):
+    """``algo`` after moving every spec of at least ``threshold`` bytes to memory id 2 (as a pass
+    that pins large tensors to a second memory does)."""
+
+    def pinned(alignment, specs, graph_module, graph_signature, extra_padding):
+        for spec in specs:
+            if spec.mem_id is None and spec.realign(alignment) >= threshold:
+                spec.mem_id = 2
+        return algo(alignment, specs, graph_module, graph_signature, extra_padding)
+
+    pinned.__name__ = f"pinned_{getattr(algo, '__name__', 'algo')}"
+    return pinned
+
+
+def test_two_memory_ids_are_planned_apart_and_run(tmp_path):
+    planner = tex.Planner(timeout=10)
+    ours, inputs = lower(MemoryPlanningAlgorithmSuite([pin_large(planner, 512)]))
+    default, _ = lower(MemoryPlanningAlgorithmSuite([pin_large(greedy, 512)]))
+    top = planner.plans[-1]
+    assert sorted(top.memories) == [1, 2]
+    assert all(len(top.memories[m].problem) > 0 for m in (1, 2))
+    assert arenas(ours) == [0, top.memories[1].arena, top.memories[2].arena]
+    assert all(top.memories[m].at_load for m in (1, 2))
+    assert all(o <= d for o, d in zip(arenas(ours), arenas(default)))
+    for spec, placement in zip(top.specs, top.placements):
+        assert spec.mem_id == placement.mem_id == (2 if spec.allocated_memory >= 512 else 1)
+    out_ours = run(ours, inputs, tmp_path / "ours.pte")
+    out_default = run(default, inputs, tmp_path / "default.pte")
+    assert torch.equal(out_ours[0], out_default[0])
