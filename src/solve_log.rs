@@ -2,8 +2,9 @@
 //! and evaluating policies. [`LogRecorder`] is a [`SearchObserver`] that writes one; each decision
 //! node of the search becomes one [`Decision`] line. [`read_log`] reads one back.
 //!
-//! A log is a header line, decision lines in the order the nodes finished (children before
-//! parents), and a footer line; every line is a [`LogLine`] tagged by `"kind"`. Runs are written
+//! A log is a header line, then per run its decision lines in the order the nodes finished
+//! (children before parents) and one run line (how it ended, its checkpoints), and a footer
+//! line; every line is a [`LogLine`] tagged by `"kind"`. Runs are written
 //! in run order, so a log does not depend on the thread count.
 
 use crate::outcome::Status;
@@ -11,8 +12,8 @@ use crate::search::features::{
     candidate_features, node_features, CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION, NODE_FEATURES,
 };
 use crate::search::{
-    Candidate, NodeView, RunObserver, RunSummary, SearchObserver, SearchStart, SearchStats,
-    TryCounts, TryEnd,
+    Candidate, NodeView, RunEnded, RunObserver, RunSummary, SearchObserver, SearchStart,
+    SearchStats, TryCounts, TryEnd,
 };
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Write};
@@ -22,7 +23,10 @@ use std::sync::{Arc, Mutex};
 /// Name of the log format, in every header.
 pub const LOG_SCHEMA: &str = "telamalloc-solve-log";
 /// Version of the log format; bumped whenever a field changes meaning.
-pub const LOG_SCHEMA_VERSION: u32 = 1;
+pub const LOG_SCHEMA_VERSION: u32 = 2;
+
+/// The oldest log version [`read_log`] reads (version 1 has no run lines).
+pub const OLDEST_LOG_SCHEMA_VERSION: u32 = 1;
 
 /// One line of a solve log.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -32,6 +36,8 @@ pub enum LogLine {
     Header(Header),
     /// One decision node.
     Decision(Decision),
+    /// One run: how it ended and its checkpoints.
+    Run(RunRecord),
     /// The last line: how the search ended.
     Footer(Footer),
 }
@@ -125,6 +131,35 @@ pub struct Decision {
     pub tries: Vec<TryRecord>,
 }
 
+/// How a run ended, in a log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunResult {
+    /// It found a layout.
+    Found,
+    /// It searched its whole tree and found nothing.
+    Exhausted,
+    /// Its node budget was spent without deciding.
+    Budget,
+    /// The deadline, the node limit or cancellation stopped it.
+    Stopped,
+}
+
+/// One run of the portfolio: how it ended, and its progress at each checkpoint.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// Which run of the portfolio (0-based, in order).
+    pub run: u32,
+    /// Its policy (or slack-filling member).
+    pub policy: String,
+    /// How it ended.
+    pub result: RunResult,
+    /// Search nodes it spent.
+    pub nodes: u64,
+    /// Its run features at each checkpoint, in order (see [`crate::search::RUN_FEATURES`]).
+    pub checkpoints: Vec<Vec<f32>>,
+}
+
 /// How the search ended.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Footer {
@@ -151,6 +186,8 @@ pub struct SolveLog {
     pub header: Header,
     /// The decisions, in file order.
     pub decisions: Vec<Decision>,
+    /// The runs, in run order (none in version 1 logs).
+    pub runs: Vec<RunRecord>,
     /// The footer, if the log is complete.
     pub footer: Option<Footer>,
 }
@@ -196,6 +233,7 @@ pub fn round_feature(value: f32) -> f32 {
 pub fn read_log(reader: impl BufRead) -> Result<SolveLog, String> {
     let mut header = None;
     let mut decisions = Vec::new();
+    let mut runs = Vec::new();
     let mut footer = None;
     for (i, line) in reader.lines().enumerate() {
         let line = line.map_err(|e| format!("line {}: {e}", i + 1))?;
@@ -206,9 +244,10 @@ pub fn read_log(reader: impl BufRead) -> Result<SolveLog, String> {
             serde_json::from_str(&line).map_err(|e| format!("line {}: {e}", i + 1))?;
         match parsed {
             LogLine::Header(h) => {
-                if h.schema != LOG_SCHEMA || h.version != LOG_SCHEMA_VERSION {
+                let versions = OLDEST_LOG_SCHEMA_VERSION..=LOG_SCHEMA_VERSION;
+                if h.schema != LOG_SCHEMA || !versions.contains(&h.version) {
                     return Err(format!(
-                        "line {}: schema {} version {} is not {LOG_SCHEMA} version {LOG_SCHEMA_VERSION}",
+                        "line {}: schema {} version {} is not {LOG_SCHEMA} version {OLDEST_LOG_SCHEMA_VERSION} to {LOG_SCHEMA_VERSION}",
                         i + 1,
                         h.schema,
                         h.version
@@ -217,6 +256,7 @@ pub fn read_log(reader: impl BufRead) -> Result<SolveLog, String> {
                 header = Some(h);
             }
             LogLine::Decision(d) => decisions.push(d),
+            LogLine::Run(r) => runs.push(r),
             LogLine::Footer(f) => footer = Some(f),
         }
     }
@@ -224,6 +264,7 @@ pub fn read_log(reader: impl BufRead) -> Result<SolveLog, String> {
     Ok(SolveLog {
         header,
         decisions,
+        runs,
         footer,
     })
 }
@@ -259,11 +300,12 @@ impl From<TryEnd> for TryResult {
     }
 }
 
-/// The decisions one run kept, and how many it dropped at its record limit.
+/// The decisions one run kept, how many it dropped at its record limit, and its checkpoints.
 #[derive(Default)]
 struct RunLog {
     decisions: Vec<Decision>,
     dropped: u64,
+    checkpoints: Vec<Vec<f32>>,
 }
 
 /// Records the decisions of one run (at most `limit`) into its slot of the log.
@@ -321,6 +363,12 @@ impl RunObserver for RunRecorder {
             majors_below: counts.majors,
             result: end.into(),
         });
+    }
+
+    fn on_checkpoint(&mut self, features: &[f32]) {
+        let mut slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        slot.checkpoints
+            .push(features.iter().copied().map(round_feature).collect());
     }
 
     fn on_decision_end(&mut self) {
@@ -428,6 +476,19 @@ impl<W: Write + Send> SearchObserver for LogRecorder<W> {
         for decision in log.decisions {
             self.write(&LogLine::Decision(decision));
         }
+        let run = RunRecord {
+            run: summary.run,
+            policy: summary.policy.clone(),
+            result: match summary.ended {
+                RunEnded::Found => RunResult::Found,
+                RunEnded::Exhausted => RunResult::Exhausted,
+                RunEnded::Budget => RunResult::Budget,
+                RunEnded::Stopped => RunResult::Stopped,
+            },
+            nodes: summary.stats.nodes,
+            checkpoints: log.checkpoints,
+        };
+        self.write(&LogLine::Run(run));
     }
 
     fn on_finish(&mut self, status: &Status, stats: &SearchStats) {

@@ -3,6 +3,9 @@
 //! the trainer uses comes from here, so a change to the contract shows in one place.
 
 pub use crate::learned::hole_model::{HoleModel, HOLE_MODEL_FORMAT, HOLE_MODEL_FORMAT_VERSION};
+pub use crate::learned::restart_model::{
+    RestartModel, RESTART_MODEL_FORMAT, RESTART_MODEL_FORMAT_VERSION,
+};
 pub use crate::learned::{
     is_strategy_name, DenseLayer, ModelError, ModelFile, Network, Normalisation, PortfolioHead,
     PortfolioNetwork, ShareSchedule, TrainingInfo, MAX_LEAD, MODEL_FORMAT, MODEL_FORMAT_VERSION,
@@ -13,11 +16,11 @@ pub use crate::search::slack::truth::{HoleChoice, HoleOdds, OddsBudget};
 pub use crate::search::slack::walk::{MoveFeatures, HOLE_FEATURES, HOLE_FEATURE_SCHEMA_VERSION};
 pub use crate::search::{
     Schedule, CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION, NODE_FEATURES, PROBLEM_FEATURES,
-    PROBLEM_FEATURE_SCHEMA_VERSION,
+    PROBLEM_FEATURE_SCHEMA_VERSION, RUN_FEATURES, RUN_FEATURE_SCHEMA_VERSION,
 };
 pub use crate::solve_log::{
-    read_log, read_log_file, CandidateRecord, Decision, Footer, Header, LogLine, SolveLog,
-    TryRecord, TryResult, LOG_SCHEMA, LOG_SCHEMA_VERSION,
+    read_log, read_log_file, CandidateRecord, Decision, Footer, Header, LogLine, RunRecord,
+    RunResult, SolveLog, TryRecord, TryResult, LOG_SCHEMA, LOG_SCHEMA_VERSION,
 };
 
 /// The choices of the slack-filling walk ([`crate::learned::HoleModel`]'s moves) that cuts the

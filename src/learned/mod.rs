@@ -12,7 +12,9 @@
 //!   problem when it runs beside the search (`models/cpsat_gate.json`, compiled in);
 //! - [`hole_model`]: [`HoleModel`], a linear score over the ways a hole can end or start at a
 //!   step of a slack profile, which guides the slack-filling lottery's draws
-//!   (`models/hole_shapes.json`, compiled in).
+//!   (`models/hole_shapes.json`, compiled in);
+//! - [`restart_model`]: [`RestartModel`], an MLP over a run's progress that ends runs it predicts
+//!   will not decide (switch `learned-restarts`; `models/restarts.json`, compiled in).
 //!
 //! The shipped model (`models/policy.json`) is compiled in ([`BUILT_IN_MODEL`],
 //! [`ModelFile::built_in`]): `--policy learned` needs no file and works from any directory.
@@ -38,6 +40,7 @@ pub mod model_file;
 pub mod network;
 pub mod node_policy;
 pub mod portfolio_head;
+pub mod restart_model;
 
 pub use cpsat_gate::CpSatGate;
 pub use hole_model::HoleModel;
@@ -49,3 +52,4 @@ pub use model_file::{
 pub use network::{Network, PortfolioNetwork};
 pub use node_policy::{fallback_warning, LearnedPolicy};
 pub use portfolio_head::PortfolioRanker;
+pub use restart_model::RestartModel;

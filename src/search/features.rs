@@ -145,3 +145,116 @@ pub(crate) fn problem_features(instance: &Instance) -> [f32; 13] {
         (large / n) as f32,
     ]
 }
+
+/// Version of the run-feature layout ([`RUN_FEATURES`]); bump it whenever they change meaning
+/// or order.
+pub const RUN_FEATURE_SCHEMA_VERSION: u32 = 1;
+
+/// Names of the per-checkpoint run features, in order: what the restart model sees of a run's
+/// progress (n: the run's free buffers).
+pub const RUN_FEATURES: [&str; 10] = [
+    "ln(1 + run nodes / n)",
+    "run nodes / run budget",
+    "ln(run budget / n)",
+    "buffers placed now / n",
+    "most buffers placed at once in the run / n",
+    "fewest buffers placed at a node since the last checkpoint / n",
+    "ln(1 + failures / run nodes)",
+    "ln(1 + failures since the last checkpoint / nodes since it)",
+    "share of the run's nodes since the most placed last grew",
+    "node-cache hits / run nodes",
+];
+
+/// A run's counters at a checkpoint, from which [`run_features`] are computed.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RunProgress {
+    /// The run's free buffers.
+    pub free: u64,
+    /// Nodes the run has expanded.
+    pub nodes: u64,
+    /// The run's node budget.
+    pub budget: u64,
+    /// Buffers placed at the current node.
+    pub placed: u64,
+    /// The most buffers placed at once in the run.
+    pub deepest: u64,
+    /// The node count when `deepest` was last raised.
+    pub deepest_at: u64,
+    /// The fewest buffers placed at a node since the last checkpoint.
+    pub shallowest: u64,
+    /// Failures (minor backtracks) in the run.
+    pub failures: u64,
+    /// Failures since the last checkpoint.
+    pub recent_failures: u64,
+    /// Nodes since the last checkpoint.
+    pub recent_nodes: u64,
+    /// Node-cache hits in the run.
+    pub cache_hits: u64,
+}
+
+/// The features of a run at a checkpoint (see [`RUN_FEATURES`]).
+pub fn run_features(p: &RunProgress) -> [f32; RUN_FEATURES.len()] {
+    let n = p.free.max(1) as f64;
+    let nodes = p.nodes.max(1) as f64;
+    let budget = p.budget.max(1) as f64;
+    [
+        (1.0 + nodes / n).ln() as f32,
+        (nodes / budget).min(1.0) as f32,
+        (budget / n).ln().clamp(0.0, 30.0) as f32,
+        (p.placed as f64 / n) as f32,
+        (p.deepest as f64 / n) as f32,
+        (p.shallowest.min(p.placed) as f64 / n) as f32,
+        (1.0 + p.failures as f64 / nodes).ln() as f32,
+        (1.0 + p.recent_failures as f64 / p.recent_nodes.max(1) as f64).ln() as f32,
+        (nodes.min(p.nodes.saturating_sub(p.deepest_at) as f64) / nodes) as f32,
+        (p.cache_hits as f64 / nodes) as f32,
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_features_describe_a_runs_progress() {
+        let progress = RunProgress {
+            free: 100,
+            nodes: 300,
+            budget: 400,
+            placed: 40,
+            deepest: 80,
+            deepest_at: 150,
+            shallowest: 30,
+            failures: 600,
+            recent_failures: 100,
+            recent_nodes: 50,
+            cache_hits: 30,
+        };
+        let f = run_features(&progress);
+        let expected = [
+            4f32.ln(),
+            0.75,
+            4f32.ln(),
+            0.4,
+            0.8,
+            0.3,
+            3f32.ln(),
+            3f32.ln(),
+            0.5,
+            0.1,
+        ];
+        for (i, (got, want)) in f.iter().zip(expected).enumerate() {
+            assert!(
+                (got - want).abs() < 1e-6,
+                "{}: {got} against {want}",
+                RUN_FEATURES[i]
+            );
+        }
+        // The fewest placed never exceeds the placed now (no node since the checkpoint).
+        let fresh = RunProgress {
+            shallowest: u64::MAX,
+            ..progress
+        };
+        assert_eq!(run_features(&fresh)[5], 0.4);
+    }
+}

@@ -10,7 +10,7 @@
 //! restrictions of nearly full problems searched as members of the portfolio), `policy` and
 //! `strategy` (the two decision seams: [`NodePolicy`], [`StrategyRanker`]), `observer` (who
 //! watches: [`SearchObserver`]), `features` (what learned components see: [`CANDIDATE_FEATURES`],
-//! [`PROBLEM_FEATURES`]). This module re-exports the seams; the engine itself is private. The
+//! [`PROBLEM_FEATURES`], [`RUN_FEATURES`]). This module re-exports the seams; the engine itself is private. The
 //! crate's front door, [`crate::Solver`], is the only caller of the engine's entry point.
 
 mod dfs;
@@ -32,10 +32,12 @@ mod strategy;
 
 pub(crate) use external::{ExternalMember, MemberEnd};
 pub use features::{
-    CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION, NODE_FEATURES, PROBLEM_FEATURES,
-    PROBLEM_FEATURE_SCHEMA_VERSION,
+    run_features, RunProgress, CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION, NODE_FEATURES,
+    PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION, RUN_FEATURES, RUN_FEATURE_SCHEMA_VERSION,
 };
-pub use observer::{RunObserver, RunSummary, SearchObserver, SearchStart, TryCounts, TryEnd};
+pub use observer::{
+    RunEnded, RunObserver, RunSummary, SearchObserver, SearchStart, TryCounts, TryEnd,
+};
 pub use options::{switch_names, technique_names, Schedule, SearchOptions, Switch, SWITCHES};
 pub(crate) use policy::{parse_policy_name, PolicyName, StaticOrder};
 pub use policy::{Candidate, Diversity, FixedPolicy, NodePolicy, NodeView};
@@ -280,6 +282,9 @@ fn search_portfolio(
         drawer: members.drawer.as_ref(),
         slack,
         switches,
+        restart_model: options
+            .learned_restarts
+            .then(crate::learned::RestartModel::built_in),
     };
     match portfolio::run(&instance, options, portfolio.policies, settings, stats) {
         portfolio::Verdict::Found(offsets) => (Outcome::Found(Solution { offsets }), false),

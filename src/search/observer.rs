@@ -63,6 +63,11 @@ pub trait RunObserver: Send {
     fn on_conflict(&mut self, buffers: &[u32]) {
         let _ = buffers;
     }
+
+    /// A checkpoint of the run: its progress as [`RUN_FEATURES`](super::RUN_FEATURES).
+    fn on_checkpoint(&mut self, features: &[f32]) {
+        let _ = features;
+    }
 }
 
 /// How a run of a portfolio ended.
@@ -74,6 +79,21 @@ pub struct RunSummary {
     pub policy: String,
     /// Its counters.
     pub stats: SearchStats,
+    /// How it ended.
+    pub ended: RunEnded,
+}
+
+/// How one run of a portfolio ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunEnded {
+    /// It found a layout.
+    Found,
+    /// It searched its whole tree (of the problem, or of a restriction) and found nothing.
+    Exhausted,
+    /// Its node budget was spent (or the restart model ended it) without deciding.
+    Budget,
+    /// The deadline, the node limit or cancellation stopped it.
+    Stopped,
 }
 
 /// Watches a whole search.

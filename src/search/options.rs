@@ -66,6 +66,13 @@ pub struct SearchOptions {
     /// involved in the last conflict and re-explore its subtree with the new priorities.
     /// Off by default.
     pub major_backtrack: bool,
+    /// Learned restarts (with `restarts` and the Luby schedule): at checkpoints of a run, the
+    /// restart model ([`crate::learned::RestartModel`], `models/restarts.json`) reads the run's
+    /// progress and ends a run it predicts will spend its budget without deciding. A run whose
+    /// budget is above every earlier budget of its member's schedule is never ended early, so the
+    /// search stays complete.
+    #[serde(default)]
+    pub learned_restarts: bool,
     /// Restarts over a portfolio of policies with growing node budgets (off: one complete run of
     /// the first policy).
     pub restarts: bool,
@@ -147,6 +154,7 @@ impl Default for SearchOptions {
             node_cache: true,
             conflict_boost: true,
             major_backtrack: false,
+            learned_restarts: false,
             restarts: true,
             slack_fill: true,
             learned_holes: true,
@@ -218,7 +226,7 @@ macro_rules! switch {
 }
 
 /// Every switch of [`SearchOptions`], in the order of the ablation table.
-pub const SWITCHES: [Switch; 30] = [
+pub const SWITCHES: [Switch; 31] = [
     switch!(
         "canonical",
         canonical,
@@ -288,6 +296,11 @@ pub const SWITCHES: [Switch; 30] = [
         "major-backtrack",
         major_backtrack,
         "jump back behind repeated conflicts (off by default)"
+    ),
+    switch!(
+        "learned-restarts",
+        learned_restarts,
+        "end a run early when the learned restart model predicts it will not decide"
     ),
     switch!(
         "restarts",

@@ -18,6 +18,9 @@ pub struct SearchStats {
     pub deepest: u64,
     /// Restarts (runs after the first).
     pub restarts: u64,
+    /// Runs the restart model ended early (switch `learned-restarts`).
+    #[serde(default)]
+    pub doomed_runs: u64,
     /// Nodes refuted at once by the node cache.
     #[serde(default)]
     pub cache_hits: u64,
@@ -62,6 +65,7 @@ impl SearchStats {
         self.major_backtracks += other.major_backtracks;
         self.decompositions += other.decompositions;
         self.cache_hits += other.cache_hits;
+        self.doomed_runs += other.doomed_runs;
         self.cover_branches += other.cover_branches;
     }
 }

@@ -2,7 +2,11 @@
 //! depend on the number of threads.
 
 use telamalloc::generate::{perfect, CutStyle, PerfectOptions};
-use telamalloc::solve_log::{read_log, LogRecorder, TryResult, LOG_SCHEMA, LOG_SCHEMA_VERSION};
+use telamalloc::search::RUN_FEATURES;
+use telamalloc::solve_log::{
+    read_log, LogRecorder, RunResult, TryResult, LOG_SCHEMA, LOG_SCHEMA_VERSION,
+    OLDEST_LOG_SCHEMA_VERSION,
+};
 use telamalloc::{Allocation, Goal, SearchOptions, Solution, Solver, Status};
 
 /// How a search ended, for comparing runs: the status and the solution.
@@ -65,6 +69,27 @@ fn a_log_reads_back_and_describes_the_search() {
         assert_eq!(footer.decisions as usize, log.decisions.len());
         // The recorded nodes are the search's own: never more decisions than nodes.
         assert!(log.decisions.len() as u64 <= footer.stats.nodes);
+        // One run line per run, in order, the last one the run that found the layout; the
+        // runs' nodes add up to the search's; a checkpoint every max(n / 2, 32) nodes.
+        assert_eq!(log.runs.len() as u64, footer.stats.restarts + 1);
+        assert!(log.runs.iter().enumerate().all(|(i, r)| r.run == i as u32));
+        let (last, earlier) = log.runs.split_last().expect("a run");
+        assert_eq!(last.result, RunResult::Found);
+        assert!(earlier.iter().all(|r| r.result != RunResult::Found));
+        assert_eq!(
+            log.runs.iter().map(|r| r.nodes).sum::<u64>(),
+            footer.stats.nodes
+        );
+        let stride = (p.len() as u64 / 2).max(32);
+        for r in &log.runs {
+            // A run stopped by its budget counts the node it refused, which has no checkpoint.
+            let checked = match r.result {
+                RunResult::Budget => r.nodes - 1,
+                _ => r.nodes,
+            };
+            assert_eq!(r.checkpoints.len() as u64, checked / stride, "seed {seed}");
+            assert!(r.checkpoints.iter().all(|c| c.len() == RUN_FEATURES.len()));
+        }
         if log.decisions.is_empty() {
             continue;
         }
@@ -201,7 +226,9 @@ fn read_log_rejects_a_wrong_schema_or_version() {
     assert!(error.starts_with("line 1: "), "{error}");
     assert!(error.contains(&format!("version {next}")), "{error}");
     assert!(
-        error.contains(&format!("{LOG_SCHEMA} version {LOG_SCHEMA_VERSION}")),
+        error.contains(&format!(
+            "{LOG_SCHEMA} version {OLDEST_LOG_SCHEMA_VERSION} to {LOG_SCHEMA_VERSION}"
+        )),
         "{error}"
     );
     let wrong_version = log_with_header(|h| h["version"] = 0.into());

@@ -10,8 +10,8 @@
 //! The first form trains the candidate ranking (and risk) heads; the second adds the
 //! per-problem portfolio head (see `portfolio.rs`). `replay` replays round robins of strategies
 //! over strategy races (see `replay_cmd.rs`); `cpsat-gate` trains the CP-SAT gate
-//! (`cpsat_gate.rs`) and `hole-shapes` the slack-filling lottery's hole-shape model
-//! (`hole_shapes.rs`).
+//! (`cpsat_gate.rs`), `hole-shapes` the slack-filling lottery's hole-shape model
+//! (`hole_shapes.rs`) and `restarts` the restart model (`restarts.rs`).
 
 mod cpsat_gate;
 mod data;
@@ -20,6 +20,7 @@ mod hole_shapes;
 mod net;
 mod portfolio;
 mod replay_cmd;
+mod restarts;
 mod schedule;
 
 use burn::optim::AdamConfig;
@@ -107,6 +108,7 @@ fn main() -> ExitCode {
         Some("cpsat-gate") => cpsat_gate::run(cpsat_gate::GateArgs::parse_from(rest())),
         Some("hole-shapes") => hole_shapes::run(hole_shapes::HoleArgs::parse_from(rest())),
         Some("hole-odds") => hole_shapes::odds(hole_shapes::OddsArgs::parse_from(rest())),
+        Some("restarts") => restarts::run(restarts::RestartArgs::parse_from(rest())),
         _ => run(Args::parse()),
     };
     match result {

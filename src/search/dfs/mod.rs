@@ -10,6 +10,7 @@
 
 mod backjump;
 mod branch;
+mod checkpoint;
 mod conflict;
 mod cover;
 mod decompose;
@@ -28,6 +29,7 @@ use super::policy::{Candidate, NodePolicy, NodeView};
 use super::state::State;
 use super::stats::SearchStats;
 use backjump::MajorBacktracks;
+use checkpoint::Checkpoints;
 use limits::Limiter;
 use node::Node;
 use node_cache::{node_key, NodeCache};
@@ -84,6 +86,8 @@ pub struct Searcher<'a> {
     node_cache: NodeCache<'a>,
     /// With the `edge-finding` switch: the edge finder and its bounds.
     edge: Option<EdgeFinder>,
+    /// The run's checkpoints (for the observer and the restart model).
+    checkpoints: Checkpoints<'a>,
 }
 
 impl<'a> Searcher<'a> {
@@ -100,6 +104,12 @@ impl<'a> Searcher<'a> {
     ) -> Searcher<'a> {
         let n = instance.sizes.len();
         let counted = observer.is_some() || policy.reads_conflicts();
+        let checkpoints = Checkpoints::new(
+            instance.free.len(),
+            limits.nodes,
+            limits.restart_model,
+            observer.is_some(),
+        );
         Searcher {
             instance,
             state,
@@ -114,6 +124,7 @@ impl<'a> Searcher<'a> {
             observer,
             node_cache: NodeCache::new(failed_nodes),
             edge: options.edge_finding.then(|| EdgeFinder::new(instance)),
+            checkpoints,
         }
     }
 
@@ -179,12 +190,20 @@ impl<'a> Searcher<'a> {
         flow
     }
 
-    /// Counts a node; stops on the budget, the deadline or cancellation.
+    /// Counts a node; stops on the budget, the deadline or cancellation, or at a checkpoint
+    /// where the restart model ends the run.
     #[inline]
     fn tick(&mut self) -> Option<Stop> {
         self.stats.nodes += 1;
-        self.stats.deepest = self.stats.deepest.max(self.state.placed as u64);
-        self.limiter.spend_node(self.stats.nodes)
+        let placed = self.state.placed as u64;
+        self.stats.deepest = self.stats.deepest.max(placed);
+        if let Some(stop) = self.limiter.spend_node(self.stats.nodes) {
+            return Some(stop);
+        }
+        if self.checkpoints.due(self.stats.nodes, placed) {
+            return self.checkpoint();
+        }
+        None
     }
 
     /// Counts a failure (a minor backtrack); with major backtracks, the failure budget may ask

@@ -14,13 +14,14 @@ mod worker;
 
 use super::external::ExternalMember;
 use super::instance::Instance;
-use super::observer::{RunSummary, SearchObserver};
+use super::observer::{RunEnded, RunSummary, SearchObserver};
 use super::options::SearchOptions;
 use super::policy::NodePolicy;
 use super::schedule::budget;
 use super::slack::{Drawer, Filled, SlackFill};
 use super::stats::SearchStats;
 use super::strategy::PortfolioSwitches;
+use crate::learned::RestartModel;
 use crate::outcome::{Deadline, Infeasibility};
 use rounds::{count_within, in_run_order, round_budgets, run_weights, MemberSchedule};
 use threads::{on_stack_for, stack_bytes, Job, Round, RunResult};
@@ -62,6 +63,9 @@ pub struct RunSettings<'a> {
     /// The portfolio switches (the fixed policy's boosting and the lottery's lead order for the
     /// members the search makes itself).
     pub switches: PortfolioSwitches,
+    /// The restart model (switch `learned-restarts`): it may end the runs within their worker's
+    /// largest budget so far.
+    pub restart_model: Option<&'a RestartModel>,
 }
 
 /// Runs the portfolio until a verdict, on a stack deep enough for its search (see
@@ -126,6 +130,7 @@ fn run_here(
         instance,
         options,
         own_runs: vec![0; workers.len()],
+        largest_budgets: vec![0; workers.len()],
         member: MemberSchedule::new(weights.iter().sum(), instance.free.len()),
         external: settings.external.filter(|_| options.restarts),
         workers,
@@ -154,6 +159,9 @@ struct Rounds<'a, 's> {
     weights: Vec<u64>,
     /// Each worker's place in its own restart schedule: its runs so far.
     own_runs: Vec<u32>,
+    /// Each worker's largest budget so far: a run within it may end early (switch
+    /// `learned-restarts`); one above it runs to its budget, so the search stays complete.
+    largest_budgets: Vec<u64>,
     /// The external member, with restarts on.
     external: Option<&'a dyn ExternalMember>,
     /// When the external member runs.
@@ -177,6 +185,8 @@ struct Pass {
     names: Vec<String>,
     /// Each run's node budget.
     budgets: Vec<u64>,
+    /// Whether each run may end early (within its worker's largest budget so far).
+    may_end_early: Vec<bool>,
     /// The number of the pass's first run.
     first_run: u32,
 }
@@ -226,11 +236,19 @@ impl Rounds<'_, '_> {
         let external = self.external.filter(|_| member_budget.is_some());
         let first = external.is_some_and(|m| m.runs_first());
         let external_at = external.map(|_| if first { 0 } else { workers.len() });
-        let wanted = in_run_order(policy_budgets, member_budget.map(|b| (b, first)));
+        let wanted = in_run_order(policy_budgets.clone(), member_budget.map(|b| (b, first)));
         let budgets = round_budgets(&wanted, self.settings.node_limit, self.spent)?;
-        for &i in &workers {
-            self.own_runs[i] += 1;
-        }
+        let early: Vec<bool> = workers
+            .iter()
+            .zip(&policy_budgets)
+            .map(|(&i, &budget)| {
+                let early = budget <= self.largest_budgets[i];
+                self.largest_budgets[i] = self.largest_budgets[i].max(budget);
+                self.own_runs[i] += 1;
+                early
+            })
+            .collect();
+        let may_end_early = in_run_order(early, external.map(|_| (false, first)));
         let names = in_run_order(
             workers.iter().map(|&i| self.workers[i].name()).collect(),
             external.map(|m| (m.name().to_string(), first)),
@@ -240,6 +258,7 @@ impl Rounds<'_, '_> {
             external_at,
             names,
             budgets,
+            may_end_early,
             first_run: self.runs as u32,
         })
     }
@@ -269,6 +288,8 @@ impl Rounds<'_, '_> {
             options: self.options,
             slack: &self.settings.slack,
             budgets: &plan.budgets,
+            may_end_early: &plan.may_end_early,
+            restart_model: self.settings.restart_model,
             stop: self.settings.stop,
         };
         match &self.pool {
@@ -293,6 +314,12 @@ impl Rounds<'_, '_> {
                 run: plan.first_run + i as u32,
                 policy: plan.names[i].clone(),
                 stats: run_stats.clone(),
+                ended: match end {
+                    RunEnd::Found(_) => RunEnded::Found,
+                    RunEnd::Infeasible(_) | RunEnd::Retired => RunEnded::Exhausted,
+                    RunEnd::Budget => RunEnded::Budget,
+                    RunEnd::Stopped | RunEnd::Outranked => RunEnded::Stopped,
+                },
             };
             observer.on_run_end(&summary, run_observer);
         }

@@ -6,6 +6,7 @@ use crate::problem::Problem;
 use crate::search::dfs::RunLimits;
 use crate::search::external::MemberEnd;
 use crate::search::observer::RunObserver;
+use crate::search::options::Schedule;
 use crate::search::policy::{FixedPolicy, StaticOrder};
 use crate::search::slack::lottery::draw_budget;
 use crate::search::slack::walk::sorted_cut;
@@ -98,6 +99,7 @@ fn search(
         drawer: None,
         slack: SlackFill::default(),
         switches: PLAIN_SWITCHES,
+        restart_model: None,
     };
     let policies = Portfolio::round_robin(instance.sizes.len(), true, 0).policies;
     let mut stats = SearchStats::default();
@@ -121,6 +123,7 @@ fn counted(
         drawer: None,
         slack: SlackFill::default(),
         switches: PLAIN_SWITCHES,
+        restart_model: None,
     };
     let policies = Portfolio::round_robin(instance.sizes.len(), true, 0).policies;
     let mut stats = SearchStats::default();
@@ -166,6 +169,7 @@ fn logged_run(
         drawer: None,
         slack: SlackFill::new(options, None),
         switches: crate::policy_spec::configured(Portfolio::new(Vec::new()), options).switches,
+        restart_model: None,
     };
     let policies = Portfolio::round_robin(instance.sizes.len(), true, 0).policies;
     let verdict = run(
@@ -341,6 +345,7 @@ fn a_lottery_run_makes_short_draws_until_its_budget_is_spent() {
             nodes: budget,
             stop: Deadline::none(),
             outranked: None,
+            restart_model: None,
         };
         let how = (&options, false);
         let (end, stats, _) = run_draws(&instance, how, &mut worker, limits, (None, per_draw));
@@ -612,4 +617,76 @@ fn an_external_member_that_runs_first_decides_before_the_rounds_policies() {
             "three rounds of 5 runs, then the oracle first"
         );
     }
+}
+
+/// A restart model that predicts every run doomed: it ends each run it may end at the run's
+/// first checkpoint.
+fn dooming_model() -> RestartModel {
+    use crate::learned::DenseLayer;
+    use crate::search::features::{RUN_FEATURES, RUN_FEATURE_SCHEMA_VERSION};
+    let model = RestartModel {
+        format: crate::learned::restart_model::RESTART_MODEL_FORMAT.into(),
+        version: crate::learned::restart_model::RESTART_MODEL_FORMAT_VERSION,
+        feature_schema: RUN_FEATURE_SCHEMA_VERSION,
+        features: RUN_FEATURES.iter().map(|s| s.to_string()).collect(),
+        layers: vec![DenseLayer {
+            inputs: RUN_FEATURES.len(),
+            outputs: 1,
+            weights: vec![0.0; RUN_FEATURES.len()],
+            bias: vec![10.0],
+        }],
+        threshold: 0.5,
+        training: serde_json::Value::Null,
+    };
+    model.check().expect("a usable model");
+    model
+}
+
+#[test]
+fn the_restart_model_ends_only_runs_within_their_workers_largest_budget() {
+    let instance = instance();
+    let n = instance.free.len();
+    let options = SearchOptions::default();
+    let model = dooming_model();
+    let mut log = RunLog(Vec::new());
+    let settings = RunSettings {
+        stop: Deadline::none(),
+        node_limit: Some(40_000),
+        observer: Some(&mut log),
+        weights: Vec::new(),
+        external: None,
+        filled: &[],
+        drawer: None,
+        slack: SlackFill::default(),
+        switches: PLAIN_SWITCHES,
+        restart_model: Some(&model),
+    };
+    let policies = Portfolio::round_robin(instance.sizes.len(), true, 0).policies;
+    let mut stats = SearchStats::default();
+    run(&instance, &options, policies, settings, &mut stats);
+    assert!(stats.doomed_runs > 0, "no run was ended early");
+    // Each policy's runs follow its own Luby schedule: the k-th run's budget is
+    // budget(Luby, k); one within an earlier budget of the same policy ends at its first
+    // checkpoint (every max(n / 2, 32) nodes), the others run to their budget (or decide).
+    let stride = (n as u64 / 2).max(32);
+    let runs = log.0.len();
+    let mut own: std::collections::HashMap<String, (u32, u64)> = Default::default();
+    let mut ended_early = 0;
+    for (i, (policy, nodes)) in log.0.iter().enumerate() {
+        let (k, largest) = own.entry(policy.clone()).or_default();
+        let budget = budget(Schedule::Luby, *k, n);
+        if i + 1 == runs {
+            // The run that decided, or the one the node limit cut.
+            assert!(*nodes <= budget + 1);
+            ended_early += u64::from(budget <= *largest && *nodes == stride);
+        } else if budget <= *largest {
+            assert_eq!(*nodes, stride, "run {i} ({policy}) may end early");
+            ended_early += 1;
+        } else {
+            assert_eq!(*nodes, budget + 1, "run {i} ({policy}) runs to its budget");
+        }
+        *k += 1;
+        *largest = (*largest).max(budget);
+    }
+    assert_eq!(stats.doomed_runs, ended_early);
 }

@@ -2,6 +2,7 @@
 //! (the lowest-index decisive run wins), each on a stack deep enough for its search.
 
 use super::worker::{run_draws, run_one, Kind, RunEnd, Worker};
+use crate::learned::RestartModel;
 use crate::outcome::Deadline;
 use crate::search::dfs::RunLimits;
 use crate::search::external::{ExternalMember, MemberEnd};
@@ -71,6 +72,10 @@ pub(super) struct Round<'a> {
     pub(super) options: &'a SearchOptions,
     pub(super) slack: &'a SlackFill<'a>,
     pub(super) budgets: &'a [u64],
+    /// Whether each run may end early (see `Rounds::largest_budgets`).
+    pub(super) may_end_early: &'a [bool],
+    /// The restart model, for the runs that may end early.
+    pub(super) restart_model: Option<&'a RestartModel>,
     pub(super) stop: Deadline<'a>,
 }
 
@@ -89,6 +94,7 @@ impl Round<'_> {
                     nodes: self.budgets[i],
                     stop: self.stop,
                     outranked,
+                    restart_model: self.restart_model.filter(|_| self.may_end_early[i]),
                 };
                 let how = (self.options, self.slack.distinct_draws);
                 let (end, stats, observer) = match worker.kind {
