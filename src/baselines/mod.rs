@@ -6,7 +6,7 @@ mod hill_climb;
 use crate::analysis::Timeline;
 use crate::outcome::Deadline;
 use crate::placement::{Fit, Placer};
-use crate::problem::{Problem, Solution};
+use crate::problem::{align_up, Problem, Solution};
 use std::cmp::Reverse;
 
 /// A baseline allocator, named as on the command line.
@@ -43,6 +43,17 @@ impl Baseline {
         Baseline::TvmGreedySize,
         Baseline::TvmGreedyConflicts,
         Baseline::TvmHillClimb,
+        Baseline::StartOrder,
+        Baseline::Contention,
+    ];
+
+    /// The fast baselines: all but hill climbing, whose hundreds of placements cost the most.
+    pub(crate) const FAST: [Baseline; 7] = [
+        Baseline::Tflite,
+        Baseline::TfliteMicro,
+        Baseline::Xla,
+        Baseline::TvmGreedySize,
+        Baseline::TvmGreedyConflicts,
         Baseline::StartOrder,
         Baseline::Contention,
     ];
@@ -149,11 +160,59 @@ fn order_by<K: Ord>(n: usize, key: impl Fn(usize) -> K) -> Vec<usize> {
 /// The layout of smallest peak among the fast baselines (all but hill climbing, whose hundreds
 /// of placements cost the most), each placed within `deadline`; `None` if none finished.
 pub(crate) fn best_fast(problem: &Problem, deadline: &Deadline<'_>) -> Option<Solution> {
-    Baseline::ALL
+    Baseline::FAST
         .iter()
-        .filter(|b| **b != Baseline::TvmHillClimb)
         .filter_map(|b| b.allocate_within(problem, 0, deadline))
         .min_by_key(|s| s.peak(problem))
+}
+
+/// A layout that always comes back: TFLite Micro's first-fit by size descending until
+/// `deadline` passes, then every buffer not yet placed stacked above all the others, each on
+/// top of the one before (one addition per buffer, however large the problem). Also the
+/// number of buffers stacked (0 when first-fit finished).
+pub(crate) fn first_fit_or_stack(problem: &Problem, deadline: &Deadline<'_>) -> (Solution, usize) {
+    let mut placer = Placer::new(problem);
+    for (i, b) in problem.buffers.iter().enumerate() {
+        if let Some(offset) = b.offset {
+            placer.place(i, offset);
+        }
+    }
+    let order = if deadline.passed() {
+        (0..problem.buffers.len()).collect()
+    } else {
+        order_by(problem.buffers.len(), |i| Reverse(problem.buffers[i].size))
+    };
+    let mut stacked: Vec<Option<u64>> = Vec::new(); // filled once the deadline passes
+    let (mut top, mut fitted) = (0, 0);
+    for &i in &order {
+        if placer.offset(i).is_some() {
+            continue;
+        }
+        if stacked.is_empty() {
+            if fitted % DEADLINE_STRIDE != 0 || !deadline.passed() {
+                let offset = placer.position(i, Fit::First);
+                placer.place(i, offset);
+                fitted += 1;
+                continue;
+            }
+            stacked = vec![None; problem.buffers.len()];
+            top = placer.peak();
+        }
+        let b = &problem.buffers[i];
+        let offset = align_up(top, b.alignment).unwrap_or(u64::MAX);
+        stacked[i] = Some(offset);
+        top = offset.saturating_add(b.size);
+    }
+    let count = stacked.iter().flatten().count();
+    let offsets = (0..problem.buffers.len())
+        .map(|i| {
+            placer
+                .offset(i)
+                .or_else(|| stacked.get(i).copied().flatten())
+        })
+        .collect::<Option<Vec<u64>>>()
+        .expect("every buffer placed or stacked");
+    (Solution { offsets }, count)
 }
 
 /// The earliest `lower` and latest `upper` of the problem.

@@ -1,8 +1,9 @@
 //! Minimise mode: the smallest capacity the search can find a layout for, between LOAD and the
-//! best baseline peak, with the gap to LOAD that remains unproven.
+//! best baseline peak, with the gap to LOAD that remains unproven. Its first phase always
+//! answers, so minimise returns a layout however short the limit.
 
 use crate::analysis::Timeline;
-use crate::baselines::best_fast;
+use crate::baselines::{first_fit_or_stack, Baseline};
 use crate::outcome::{Deadline, Limits};
 use crate::problem::{Problem, Solution};
 use crate::search::{self, FitRequest, Outcome, PortfolioConfig, SearchOptions, SearchStats};
@@ -13,10 +14,53 @@ use std::time::{Duration, Instant};
 /// limit alone sets no clock: the answer is then the same on any machine).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// Which phase of minimise produced its answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MinimizePhase {
+    /// The first phase, which always answers: TFLite Micro's first-fit by size descending;
+    /// when the limit came first, the `stacked` buffers it had not placed yet were stacked
+    /// above the others (0 when first-fit placed every buffer).
+    Guarantee {
+        /// How many buffers were stacked at the limit.
+        stacked: usize,
+    },
+    /// Another fast baseline, run after the first phase while time remained.
+    Baseline(Baseline),
+    /// The search, fitting this capacity.
+    Search {
+        /// The capacity the search fitted.
+        capacity: u64,
+    },
+}
+
+impl std::fmt::Display for MinimizePhase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MinimizePhase::Guarantee { stacked: 0 } => {
+                write!(
+                    f,
+                    "first-fit by size (tflite-micro), the phase that always answers"
+                )
+            }
+            MinimizePhase::Guarantee { stacked } => write!(
+                f,
+                "first-fit by size (tflite-micro), stopped by the limit: {stacked} buffers \
+                 stacked above the others"
+            ),
+            MinimizePhase::Baseline(baseline) => write!(f, "baseline {}", baseline.name()),
+            MinimizePhase::Search { capacity } => {
+                write!(f, "the search, fitting capacity {capacity}")
+            }
+        }
+    }
+}
+
 /// The result of [`minimize`].
 pub(crate) struct Minimized {
     /// The best layout found (not yet validated).
     pub(crate) solution: Solution,
+    /// The phase that found it.
+    pub(crate) phase: MinimizePhase,
     /// A proven lower bound on any peak (LOAD, or higher when capacities were proven infeasible).
     pub(crate) lower_bound: u64,
     /// Counters, summed over every probe.
@@ -24,13 +68,15 @@ pub(crate) struct Minimized {
 }
 
 /// Finds the smallest peak the search can reach for `problem` (which passed [`Problem::check`];
-/// `timeline` is its timeline):
-/// starts from the best baseline and LOAD, probes LOAD first, then bisects, each probe a full
-/// search (with a fresh `portfolio()`) given half the time and half the nodes left: the node
-/// limit is a total over every probe. Under a node limit alone there is no clock, so the answer
-/// (peak, offsets, node count) depends on nothing but the call; with neither limit, the time
-/// limit is [`DEFAULT_TIMEOUT`]. `None` when the time ran out (or the solve was cancelled)
-/// before any baseline had placed every buffer.
+/// `timeline` is its timeline). First the phase that always answers ([`first_fit_or_stack`]),
+/// then the other fast baselines while time remains (the first of equal peaks in
+/// [`Baseline::FAST`] order is kept), then the search from the best peak and LOAD: it probes
+/// LOAD first, then bisects, each probe a full search (with a fresh `portfolio()`) given half
+/// the time and half the nodes left: the node limit is a total over every probe. Under a node
+/// limit alone there is no clock, so the answer (peak, offsets, node count) depends on nothing
+/// but the call; with neither limit, the time limit is [`DEFAULT_TIMEOUT`]. The limit (or the
+/// cancel flag) stops every phase; the first then stacks what it has not placed, so there is
+/// always a layout.
 pub(crate) fn minimize(
     problem: &Problem,
     timeline: &Timeline,
@@ -38,7 +84,7 @@ pub(crate) fn minimize(
     portfolio: &dyn Fn() -> PortfolioConfig,
     limits: Limits,
     cancel: Option<&AtomicBool>,
-) -> Option<Minimized> {
+) -> Minimized {
     let start = Instant::now();
     let timeout = match limits {
         Limits {
@@ -49,8 +95,24 @@ pub(crate) fn minimize(
     };
     let deadline = Deadline::after(start, timeout, cancel);
     let mut stats = SearchStats::default();
-    let mut best = best_fast(problem, &deadline)?;
+    let (mut best, stacked) = first_fit_or_stack(problem, &deadline);
+    let mut phase = MinimizePhase::Guarantee { stacked };
     let mut peak = best.peak(problem);
+    let rank = |b: Baseline| Baseline::FAST.iter().position(|&f| f == b);
+    let mut best_rank = rank(Baseline::TfliteMicro);
+    for baseline in Baseline::FAST {
+        if baseline == Baseline::TfliteMicro || deadline.passed() {
+            continue;
+        }
+        let Some(layout) = baseline.allocate_within(problem, 0, &deadline) else {
+            continue;
+        };
+        let layout_peak = layout.peak(problem);
+        if (layout_peak, rank(baseline)) < (peak, best_rank) {
+            (best, peak, best_rank) = (layout, layout_peak, rank(baseline));
+            phase = MinimizePhase::Baseline(baseline);
+        }
+    }
     let mut lower = timeline.load();
     let mut probe_low = lower; // Lowest capacity not yet tried (not proven infeasible).
     let mut nodes_left = limits.nodes;
@@ -88,6 +150,7 @@ pub(crate) fn minimize(
             Outcome::Found(solution) => {
                 peak = solution.peak(problem);
                 best = solution;
+                phase = MinimizePhase::Search { capacity };
             }
             Outcome::Infeasible(_) => {
                 // Infeasible at a capacity means infeasible at every smaller one too.
@@ -98,9 +161,10 @@ pub(crate) fn minimize(
         }
     }
     stats.seconds = start.elapsed().as_secs_f64();
-    Some(Minimized {
+    Minimized {
         solution: best,
+        phase,
         lower_bound: lower.min(peak),
         stats,
-    })
+    }
 }
