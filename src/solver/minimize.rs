@@ -2,6 +2,7 @@
 //! best baseline peak, with the gap to LOAD that remains unproven. Its first phase always
 //! answers, so minimise returns a layout however short the limit.
 
+use super::improve::improve;
 use crate::analysis::Timeline;
 use crate::baselines::{first_fit_or_stack, Baseline};
 use crate::outcome::{Deadline, Limits};
@@ -13,6 +14,10 @@ use std::time::{Duration, Instant};
 /// The time limit minimise mode uses when neither a time nor a node limit is given (a node
 /// limit alone sets no clock: the answer is then the same on any machine).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The most buffers the search probes the whole problem for when the improvement phase follows
+/// (the search's model of 100,000 buffers took about 760 MiB; the windows are small).
+const WHOLE_SEARCH_MOST: usize = 100_000;
 
 /// Which phase of minimise produced its answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +35,12 @@ pub enum MinimizePhase {
     Search {
         /// The capacity the search fitted.
         capacity: u64,
+    },
+    /// The improvement phase (large-neighbourhood search, the `lns` switch) from the best layout
+    /// of the phases before.
+    Improve {
+        /// How many windows of time it re-placed.
+        windows: u64,
     },
 }
 
@@ -51,6 +62,10 @@ impl std::fmt::Display for MinimizePhase {
             MinimizePhase::Search { capacity } => {
                 write!(f, "the search, fitting capacity {capacity}")
             }
+            MinimizePhase::Improve { windows } => write!(
+                f,
+                "large-neighbourhood search, {windows} windows of time re-placed"
+            ),
         }
     }
 }
@@ -81,7 +96,7 @@ pub(crate) fn minimize(
     problem: &Problem,
     timeline: &Timeline,
     options: &SearchOptions,
-    portfolio: &dyn Fn() -> PortfolioConfig,
+    portfolio: &dyn Fn(usize) -> PortfolioConfig,
     limits: Limits,
     cancel: Option<&AtomicBool>,
 ) -> Minimized {
@@ -100,11 +115,21 @@ pub(crate) fn minimize(
     let mut peak = best.peak(problem);
     let rank = |b: Baseline| Baseline::FAST.iter().position(|&f| f == b);
     let mut best_rank = rank(Baseline::TfliteMicro);
+    let improving = options.lns && !problem.has_gaps();
+    // With the improvement phase to come on a problem too large for probes of the whole, the
+    // other baselines (seconds each at a million buffers) stop at half the time left.
+    let baselines_deadline = match (improving && problem.len() > WHOLE_SEARCH_MOST, timeout) {
+        (true, Some(t)) => {
+            let at = start.elapsed() + t.saturating_sub(start.elapsed()) / 2;
+            Deadline::after(start, Some(at), cancel)
+        }
+        _ => deadline,
+    };
     for baseline in Baseline::FAST {
-        if baseline == Baseline::TfliteMicro || deadline.passed() {
+        if baseline == Baseline::TfliteMicro || baselines_deadline.passed() {
             continue;
         }
-        let Some(layout) = baseline.allocate_within(problem, 0, &deadline) else {
+        let Some(layout) = baseline.allocate_within(problem, 0, &baselines_deadline) else {
             continue;
         };
         let layout_peak = layout.peak(problem);
@@ -115,9 +140,23 @@ pub(crate) fn minimize(
     }
     let mut lower = timeline.load();
     let mut probe_low = lower; // Lowest capacity not yet tried (not proven infeasible).
-    let mut nodes_left = limits.nodes;
+                               // With the improvement phase after them, the probes get half of the time and nodes left,
+                               // and none on a problem too large for the search to build.
+    let (probe_timeout, mut nodes_left, mut improve_nodes) = match improving {
+        false => (timeout, limits.nodes, None),
+        true if problem.len() > WHOLE_SEARCH_MOST => (Some(Duration::ZERO), Some(0), limits.nodes),
+        true => {
+            let half = |left: u64| left - left / 2;
+            (
+                timeout.map(|t| start.elapsed() + t.saturating_sub(start.elapsed()) / 2),
+                limits.nodes.map(half),
+                limits.nodes.map(|left| left / 2),
+            )
+        }
+    };
+    let probe_deadline = Deadline::after(start, probe_timeout, cancel);
     while probe_low < peak {
-        if deadline.passed() || nodes_left == Some(0) {
+        if probe_deadline.passed() || nodes_left == Some(0) {
             break;
         }
         // LOAD first (often reachable); then halve the interval.
@@ -127,11 +166,11 @@ pub(crate) fn minimize(
             probe_low + (peak - probe_low) / 2
         };
         let request = FitRequest {
-            portfolio: portfolio(),
+            portfolio: portfolio(problem.len()),
             timeline,
             options,
             limits: Limits {
-                timeout: timeout.map(|t| t.saturating_sub(start.elapsed()) / 2),
+                timeout: probe_timeout.map(|t| t.saturating_sub(start.elapsed()) / 2),
                 // Half of what is left, rounded up: the last node too is spent.
                 nodes: nodes_left.map(|left| left - left / 2),
             },
@@ -158,6 +197,27 @@ pub(crate) fn minimize(
                 probe_low = capacity + 1;
             }
             Outcome::LimitReached => probe_low = capacity + 1,
+        }
+    }
+    if improving && peak > lower {
+        if let (Some(left), Some(share)) = (nodes_left, improve_nodes.as_mut()) {
+            *share += left; // what the probes left
+        }
+        let improved = improve(
+            problem,
+            best.clone(),
+            lower,
+            options,
+            portfolio,
+            (&deadline, improve_nodes),
+        );
+        stats.add(&improved.stats);
+        let improved_peak = improved.solution.peak(problem);
+        if improved_peak < peak {
+            (best, peak) = (improved.solution, improved_peak);
+            phase = MinimizePhase::Improve {
+                windows: improved.windows,
+            };
         }
     }
     stats.seconds = start.elapsed().as_secs_f64();

@@ -14,6 +14,7 @@
 //! ```
 
 mod cpsat_member;
+mod improve;
 mod minimize;
 
 pub use minimize::{MinimizePhase, DEFAULT_TIMEOUT as DEFAULT_MINIMIZE_TIMEOUT};
@@ -599,8 +600,8 @@ impl Solver {
         allocation: &mut Allocation,
     ) -> Option<Solution> {
         let warnings = std::cell::RefCell::new(Vec::new());
-        let portfolio = || {
-            let (portfolio, new) = self.build_portfolio(problem.len(), model.as_ref());
+        let portfolio = |buffers: usize| {
+            let (portfolio, new) = self.build_portfolio(buffers, model.as_ref());
             let mut seen = warnings.borrow_mut();
             for w in new {
                 if !seen.contains(&w) {
