@@ -16,8 +16,18 @@ const NODES_PER_FREED: u64 = 2;
 /// for (then twice as many at each widening).
 const WINDOW_STARTS: usize = 256;
 
+/// The last try around a buffer frees, in the widest window, only the buffers ending in the
+/// top band of the layout: above the target less this many times the peak's excess over the
+/// lower bound (so a window as long as a long-lived buffer frees few).
+const BAND: u64 = 2;
+
 /// The most buffers a window frees: a larger one is not searched.
 const MOST_FREED: usize = 4000;
+
+/// The most buffers a window holds: the search's model of a larger one costs too much time
+/// and memory before its first node (at 28,000 buffers, idealloc's S_1, it went past the time
+/// limit and took 900 MB).
+const MOST_HELD: usize = 12_000;
 
 /// How many times a window that does not fit is widened (doubling its reach) before the target
 /// is given up for a nearer one.
@@ -148,14 +158,20 @@ pub(crate) fn improve(
                 break 'rounds;
             }
             let mut placed = false;
-            for widening in 0..=WIDENINGS {
+            // The windows in time, widening; then the widest with only its top band freed.
+            let band = target.saturating_sub(BAND * peak.saturating_sub(lower));
+            let attempts = (0..=WIDENINGS)
+                .map(|widening| (widening, 0))
+                .chain([(WIDENINGS, band)]);
+            for (widening, band) in attempts {
                 let window = by_time.around(&problem.buffers[i], WINDOW_STARTS << widening);
-                let Some(window) = Window::around(problem, &by_time, &offsets, window, target)
+                let Some(window) =
+                    Window::around((problem, &by_time, &offsets), window, target, band)
                 else {
                     continue;
                 };
-                if window.freed.len() > MOST_FREED {
-                    break; // the window grew too large for a short search
+                if window.freed.len() > MOST_FREED || window.held.len() > MOST_HELD {
+                    continue; // too large for a short search
                 }
                 let budget = NODES_PER_FREED * window.freed.len() as u64;
                 let budget = nodes.map_or(budget, |left| left.min(budget));
@@ -212,14 +228,14 @@ struct Window {
 
 impl Window {
     /// The window `(from, to)` widened until no held buffer ends above `target` (a few times
-    /// at most): freed, the buffers living wholly inside it (not fixed in the problem); held,
-    /// the others live in it. `None` when one held still ends above `target`.
+    /// at most): freed, the buffers living wholly inside it (not fixed in the problem) and
+    /// ending above `band`; held, the others live in it. `None` when one held still ends above
+    /// `target`.
     fn around(
-        problem: &Problem,
-        by_time: &ByTime,
-        offsets: &[u64],
+        (problem, by_time, offsets): (&Problem, &ByTime, &[u64]),
         (mut from, mut to): (u64, u64),
         target: u64,
+        band: u64,
     ) -> Option<Window> {
         for _ in 0..4 {
             let mut window = Window {
@@ -229,7 +245,8 @@ impl Window {
             let mut widened = false;
             for i in by_time.overlapping(problem, (from, to)) {
                 let b = &problem.buffers[i];
-                if from <= b.lower && b.upper <= to && b.offset.is_none() {
+                let in_band = offsets[i].saturating_add(b.size) > band;
+                if from <= b.lower && b.upper <= to && b.offset.is_none() && in_band {
                     window.freed.push(i);
                     continue;
                 }
