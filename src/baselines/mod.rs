@@ -167,10 +167,11 @@ pub(crate) fn best_fast(problem: &Problem, deadline: &Deadline<'_>) -> Option<So
 }
 
 /// A layout that always comes back: TFLite Micro's first-fit by size descending until
-/// `deadline` passes, then every buffer not yet placed stacked above all the others, each on
-/// top of the one before (one addition per buffer, however large the problem). Also the
-/// number of buffers stacked (0 when first-fit finished).
-pub(crate) fn first_fit_or_stack(problem: &Problem, deadline: &Deadline<'_>) -> (Solution, usize) {
+/// `deadline` passes, then the buffers not yet placed laid out in lanes above all the others
+/// ([`lay_in_lanes`]: `O(n log n)`, however little time is left). Also the number of buffers
+/// laid out in lanes (0 when first-fit finished).
+pub(crate) fn first_fit_or_lanes(problem: &Problem, deadline: &Deadline<'_>) -> (Solution, usize) {
+    let n = problem.buffers.len();
     let mut placer = Placer::new(problem);
     for (i, b) in problem.buffers.iter().enumerate() {
         if let Some(offset) = b.offset {
@@ -178,41 +179,75 @@ pub(crate) fn first_fit_or_stack(problem: &Problem, deadline: &Deadline<'_>) -> 
         }
     }
     let order = if deadline.passed() {
-        (0..problem.buffers.len()).collect()
+        (0..n).collect()
     } else {
-        order_by(problem.buffers.len(), |i| Reverse(problem.buffers[i].size))
+        order_by(n, |i| Reverse(problem.buffers[i].size))
     };
-    let mut stacked: Vec<Option<u64>> = Vec::new(); // filled once the deadline passes
-    let (mut top, mut fitted) = (0, 0);
-    for &i in &order {
+    let mut left: Vec<usize> = Vec::new();
+    let mut fitted = 0;
+    for (k, &i) in order.iter().enumerate() {
         if placer.offset(i).is_some() {
             continue;
         }
-        if stacked.is_empty() {
-            if fitted % DEADLINE_STRIDE != 0 || !deadline.passed() {
-                let offset = placer.position(i, Fit::First);
-                placer.place(i, offset);
-                fitted += 1;
-                continue;
-            }
-            stacked = vec![None; problem.buffers.len()];
-            top = placer.peak();
+        if fitted % DEADLINE_STRIDE == 0 && deadline.passed() {
+            left = order[k..]
+                .iter()
+                .copied()
+                .filter(|&j| placer.offset(j).is_none())
+                .collect();
+            break;
         }
-        let b = &problem.buffers[i];
-        let offset = align_up(top, b.alignment).unwrap_or(u64::MAX);
-        stacked[i] = Some(offset);
-        top = offset.saturating_add(b.size);
+        let offset = placer.position(i, Fit::First);
+        placer.place(i, offset);
+        fitted += 1;
     }
-    let count = stacked.iter().flatten().count();
-    let offsets = (0..problem.buffers.len())
-        .map(|i| {
-            placer
-                .offset(i)
-                .or_else(|| stacked.get(i).copied().flatten())
+    let mut offsets: Vec<Option<u64>> = (0..n).map(|i| placer.offset(i)).collect();
+    lay_in_lanes(problem, &mut left, placer.peak(), &mut offsets);
+    let offsets = offsets.into_iter().collect::<Option<Vec<u64>>>();
+    let offsets = offsets.expect("every buffer placed or in a lane");
+    (Solution { offsets }, left.len())
+}
+
+/// Lays `buffers` out above `floor`, into `offsets`: taken by start time, each goes to the lane
+/// whose last buffer ended earliest, if that was by its start, else to a new lane (so the
+/// lanes are as few as the most of them live at once); each lane is as high as its largest
+/// buffer, at its largest alignment, and the lanes lie one above the other.
+fn lay_in_lanes(problem: &Problem, buffers: &mut [usize], floor: u64, offsets: &mut [Option<u64>]) {
+    use std::collections::BinaryHeap;
+    let b = &problem.buffers;
+    buffers.sort_unstable_by_key(|&i| (b[i].lower, i));
+    let mut ending: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new(); // (end, lane)
+    let mut lanes: Vec<(u64, u64)> = Vec::new(); // (height, alignment)
+    let mut lane_of = Vec::with_capacity(buffers.len());
+    for &i in buffers.iter() {
+        let lane = match ending.peek() {
+            Some(&Reverse((end, lane))) if end <= b[i].lower => {
+                ending.pop();
+                lane
+            }
+            _ => {
+                lanes.push((0, 1));
+                lanes.len() - 1
+            }
+        };
+        ending.push(Reverse((b[i].upper, lane)));
+        let (height, alignment) = &mut lanes[lane];
+        *height = (*height).max(b[i].size);
+        *alignment = (*alignment).max(b[i].alignment);
+        lane_of.push(lane);
+    }
+    let mut top = floor;
+    let bases: Vec<u64> = lanes
+        .iter()
+        .map(|&(height, alignment)| {
+            let base = align_up(top, alignment).unwrap_or(u64::MAX);
+            top = base.saturating_add(height);
+            base
         })
-        .collect::<Option<Vec<u64>>>()
-        .expect("every buffer placed or stacked");
-    (Solution { offsets }, count)
+        .collect();
+    for (&i, &lane) in buffers.iter().zip(&lane_of) {
+        offsets[i] = Some(bases[lane]);
+    }
 }
 
 /// The earliest `lower` and latest `upper` of the problem.

@@ -4,7 +4,7 @@
 
 use super::improve::improve;
 use crate::analysis::Timeline;
-use crate::baselines::{first_fit_or_stack, Baseline};
+use crate::baselines::{first_fit_or_lanes, Baseline};
 use crate::outcome::{Deadline, Limits};
 use crate::problem::{Problem, Solution};
 use crate::search::{self, FitRequest, Outcome, PortfolioConfig, SearchOptions, SearchStats};
@@ -23,11 +23,12 @@ const WHOLE_SEARCH_MOST: usize = 100_000;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MinimizePhase {
     /// The first phase, which always answers: TFLite Micro's first-fit by size descending;
-    /// when the limit came first, the `stacked` buffers it had not placed yet were stacked
-    /// above the others (0 when first-fit placed every buffer).
+    /// when the limit came first, the buffers it had not placed yet were laid out in lanes
+    /// above the others, one lane per buffer live at once (`in_lanes`: how many; 0 when
+    /// first-fit placed every buffer).
     Guarantee {
-        /// How many buffers were stacked at the limit.
-        stacked: usize,
+        /// How many buffers were laid out in lanes at the limit.
+        in_lanes: usize,
     },
     /// Another fast baseline, run after the first phase while time remained.
     Baseline(Baseline),
@@ -47,16 +48,16 @@ pub enum MinimizePhase {
 impl std::fmt::Display for MinimizePhase {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            MinimizePhase::Guarantee { stacked: 0 } => {
+            MinimizePhase::Guarantee { in_lanes: 0 } => {
                 write!(
                     f,
                     "first-fit by size (tflite-micro), the phase that always answers"
                 )
             }
-            MinimizePhase::Guarantee { stacked } => write!(
+            MinimizePhase::Guarantee { in_lanes } => write!(
                 f,
-                "first-fit by size (tflite-micro), stopped by the limit: {stacked} buffers \
-                 stacked above the others"
+                "first-fit by size (tflite-micro), stopped by the limit: {in_lanes} buffers \
+                 laid out in lanes above the others"
             ),
             MinimizePhase::Baseline(baseline) => write!(f, "baseline {}", baseline.name()),
             MinimizePhase::Search { capacity } => {
@@ -83,15 +84,15 @@ pub(crate) struct Minimized {
 }
 
 /// Finds the smallest peak the search can reach for `problem` (which passed [`Problem::check`];
-/// `timeline` is its timeline). First the phase that always answers ([`first_fit_or_stack`]),
+/// `timeline` is its timeline). First the phase that always answers ([`first_fit_or_lanes`]),
 /// then the other fast baselines while time remains (the first of equal peaks in
 /// [`Baseline::FAST`] order is kept), then the search from the best peak and LOAD: it probes
 /// LOAD first, then bisects, each probe a full search (with a fresh `portfolio()`) given half
 /// the time and half the nodes left: the node limit is a total over every probe. Under a node
 /// limit alone there is no clock, so the answer (peak, offsets, node count) depends on nothing
 /// but the call; with neither limit, the time limit is [`DEFAULT_TIMEOUT`]. The limit (or the
-/// cancel flag) stops every phase; the first then stacks what it has not placed, so there is
-/// always a layout.
+/// cancel flag) stops every phase; the first then lays out in lanes what it has not placed, so
+/// there is always a layout.
 pub(crate) fn minimize(
     problem: &Problem,
     timeline: &Timeline,
@@ -110,8 +111,8 @@ pub(crate) fn minimize(
     };
     let deadline = Deadline::after(start, timeout, cancel);
     let mut stats = SearchStats::default();
-    let (mut best, stacked) = first_fit_or_stack(problem, &deadline);
-    let mut phase = MinimizePhase::Guarantee { stacked };
+    let (mut best, in_lanes) = first_fit_or_lanes(problem, &deadline);
+    let mut phase = MinimizePhase::Guarantee { in_lanes };
     let mut peak = best.peak(problem);
     let rank = |b: Baseline| Baseline::FAST.iter().position(|&f| f == b);
     let mut best_rank = rank(Baseline::TfliteMicro);

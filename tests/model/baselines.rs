@@ -452,7 +452,7 @@ fn solution_peak_is_the_highest_end() {
 /// Every allocator honours the limits: with the time already up (or the solve cancelled before
 /// it starts) no baseline places a problem of more than a few dozen buffers and the search's
 /// baselines-first step stops too; minimise mode with the search answers all the same, from its
-/// first phase, every buffer stacked (that phase never fails to answer).
+/// first phase, every buffer laid out in lanes (that phase never fails to answer).
 #[test]
 fn a_deadline_already_passed_stops_every_allocator() {
     let problem = telamalloc::generate::random(
@@ -483,10 +483,10 @@ fn a_deadline_already_passed_stops_every_allocator() {
                     .expect("a valid problem");
                 if (algorithm, goal) == (Algorithm::Search, Goal::Minimize) {
                     assert_eq!(result.status, Status::Solved, "{what}");
-                    let stacked = MinimizePhase::Guarantee {
-                        stacked: problem.len(),
+                    let in_lanes = MinimizePhase::Guarantee {
+                        in_lanes: problem.len(),
                     };
-                    assert_eq!(result.found_by, Some(stacked), "{what}");
+                    assert_eq!(result.found_by, Some(in_lanes), "{what}");
                     continue;
                 }
                 assert_eq!(result.status, Status::LimitReached, "{what}");

@@ -87,8 +87,9 @@ fn the_heuristic_first_step_stops_at_the_time_limit() {
 }
 
 /// Minimise always answers: on a problem far too large for the limit (a machine too slow for
-/// it), its first phase, first-fit, stops at the limit and stacks the buffers it has not placed
-/// above the others; the layout passed the validator, and the output says which phase made it.
+/// it), its first phase, first-fit, stops at the limit and lays out the buffers it has not
+/// placed in lanes above the others; the layout passed the validator, and the output says
+/// which phase made it.
 #[test]
 fn minimise_answers_at_the_time_limit_with_its_first_phase() {
     let problem = large_problem();
@@ -100,9 +101,9 @@ fn minimise_answers_at_the_time_limit_with_its_first_phase() {
     let solution = result.solution.as_ref().expect("a layout");
     assert!(validate(problem, solution, Some(u64::MAX)).is_valid());
     match result.found_by {
-        Some(MinimizePhase::Guarantee { stacked }) => {
+        Some(MinimizePhase::Guarantee { in_lanes }) => {
             assert!(
-                stacked > 0,
+                in_lanes > 0,
                 "first-fit placed every buffer within the limit"
             )
         }
@@ -111,14 +112,15 @@ fn minimise_answers_at_the_time_limit_with_its_first_phase() {
 }
 
 /// With the cancel flag set before the solve starts (a clock so slow that the limit has passed
-/// before any placement), minimise still answers: every buffer stacked in the problem's order,
-/// each on top of the one before at its alignment, the peak their sum with the padding.
+/// before any placement), minimise still answers: every buffer in lanes, by start time, each
+/// in the lane freed earliest, the lanes as high as their largest buffer and at their largest
+/// alignment, one above the other.
 #[test]
-fn minimise_cancelled_before_it_starts_stacks_every_buffer() {
+fn minimise_cancelled_before_it_starts_lays_every_buffer_in_lanes() {
     let mut buffers: Vec<Buffer> = (0..5u64)
         .map(|i| Buffer::new(format!("b{i}"), i, i + 2, 3 + i))
         .collect();
-    buffers[2].alignment = 8;
+    buffers[1].alignment = 8;
     let problem = Problem::new(buffers, None);
     let result = Solver::new()
         .cancel_flag(Arc::new(AtomicBool::new(true)))
@@ -127,12 +129,13 @@ fn minimise_cancelled_before_it_starts_stacks_every_buffer() {
     assert_eq!(result.status, Status::Solved);
     assert_eq!(
         result.found_by,
-        Some(MinimizePhase::Guarantee { stacked: 5 })
+        Some(MinimizePhase::Guarantee { in_lanes: 5 })
     );
-    // Sizes 3, 4, 5, 6, 7; the third aligned from 7 up to 8.
+    // Lifetimes [i, i + 2): b0, b2, b4 share a lane (sizes 3, 5, 7: 7 high), b1 and b3 the
+    // other (4, 6: 6 high, aligned to b1's 8).
     let offsets = &result.solution.as_ref().expect("a layout").offsets;
-    assert_eq!(offsets, &vec![0, 3, 8, 13, 19]);
-    assert_eq!(result.peak, Some(26));
+    assert_eq!(offsets, &vec![0, 8, 0, 8, 0]);
+    assert_eq!(result.peak, Some(14));
 }
 
 /// A cancel flag set from another thread while a baseline places stops it the same way.
