@@ -172,17 +172,31 @@ pub(crate) fn best_fast(problem: &Problem, deadline: &Deadline<'_>) -> Option<So
 /// laid out in lanes (0 when first-fit finished).
 pub(crate) fn first_fit_or_lanes(problem: &Problem, deadline: &Deadline<'_>) -> (Solution, usize) {
     let n = problem.buffers.len();
+    if deadline.passed() {
+        // Not even the placer's index: the fixed buffers where they are, the rest in lanes.
+        let mut offsets: Vec<Option<u64>> = problem.buffers.iter().map(|b| b.offset).collect();
+        let floor = problem
+            .buffers
+            .iter()
+            .filter_map(|b| b.offset.map(|o| o.saturating_add(b.size)))
+            .max();
+        let mut left: Vec<usize> = (0..n).filter(|&i| offsets[i].is_none()).collect();
+        lay_in_lanes(problem, &mut left, floor.unwrap_or(0), &mut offsets);
+        let offsets = offsets.into_iter().collect::<Option<Vec<u64>>>();
+        return (
+            Solution {
+                offsets: offsets.expect("every buffer fixed or in a lane"),
+            },
+            left.len(),
+        );
+    }
     let mut placer = Placer::new(problem);
     for (i, b) in problem.buffers.iter().enumerate() {
         if let Some(offset) = b.offset {
             placer.place(i, offset);
         }
     }
-    let order = if deadline.passed() {
-        (0..n).collect()
-    } else {
-        order_by(n, |i| Reverse(problem.buffers[i].size))
-    };
+    let order = order_by(n, |i| Reverse(problem.buffers[i].size));
     let mut left: Vec<usize> = Vec::new();
     let mut fitted = 0;
     for (k, &i) in order.iter().enumerate() {

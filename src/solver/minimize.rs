@@ -200,7 +200,7 @@ pub(crate) fn minimize(
             Outcome::LimitReached => probe_low = capacity + 1,
         }
     }
-    if improving && peak > lower {
+    if improving && peak > lower && !deadline.passed() {
         if let (Some(left), Some(share)) = (nodes_left, improve_nodes.as_mut()) {
             *share += left; // what the probes left
         }
