@@ -65,7 +65,8 @@ pub use problem::{align_up, Buffer, Gap, Piece, Problem, Solution};
 pub use report_text::{cpsat_share_line, solution_text, summary_lines};
 pub use search::{SearchOptions, SearchStats};
 pub use solver::{
-    Algorithm, Allocation, Goal, PortfolioFactory, SolveError, Solver, DEFAULT_MINIMIZE_TIMEOUT,
+    Algorithm, Allocation, Goal, MinimizePhase, PortfolioFactory, SolveError, Solver,
+    DEFAULT_MINIMIZE_TIMEOUT,
 };
 pub use validate::{validate, Report, Violation};
 

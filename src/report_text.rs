@@ -29,11 +29,14 @@ pub fn solution_text(
     if let Some(bound) = allocation.lower_bound {
         value["lower_bound"] = bound.into();
     }
+    if let Some(phase) = allocation.found_by {
+        value["found_by"] = phase.to_string().into();
+    }
     serde_json::to_string_pretty(&value).expect("plain data") + "\n"
 }
 
 /// The summary lines of a solve: how it ended, the peak against LOAD and the capacity, the time,
-/// and for minimisation the gap to the lower bound.
+/// and for minimisation the phase that found the layout and the gap to the lower bound.
 pub fn summary_lines(allocation: &Allocation, algorithm: &str, goal: Goal) -> Vec<String> {
     let seconds = allocation.elapsed.as_secs_f64();
     let Some(peak) = allocation.solution.as_ref().and(allocation.peak) else {
@@ -50,6 +53,9 @@ pub fn summary_lines(allocation: &Allocation, algorithm: &str, goal: Goal) -> Ve
         "solved by {algorithm}: peak {peak} (LOAD {}{capacity}) in {seconds:.3} s",
         allocation.load
     )];
+    if let Some(phase) = allocation.found_by {
+        lines.push(format!("found by {phase}"));
+    }
     if let Some(bound) = allocation.lower_bound {
         let gap = peak - bound;
         lines.push(if gap == 0 {

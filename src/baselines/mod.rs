@@ -6,7 +6,7 @@ mod hill_climb;
 use crate::analysis::Timeline;
 use crate::outcome::Deadline;
 use crate::placement::{Fit, Placer};
-use crate::problem::{Problem, Solution};
+use crate::problem::{align_up, Problem, Solution};
 use std::cmp::Reverse;
 
 /// A baseline allocator, named as on the command line.
@@ -43,6 +43,17 @@ impl Baseline {
         Baseline::TvmGreedySize,
         Baseline::TvmGreedyConflicts,
         Baseline::TvmHillClimb,
+        Baseline::StartOrder,
+        Baseline::Contention,
+    ];
+
+    /// The fast baselines: all but hill climbing, whose hundreds of placements cost the most.
+    pub(crate) const FAST: [Baseline; 7] = [
+        Baseline::Tflite,
+        Baseline::TfliteMicro,
+        Baseline::Xla,
+        Baseline::TvmGreedySize,
+        Baseline::TvmGreedyConflicts,
         Baseline::StartOrder,
         Baseline::Contention,
     ];
@@ -149,11 +160,108 @@ fn order_by<K: Ord>(n: usize, key: impl Fn(usize) -> K) -> Vec<usize> {
 /// The layout of smallest peak among the fast baselines (all but hill climbing, whose hundreds
 /// of placements cost the most), each placed within `deadline`; `None` if none finished.
 pub(crate) fn best_fast(problem: &Problem, deadline: &Deadline<'_>) -> Option<Solution> {
-    Baseline::ALL
+    Baseline::FAST
         .iter()
-        .filter(|b| **b != Baseline::TvmHillClimb)
         .filter_map(|b| b.allocate_within(problem, 0, deadline))
         .min_by_key(|s| s.peak(problem))
+}
+
+/// A layout that always comes back: TFLite Micro's first-fit by size descending until
+/// `deadline` passes, then the buffers not yet placed laid out in lanes above all the others
+/// ([`lay_in_lanes`]: `O(n log n)`, however little time is left). Also the number of buffers
+/// laid out in lanes (0 when first-fit finished).
+pub(crate) fn first_fit_or_lanes(problem: &Problem, deadline: &Deadline<'_>) -> (Solution, usize) {
+    let n = problem.buffers.len();
+    if deadline.passed() {
+        // Not even the placer's index: the fixed buffers where they are, the rest in lanes.
+        let mut offsets: Vec<Option<u64>> = problem.buffers.iter().map(|b| b.offset).collect();
+        let floor = problem
+            .buffers
+            .iter()
+            .filter_map(|b| b.offset.map(|o| o.saturating_add(b.size)))
+            .max();
+        let mut left: Vec<usize> = (0..n).filter(|&i| offsets[i].is_none()).collect();
+        lay_in_lanes(problem, &mut left, floor.unwrap_or(0), &mut offsets);
+        let offsets = offsets.into_iter().collect::<Option<Vec<u64>>>();
+        return (
+            Solution {
+                offsets: offsets.expect("every buffer fixed or in a lane"),
+            },
+            left.len(),
+        );
+    }
+    let mut placer = Placer::new(problem);
+    for (i, b) in problem.buffers.iter().enumerate() {
+        if let Some(offset) = b.offset {
+            placer.place(i, offset);
+        }
+    }
+    let order = order_by(n, |i| Reverse(problem.buffers[i].size));
+    let mut left: Vec<usize> = Vec::new();
+    let mut fitted = 0;
+    for (k, &i) in order.iter().enumerate() {
+        if placer.offset(i).is_some() {
+            continue;
+        }
+        if fitted % DEADLINE_STRIDE == 0 && deadline.passed() {
+            left = order[k..]
+                .iter()
+                .copied()
+                .filter(|&j| placer.offset(j).is_none())
+                .collect();
+            break;
+        }
+        let offset = placer.position(i, Fit::First);
+        placer.place(i, offset);
+        fitted += 1;
+    }
+    let mut offsets: Vec<Option<u64>> = (0..n).map(|i| placer.offset(i)).collect();
+    lay_in_lanes(problem, &mut left, placer.peak(), &mut offsets);
+    let offsets = offsets.into_iter().collect::<Option<Vec<u64>>>();
+    let offsets = offsets.expect("every buffer placed or in a lane");
+    (Solution { offsets }, left.len())
+}
+
+/// Lays `buffers` out above `floor`, into `offsets`: taken by start time, each goes to the lane
+/// whose last buffer ended earliest, if that was by its start, else to a new lane (so the
+/// lanes are as few as the most of them live at once); each lane is as high as its largest
+/// buffer, at its largest alignment, and the lanes lie one above the other.
+fn lay_in_lanes(problem: &Problem, buffers: &mut [usize], floor: u64, offsets: &mut [Option<u64>]) {
+    use std::collections::BinaryHeap;
+    let b = &problem.buffers;
+    buffers.sort_unstable_by_key(|&i| (b[i].lower, i));
+    let mut ending: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new(); // (end, lane)
+    let mut lanes: Vec<(u64, u64)> = Vec::new(); // (height, alignment)
+    let mut lane_of = Vec::with_capacity(buffers.len());
+    for &i in buffers.iter() {
+        let lane = match ending.peek() {
+            Some(&Reverse((end, lane))) if end <= b[i].lower => {
+                ending.pop();
+                lane
+            }
+            _ => {
+                lanes.push((0, 1));
+                lanes.len() - 1
+            }
+        };
+        ending.push(Reverse((b[i].upper, lane)));
+        let (height, alignment) = &mut lanes[lane];
+        *height = (*height).max(b[i].size);
+        *alignment = (*alignment).max(b[i].alignment);
+        lane_of.push(lane);
+    }
+    let mut top = floor;
+    let bases: Vec<u64> = lanes
+        .iter()
+        .map(|&(height, alignment)| {
+            let base = align_up(top, alignment).unwrap_or(u64::MAX);
+            top = base.saturating_add(height);
+            base
+        })
+        .collect();
+    for (&i, &lane) in buffers.iter().zip(&lane_of) {
+        offsets[i] = Some(bases[lane]);
+    }
 }
 
 /// The earliest `lower` and latest `upper` of the problem.

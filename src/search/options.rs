@@ -121,6 +121,11 @@ pub struct SearchOptions {
     pub learned_order: bool,
     /// Try the fast baselines first and return at once when one fits the capacity.
     pub heuristic_first: bool,
+    /// Minimise: after the search's probes, lower the best layout's peak by large-neighbourhood
+    /// search (windows of time around the buffers ending highest re-placed by the search under
+    /// a lower target, the buffers crossing a window's edges held); on problems of more than
+    /// 100,000 buffers, instead of probes of the whole problem. Skipped with gaps.
+    pub lns: bool,
     /// CP-SAT as one more member of the portfolio, after the policies, with deterministic
     /// budgets (needs OR-tools at run time; the front door supplies it, see [`crate::cpsat`]).
     /// Off by default.
@@ -169,6 +174,7 @@ impl Default for SearchOptions {
             portfolio_shares: true,
             learned_order: true,
             heuristic_first: true,
+            lns: true,
             cpsat: false,
             cpsat_share: 1.0,
             cpsat_gate: true,
@@ -226,7 +232,7 @@ macro_rules! switch {
 }
 
 /// Every switch of [`SearchOptions`], in the order of the ablation table.
-pub const SWITCHES: [Switch; 31] = [
+pub const SWITCHES: [Switch; 32] = [
     switch!(
         "canonical",
         canonical,
@@ -366,6 +372,11 @@ pub const SWITCHES: [Switch; 31] = [
         "heuristic-first",
         heuristic_first,
         "return a fast baseline's layout when it fits"
+    ),
+    switch!(
+        "lns",
+        lns,
+        "minimise: improve the best layout window by window (large-neighbourhood search)"
     ),
     Switch {
         name: "cpsat",

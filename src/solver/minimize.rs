@@ -1,8 +1,10 @@
 //! Minimise mode: the smallest capacity the search can find a layout for, between LOAD and the
-//! best baseline peak, with the gap to LOAD that remains unproven.
+//! best baseline peak, with the gap to LOAD that remains unproven. Its first phase always
+//! answers, so minimise returns a layout however short the limit.
 
+use super::improve::improve;
 use crate::analysis::Timeline;
-use crate::baselines::best_fast;
+use crate::baselines::{first_fit_or_lanes, Baseline};
 use crate::outcome::{Deadline, Limits};
 use crate::problem::{Problem, Solution};
 use crate::search::{self, FitRequest, Outcome, PortfolioConfig, SearchOptions, SearchStats};
@@ -13,10 +15,68 @@ use std::time::{Duration, Instant};
 /// limit alone sets no clock: the answer is then the same on any machine).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// The most buffers the search probes the whole problem for when the improvement phase follows
+/// (the search's model of 100,000 buffers took about 760 MiB; the windows are small).
+const WHOLE_SEARCH_MOST: usize = 100_000;
+
+/// Which phase of minimise produced its answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MinimizePhase {
+    /// The first phase, which always answers: TFLite Micro's first-fit by size descending;
+    /// when the limit came first, the buffers it had not placed yet were laid out in lanes
+    /// above the others, one lane per buffer live at once (`in_lanes`: how many; 0 when
+    /// first-fit placed every buffer).
+    Guarantee {
+        /// How many buffers were laid out in lanes at the limit.
+        in_lanes: usize,
+    },
+    /// Another fast baseline, run after the first phase while time remained.
+    Baseline(Baseline),
+    /// The search, fitting this capacity.
+    Search {
+        /// The capacity the search fitted.
+        capacity: u64,
+    },
+    /// The improvement phase (large-neighbourhood search, the `lns` switch) from the best layout
+    /// of the phases before.
+    Improve {
+        /// How many windows of time it re-placed.
+        windows: u64,
+    },
+}
+
+impl std::fmt::Display for MinimizePhase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MinimizePhase::Guarantee { in_lanes: 0 } => {
+                write!(
+                    f,
+                    "first-fit by size (tflite-micro), the phase that always answers"
+                )
+            }
+            MinimizePhase::Guarantee { in_lanes } => write!(
+                f,
+                "first-fit by size (tflite-micro), stopped by the limit: {in_lanes} buffers \
+                 laid out in lanes above the others"
+            ),
+            MinimizePhase::Baseline(baseline) => write!(f, "baseline {}", baseline.name()),
+            MinimizePhase::Search { capacity } => {
+                write!(f, "the search, fitting capacity {capacity}")
+            }
+            MinimizePhase::Improve { windows } => write!(
+                f,
+                "large-neighbourhood search, {windows} windows of time re-placed"
+            ),
+        }
+    }
+}
+
 /// The result of [`minimize`].
 pub(crate) struct Minimized {
     /// The best layout found (not yet validated).
     pub(crate) solution: Solution,
+    /// The phase that found it.
+    pub(crate) phase: MinimizePhase,
     /// A proven lower bound on any peak (LOAD, or higher when capacities were proven infeasible).
     pub(crate) lower_bound: u64,
     /// Counters, summed over every probe.
@@ -24,21 +84,23 @@ pub(crate) struct Minimized {
 }
 
 /// Finds the smallest peak the search can reach for `problem` (which passed [`Problem::check`];
-/// `timeline` is its timeline):
-/// starts from the best baseline and LOAD, probes LOAD first, then bisects, each probe a full
-/// search (with a fresh `portfolio()`) given half the time and half the nodes left: the node
-/// limit is a total over every probe. Under a node limit alone there is no clock, so the answer
-/// (peak, offsets, node count) depends on nothing but the call; with neither limit, the time
-/// limit is [`DEFAULT_TIMEOUT`]. `None` when the time ran out (or the solve was cancelled)
-/// before any baseline had placed every buffer.
+/// `timeline` is its timeline). First the phase that always answers ([`first_fit_or_lanes`]),
+/// then the other fast baselines while time remains (the first of equal peaks in
+/// [`Baseline::FAST`] order is kept), then the search from the best peak and LOAD: it probes
+/// LOAD first, then bisects, each probe a full search (with a fresh `portfolio()`) given half
+/// the time and half the nodes left: the node limit is a total over every probe. Under a node
+/// limit alone there is no clock, so the answer (peak, offsets, node count) depends on nothing
+/// but the call; with neither limit, the time limit is [`DEFAULT_TIMEOUT`]. The limit (or the
+/// cancel flag) stops every phase; the first then lays out in lanes what it has not placed, so
+/// there is always a layout.
 pub(crate) fn minimize(
     problem: &Problem,
     timeline: &Timeline,
     options: &SearchOptions,
-    portfolio: &dyn Fn() -> PortfolioConfig,
+    portfolio: &dyn Fn(usize) -> PortfolioConfig,
     limits: Limits,
     cancel: Option<&AtomicBool>,
-) -> Option<Minimized> {
+) -> Minimized {
     let start = Instant::now();
     let timeout = match limits {
         Limits {
@@ -49,13 +111,53 @@ pub(crate) fn minimize(
     };
     let deadline = Deadline::after(start, timeout, cancel);
     let mut stats = SearchStats::default();
-    let mut best = best_fast(problem, &deadline)?;
+    let (mut best, in_lanes) = first_fit_or_lanes(problem, &deadline);
+    let mut phase = MinimizePhase::Guarantee { in_lanes };
     let mut peak = best.peak(problem);
+    let rank = |b: Baseline| Baseline::FAST.iter().position(|&f| f == b);
+    let mut best_rank = rank(Baseline::TfliteMicro);
+    let improving = options.lns && !problem.has_gaps();
+    // With the improvement phase to come on a problem too large for probes of the whole, the
+    // other baselines (seconds each at a million buffers) stop at half the time left.
+    let baselines_deadline = match (improving && problem.len() > WHOLE_SEARCH_MOST, timeout) {
+        (true, Some(t)) => {
+            let at = start.elapsed() + t.saturating_sub(start.elapsed()) / 2;
+            Deadline::after(start, Some(at), cancel)
+        }
+        _ => deadline,
+    };
+    for baseline in Baseline::FAST {
+        if baseline == Baseline::TfliteMicro || baselines_deadline.passed() {
+            continue;
+        }
+        let Some(layout) = baseline.allocate_within(problem, 0, &baselines_deadline) else {
+            continue;
+        };
+        let layout_peak = layout.peak(problem);
+        if (layout_peak, rank(baseline)) < (peak, best_rank) {
+            (best, peak, best_rank) = (layout, layout_peak, rank(baseline));
+            phase = MinimizePhase::Baseline(baseline);
+        }
+    }
     let mut lower = timeline.load();
     let mut probe_low = lower; // Lowest capacity not yet tried (not proven infeasible).
-    let mut nodes_left = limits.nodes;
+                               // With the improvement phase after them, the probes get half of the time and nodes left,
+                               // and none on a problem too large for the search to build.
+    let (probe_timeout, mut nodes_left, mut improve_nodes) = match improving {
+        false => (timeout, limits.nodes, None),
+        true if problem.len() > WHOLE_SEARCH_MOST => (Some(Duration::ZERO), Some(0), limits.nodes),
+        true => {
+            let half = |left: u64| left - left / 2;
+            (
+                timeout.map(|t| start.elapsed() + t.saturating_sub(start.elapsed()) / 2),
+                limits.nodes.map(half),
+                limits.nodes.map(|left| left / 2),
+            )
+        }
+    };
+    let probe_deadline = Deadline::after(start, probe_timeout, cancel);
     while probe_low < peak {
-        if deadline.passed() || nodes_left == Some(0) {
+        if probe_deadline.passed() || nodes_left == Some(0) {
             break;
         }
         // LOAD first (often reachable); then halve the interval.
@@ -65,11 +167,11 @@ pub(crate) fn minimize(
             probe_low + (peak - probe_low) / 2
         };
         let request = FitRequest {
-            portfolio: portfolio(),
+            portfolio: portfolio(problem.len()),
             timeline,
             options,
             limits: Limits {
-                timeout: timeout.map(|t| t.saturating_sub(start.elapsed()) / 2),
+                timeout: probe_timeout.map(|t| t.saturating_sub(start.elapsed()) / 2),
                 // Half of what is left, rounded up: the last node too is spent.
                 nodes: nodes_left.map(|left| left - left / 2),
             },
@@ -88,6 +190,7 @@ pub(crate) fn minimize(
             Outcome::Found(solution) => {
                 peak = solution.peak(problem);
                 best = solution;
+                phase = MinimizePhase::Search { capacity };
             }
             Outcome::Infeasible(_) => {
                 // Infeasible at a capacity means infeasible at every smaller one too.
@@ -97,10 +200,32 @@ pub(crate) fn minimize(
             Outcome::LimitReached => probe_low = capacity + 1,
         }
     }
+    if improving && peak > lower && !deadline.passed() {
+        if let (Some(left), Some(share)) = (nodes_left, improve_nodes.as_mut()) {
+            *share += left; // what the probes left
+        }
+        let improved = improve(
+            problem,
+            best.clone(),
+            lower,
+            options,
+            portfolio,
+            (&deadline, improve_nodes),
+        );
+        stats.add(&improved.stats);
+        let improved_peak = improved.solution.peak(problem);
+        if improved_peak < peak {
+            (best, peak) = (improved.solution, improved_peak);
+            phase = MinimizePhase::Improve {
+                windows: improved.windows,
+            };
+        }
+    }
     stats.seconds = start.elapsed().as_secs_f64();
-    Some(Minimized {
+    Minimized {
         solution: best,
+        phase,
         lower_bound: lower.min(peak),
         stats,
-    })
+    }
 }

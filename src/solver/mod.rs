@@ -14,9 +14,10 @@
 //! ```
 
 mod cpsat_member;
+mod improve;
 mod minimize;
 
-pub use minimize::DEFAULT_TIMEOUT as DEFAULT_MINIMIZE_TIMEOUT;
+pub use minimize::{MinimizePhase, DEFAULT_TIMEOUT as DEFAULT_MINIMIZE_TIMEOUT};
 
 use crate::analysis::Timeline;
 use crate::baselines::Baseline;
@@ -120,6 +121,8 @@ pub struct Allocation {
     pub warnings: Vec<String>,
     /// CP-SAT's counters, when it ran ([`Algorithm::CpSat`]).
     pub cpsat: Option<CpSatStats>,
+    /// The phase of minimisation with the search that produced the layout.
+    pub found_by: Option<MinimizePhase>,
 }
 
 /// Why a problem could not be solved at all.
@@ -398,6 +401,7 @@ impl Solver {
             lower_bound: None,
             warnings: Vec::new(),
             cpsat: None,
+            found_by: None,
         };
         let layout = match (self.algorithm, goal) {
             (Algorithm::Baseline(baseline), _) => {
@@ -596,8 +600,8 @@ impl Solver {
         allocation: &mut Allocation,
     ) -> Option<Solution> {
         let warnings = std::cell::RefCell::new(Vec::new());
-        let portfolio = || {
-            let (portfolio, new) = self.build_portfolio(problem.len(), model.as_ref());
+        let portfolio = |buffers: usize| {
+            let (portfolio, new) = self.build_portfolio(buffers, model.as_ref());
             let mut seen = warnings.borrow_mut();
             for w in new {
                 if !seen.contains(&w) {
@@ -615,11 +619,8 @@ impl Solver {
             self.cancel.as_deref(),
         );
         allocation.warnings = warnings.into_inner();
-        let Some(result) = result else {
-            allocation.status = Status::LimitReached;
-            return None;
-        };
         allocation.status = Status::Solved;
+        allocation.found_by = Some(result.phase);
         allocation.lower_bound = Some(result.lower_bound);
         allocation.search = Some(result.stats);
         Some(result.solution)

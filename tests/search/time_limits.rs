@@ -18,7 +18,8 @@ use telamalloc::analysis::load;
 use telamalloc::baselines::Baseline;
 use telamalloc::generate::{random, RandomOptions};
 use telamalloc::{
-    Algorithm, Allocation, Buffer, Gap, Goal, Problem, SearchOptions, Solver, Status,
+    validate, Algorithm, Allocation, Buffer, Gap, Goal, MinimizePhase, Problem, SearchOptions,
+    Solver, Status,
 };
 
 /// 200,000 buffers, one step long, in steps 0 to 3 in turn; sizes from 1,000,000 in the even
@@ -74,19 +75,67 @@ fn every_baseline_stops_at_the_time_limit_while_placing() {
     }
 }
 
-/// The search's first step tries three baselines before any search; minimise mode starts from
-/// the fast baselines. Both stop at the limit (and so never build the search's model of so
-/// large a problem).
+/// The search's first step tries three baselines before any search, and stops at the limit
+/// (and so never builds the search's model of so large a problem).
 #[test]
-fn the_heuristic_first_step_and_minimise_stop_at_the_time_limit() {
+fn the_heuristic_first_step_stops_at_the_time_limit() {
+    let result = Solver::new()
+        .timeout(LIMIT)
+        .solve(large_problem(), Goal::Fit(capacity()))
+        .expect("a valid problem");
+    assert_limit_reached(&result, "search fit");
+}
+
+/// Minimise always answers: on a problem far too large for the limit (a machine too slow for
+/// it), its first phase, first-fit, stops at the limit and lays out the buffers it has not
+/// placed in lanes above the others; the layout passed the validator, and the output says
+/// which phase made it.
+#[test]
+fn minimise_answers_at_the_time_limit_with_its_first_phase() {
     let problem = large_problem();
-    for goal in [Goal::Fit(capacity()), Goal::Minimize] {
-        let result = Solver::new()
-            .timeout(LIMIT)
-            .solve(problem, goal)
-            .expect("a valid problem");
-        assert_limit_reached(&result, &format!("search {goal:?}"));
+    let result = Solver::new()
+        .timeout(LIMIT)
+        .solve(problem, Goal::Minimize)
+        .expect("a valid problem");
+    assert_eq!(result.status, Status::Solved);
+    let solution = result.solution.as_ref().expect("a layout");
+    assert!(validate(problem, solution, Some(u64::MAX)).is_valid());
+    match result.found_by {
+        Some(MinimizePhase::Guarantee { in_lanes }) => {
+            assert!(
+                in_lanes > 0,
+                "first-fit placed every buffer within the limit"
+            )
+        }
+        other => panic!("found by {other:?}"),
     }
+}
+
+/// With the cancel flag set before the solve starts (a clock so slow that the limit has passed
+/// before any placement), minimise still answers: every buffer in lanes, by start time, each
+/// in the lane freed earliest, the lanes as high as their largest buffer and at their largest
+/// alignment, one above the other.
+#[test]
+fn minimise_cancelled_before_it_starts_lays_every_buffer_in_lanes() {
+    let mut buffers: Vec<Buffer> = (0..5u64)
+        .map(|i| Buffer::new(format!("b{i}"), i, i + 2, 3 + i))
+        .collect();
+    buffers[1].alignment = 8;
+    let problem = Problem::new(buffers, None);
+    let result = Solver::new()
+        .cancel_flag(Arc::new(AtomicBool::new(true)))
+        .solve(&problem, Goal::Minimize)
+        .expect("a valid problem");
+    assert_eq!(result.status, Status::Solved);
+    assert_eq!(
+        result.found_by,
+        Some(MinimizePhase::Guarantee { in_lanes: 5 })
+    );
+    // Lifetimes [i, i + 2): b0, b2, b4 share a lane (sizes 3, 5, 7: 7 high), b1 and b3 the
+    // other (4, 6: 6 high, aligned to b1's 8).
+    let offsets = &result.solution.as_ref().expect("a layout").offsets;
+    assert_eq!(offsets, &vec![0, 8, 0, 8, 0]);
+    assert_eq!(result.peak, Some(14));
 }
 
 /// A cancel flag set from another thread while a baseline places stops it the same way.

@@ -1,0 +1,390 @@
+//! Improvement by large-neighbourhood search: a layout's peak lowered window by window. Around
+//! each buffer that ends above a target, the buffers living wholly inside a window of time are
+//! freed, those crossing its edges stay where they are (fixed), and the search re-places the
+//! freed ones under the target; a window that fits replaces its part of the layout.
+
+use crate::analysis::Timeline;
+use crate::outcome::{Deadline, Limits};
+use crate::problem::{Problem, Solution};
+use crate::search::{self, FitRequest, Outcome, PortfolioConfig, SearchOptions, SearchStats};
+
+/// Search nodes a window gets per freed buffer (a fixed budget: the same windows give the same
+/// layout on any machine).
+const NODES_PER_FREED: u64 = 2;
+
+/// A window first reaches this many starts of buffers before and after the buffer it is made
+/// for (then twice as many at each widening).
+const WINDOW_STARTS: usize = 256;
+
+/// The last try around a buffer frees, in the widest window, only the buffers ending in the
+/// top band of the layout: above the target less this many times the peak's excess over the
+/// lower bound (so a window as long as a long-lived buffer frees few).
+const BAND: u64 = 2;
+
+/// The most buffers a window frees: a larger one is not searched.
+const MOST_FREED: usize = 4000;
+
+/// The most buffers a window holds: the search's model of a larger one costs too much time
+/// and memory before its first node (at 28,000 buffers, idealloc's S_1, it went past the time
+/// limit and took 900 MB).
+const MOST_HELD: usize = 12_000;
+
+/// How many times a window that does not fit is widened (doubling its reach) before the target
+/// is given up for a nearer one.
+const WIDENINGS: u32 = 2;
+
+/// The result of [`improve`].
+pub(crate) struct Improved {
+    /// The layout, never worse than the one given.
+    pub(crate) solution: Solution,
+    /// How many windows were re-placed.
+    pub(crate) windows: u64,
+    /// The search's counters, summed over every window.
+    pub(crate) stats: SearchStats,
+}
+
+/// The buffers of a problem by time, to find those overlapping a window without a scan of all:
+/// the short ones by start, the few long ones apart.
+struct ByTime {
+    /// The short buffers by `lower`, and their `lower`s.
+    short: Vec<u32>,
+    lowers: Vec<u64>,
+    /// The longest lifetime among the short buffers.
+    longest_short: u64,
+    /// The buffers living longer (about one in a hundred).
+    long: Vec<u32>,
+}
+
+impl ByTime {
+    fn new(problem: &Problem) -> ByTime {
+        let b = &problem.buffers;
+        let mut lifetimes: Vec<u64> = b.iter().map(|x| x.lifetime()).collect();
+        let at = lifetimes.len() * 99 / 100;
+        let longest_short = if lifetimes.is_empty() {
+            0
+        } else {
+            *lifetimes.select_nth_unstable(at).1
+        };
+        let (mut short, mut long) = (Vec::new(), Vec::new());
+        for (i, x) in b.iter().enumerate() {
+            if x.lifetime() <= longest_short {
+                short.push(i as u32);
+            } else {
+                long.push(i as u32);
+            }
+        }
+        short.sort_by_key(|&i| (b[i as usize].lower, i));
+        let lowers = short.iter().map(|&i| b[i as usize].lower).collect();
+        ByTime {
+            short,
+            lowers,
+            longest_short,
+            long,
+        }
+    }
+
+    /// The window of time `(from, to)` around `buffer`'s lifetime that reaches `starts` starts
+    /// of short buffers before it and after it.
+    fn around(&self, buffer: &crate::problem::Buffer, starts: usize) -> (u64, u64) {
+        if self.lowers.is_empty() {
+            return (buffer.lower, buffer.upper);
+        }
+        let at = self.lowers.partition_point(|&l| l < buffer.lower);
+        let before = self.lowers[at.saturating_sub(starts)];
+        let after = self.lowers[(at + starts).min(self.lowers.len() - 1)];
+        (buffer.lower.min(before), buffer.upper.max(after))
+    }
+
+    /// The buffers live at some time in `[from, to)`, in index order.
+    fn overlapping(&self, problem: &Problem, (from, to): (u64, u64)) -> Vec<usize> {
+        let b = &problem.buffers;
+        let first = self
+            .lowers
+            .partition_point(|&l| l < from.saturating_sub(self.longest_short));
+        let last = self.lowers.partition_point(|&l| l < to);
+        let live = |i: usize| b[i].lower < to && from < b[i].upper;
+        let mut found: Vec<usize> = self.short[first..last]
+            .iter()
+            .chain(&self.long)
+            .map(|&i| i as usize)
+            .filter(|&i| live(i))
+            .collect();
+        found.sort_unstable();
+        found
+    }
+}
+
+/// Lowers the peak of `start`, a valid layout of `problem` (no gaps), towards `lower` (a proven
+/// bound): each round sets a target below the peak, and re-places a window of time around every
+/// buffer ending above it (see the module doc), each window with [`NODES_PER_FREED`] nodes per
+/// freed buffer; when every buffer is under the target, the next round aims lower, else nearer.
+/// Stops at `deadline`, when `nodes` are spent, or when no target below the peak is left.
+/// `portfolio(buffers)` gives each window's search its portfolio.
+pub(crate) fn improve(
+    problem: &Problem,
+    start: Solution,
+    lower: u64,
+    options: &SearchOptions,
+    portfolio: &dyn Fn(usize) -> PortfolioConfig,
+    (deadline, mut nodes): (&Deadline<'_>, Option<u64>),
+) -> Improved {
+    let by_time = ByTime::new(problem);
+    let mut offsets = start.offsets;
+    let mut result = Improved {
+        solution: Solution {
+            offsets: Vec::new(),
+        },
+        windows: 0,
+        stats: SearchStats::default(),
+    };
+    let end = |offsets: &[u64], i: usize| offsets[i].saturating_add(problem.buffers[i].size);
+    let mut peak = (0..problem.len())
+        .map(|i| end(&offsets, i))
+        .max()
+        .unwrap_or(0);
+    let mut step = peak.saturating_sub(lower) / 4;
+    'rounds: while step > 0 && peak > lower {
+        let target = peak - step;
+        let mut above: Vec<usize> = (0..problem.len())
+            .filter(|&i| end(&offsets, i) > target)
+            .collect();
+        above.sort_by_key(|&i| (problem.buffers[i].lower, i));
+        let mut reached = true;
+        for &i in &above {
+            if end(&offsets, i) <= target {
+                continue; // moved by an earlier window
+            }
+            if deadline.passed() || nodes == Some(0) {
+                break 'rounds;
+            }
+            let mut placed = false;
+            // The windows in time, widening; then the widest with only its top band freed.
+            let band = target.saturating_sub(BAND * peak.saturating_sub(lower));
+            let attempts = (0..=WIDENINGS)
+                .map(|widening| (widening, 0))
+                .chain([(WIDENINGS, band)]);
+            for (widening, band) in attempts {
+                let window = by_time.around(&problem.buffers[i], WINDOW_STARTS << widening);
+                let Some(window) =
+                    Window::around((problem, &by_time, &offsets), window, target, band)
+                else {
+                    continue;
+                };
+                if window.freed.len() > MOST_FREED || window.held.len() > MOST_HELD {
+                    continue; // too large for a short search
+                }
+                let budget = NODES_PER_FREED * window.freed.len() as u64;
+                let budget = nodes.map_or(budget, |left| left.min(budget));
+                let (found, stats) = window.fit(
+                    (problem, &offsets),
+                    target,
+                    options,
+                    portfolio,
+                    (deadline, budget),
+                );
+                result.stats.add(&stats);
+                if let Some(left) = nodes.as_mut() {
+                    *left = left.saturating_sub(stats.nodes);
+                }
+                if let Some(sub) = found {
+                    for (k, &j) in window.freed.iter().enumerate() {
+                        offsets[j] = sub.offsets[k];
+                    }
+                    result.windows += 1;
+                    placed = true;
+                    break;
+                }
+                if deadline.passed() || nodes == Some(0) {
+                    break 'rounds;
+                }
+            }
+            if !placed {
+                reached = false;
+                break;
+            }
+        }
+        let new_peak = (0..problem.len())
+            .map(|i| end(&offsets, i))
+            .max()
+            .unwrap_or(0);
+        if reached {
+            peak = new_peak;
+            step = step.max(1).min(peak.saturating_sub(lower) / 2).max(1);
+        } else {
+            peak = new_peak;
+            step /= 2;
+        }
+    }
+    result.solution = Solution { offsets };
+    result
+}
+
+/// A window of time: the buffers freed (living wholly inside it, free in the problem) and those
+/// held at their offsets (crossing its edges, or fixed in the problem).
+struct Window {
+    freed: Vec<usize>,
+    held: Vec<usize>,
+}
+
+impl Window {
+    /// The window `(from, to)` widened until no held buffer ends above `target` (a few times
+    /// at most): freed, the buffers living wholly inside it (not fixed in the problem) and
+    /// ending above `band`; held, the others live in it. `None` when one held still ends above
+    /// `target`.
+    fn around(
+        (problem, by_time, offsets): (&Problem, &ByTime, &[u64]),
+        (mut from, mut to): (u64, u64),
+        target: u64,
+        band: u64,
+    ) -> Option<Window> {
+        for _ in 0..4 {
+            let mut window = Window {
+                freed: Vec::new(),
+                held: Vec::new(),
+            };
+            let mut widened = false;
+            for i in by_time.overlapping(problem, (from, to)) {
+                let b = &problem.buffers[i];
+                let in_band = offsets[i].saturating_add(b.size) > band;
+                if from <= b.lower && b.upper <= to && b.offset.is_none() && in_band {
+                    window.freed.push(i);
+                    continue;
+                }
+                window.held.push(i);
+                if offsets[i].saturating_add(b.size) > target {
+                    if b.offset.is_some() {
+                        return None;
+                    }
+                    (from, to) = (from.min(b.lower), to.max(b.upper));
+                    widened = true;
+                }
+            }
+            if !widened {
+                return Some(window);
+            }
+        }
+        None
+    }
+
+    /// The freed buffers' offsets under `target` (in the order of `freed`), from the search on
+    /// the window alone with the held buffers fixed at `offsets`, within `nodes`; and its
+    /// counters.
+    fn fit(
+        &self,
+        (problem, offsets): (&Problem, &[u64]),
+        target: u64,
+        options: &SearchOptions,
+        portfolio: &dyn Fn(usize) -> PortfolioConfig,
+        (deadline, nodes): (&Deadline<'_>, u64),
+    ) -> (Option<Solution>, SearchStats) {
+        let freed = self.freed.iter().map(|&i| problem.buffers[i].clone());
+        let held = self.held.iter().map(|&i| {
+            let mut b = problem.buffers[i].clone();
+            b.offset = Some(offsets[i]);
+            b
+        });
+        let window = Problem::new(freed.chain(held).collect(), Some(target));
+        let timeline = Timeline::new(&window);
+        let timeout = deadline
+            .at
+            .map(|at| at.saturating_duration_since(std::time::Instant::now()));
+        let request = FitRequest {
+            portfolio: portfolio(window.len()),
+            timeline: &timeline,
+            options,
+            limits: Limits {
+                timeout,
+                nodes: Some(nodes),
+            },
+            cancel: deadline.cancel,
+            observer: None,
+            external: None,
+            hole_model: crate::learned::hole_model::lottery_weights(options),
+        };
+        let result = search::fit(&window, target, request);
+        match result.outcome {
+            Outcome::Found(solution) => (Some(solution), result.stats),
+            _ => (None, result.stats),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::load;
+    use crate::generate::{random, RandomOptions};
+    use crate::policy_spec::PolicySpec;
+    use crate::validate::validate;
+
+    /// 400 random buffers over 400 steps, about 50 live at once.
+    fn problem() -> Problem {
+        let options = RandomOptions {
+            buffers: 400,
+            horizon: 400,
+            max_lifetime: 100,
+            min_size: 1,
+            max_size: 1000,
+            tightness: 1.0,
+        };
+        random(&options, 3)
+    }
+
+    /// Every buffer stacked on the one before: a valid layout, its peak the sum of the sizes.
+    fn stacked(problem: &Problem) -> Solution {
+        let mut top = 0;
+        let offsets = problem
+            .buffers
+            .iter()
+            .map(|b| {
+                top += b.size;
+                top - b.size
+            })
+            .collect();
+        Solution { offsets }
+    }
+
+    fn run(problem: &Problem, threads: usize) -> Improved {
+        let options = SearchOptions {
+            threads,
+            ..SearchOptions::default()
+        };
+        let portfolio = |buffers: usize| {
+            PolicySpec::Portfolio
+                .configure(buffers, &options, 0, None)
+                .0
+        };
+        let start = stacked(problem);
+        let deadline = Deadline::none();
+        let lower = load(problem);
+        improve(
+            problem,
+            start,
+            lower,
+            &options,
+            &portfolio,
+            (&deadline, Some(50_000)),
+        )
+    }
+
+    /// From the worst layout (every buffer stacked, peak about five times LOAD), the windows
+    /// bring the peak within a fifth of LOAD, every layout valid; under a node budget the
+    /// answer is the same again and with two threads.
+    #[test]
+    fn windows_lower_a_stacked_layout_the_same_way_every_time() {
+        let problem = problem();
+        let lower = load(&problem);
+        let start_peak = stacked(&problem).peak(&problem);
+        assert!(start_peak > 4 * lower, "{start_peak} against LOAD {lower}");
+        let improved = run(&problem, 1);
+        let peak = improved.solution.peak(&problem);
+        assert!(validate(&problem, &improved.solution, Some(u64::MAX)).is_valid());
+        assert!(improved.windows > 0);
+        assert!(peak * 5 <= lower * 6, "peak {peak}, LOAD {lower}");
+        for threads in [1, 2] {
+            let again = run(&problem, threads);
+            assert_eq!(again.solution, improved.solution, "{threads} threads");
+            assert_eq!(again.stats.nodes, improved.stats.nodes, "{threads} threads");
+        }
+    }
+}
