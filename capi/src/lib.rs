@@ -173,6 +173,8 @@ pub unsafe extern "C" fn tm_problem_new(
                 offset: fixed.and_then(|v| (v[i] != u64::MAX).then_some(v[i])),
                 hint: None,
                 gaps: Vec::new(),
+                memories: Vec::new(),
+                benefit: None,
             })
             .collect();
         let problem = Problem::new(buffers, None);

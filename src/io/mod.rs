@@ -12,14 +12,17 @@ mod json_format;
 
 pub use check::{check_problem, BufferPlaces};
 pub use csv_format::{
-    parse_csv_problem, parse_csv_solution, write_csv_problem, write_csv_solution,
+    parse_csv_memories, parse_csv_problem, parse_csv_problem_in, parse_csv_solution,
+    write_csv_assigned, write_csv_problem, write_csv_solution,
 };
 pub use files::{file_name, problem_files, split_files, write_file};
 pub(crate) use json_format::json_solution_value;
-pub use json_format::{parse_json_problem, parse_json_solution, write_json_solution};
+pub use json_format::{
+    parse_json_problem, parse_json_problem_in, parse_json_solution, write_json_solution,
+};
 
 use crate::error::InputError;
-use crate::problem::{Problem, Solution};
+use crate::problem::{Memory, Problem, Solution};
 use std::path::Path;
 
 /// The on-disk format of a problem or solution file.
@@ -109,6 +112,22 @@ fn read_text(path: &Path) -> Result<String, InputError> {
 /// The capacity is, in order of preference: `capacity` if given, the file's own (`"capacity"`
 /// in JSON), or the MiniMalloc file-name convention `NAME.CAPACITY.csv`.
 pub fn read_problem(path: &Path, capacity: Option<u64>) -> Result<Problem, InputError> {
+    read_problem_in(path, capacity, None)
+}
+
+/// Reads a memories file (CSV: `id,capacity[,cost]`, one memory per line; see
+/// [`parse_csv_memories`]).
+pub fn read_memories(path: &Path) -> Result<Vec<Memory>, InputError> {
+    parse_csv_memories(&read_text(path)?, &path.display().to_string())
+}
+
+/// [`read_problem`] with `memories`, if given, in place of the file's own (a CSV problem has
+/// none of its own); the buffers' `memories` columns are checked against them.
+pub fn read_problem_in(
+    path: &Path,
+    capacity: Option<u64>,
+    memories: Option<Vec<Memory>>,
+) -> Result<Problem, InputError> {
     let name = path.display().to_string();
     let text = read_text(path)?;
     let from_name = capacity_from_file_name(path);
@@ -117,10 +136,11 @@ pub fn read_problem(path: &Path, capacity: Option<u64>) -> Result<Problem, Input
             if capacity.is_none() {
                 check_file_name_capacity(path, from_name)?;
             }
-            parse_csv_problem(&text, &name, capacity.or(from_name))
+            let memories = memories.unwrap_or_default();
+            parse_csv_problem_in(&text, &name, capacity.or(from_name), memories)
         }
         Format::Json => {
-            let mut problem = parse_json_problem(&text, &name, capacity)?;
+            let mut problem = parse_json_problem_in(&text, &name, capacity, memories)?;
             if problem.capacity.is_none() {
                 check_file_name_capacity(path, from_name)?;
             }
