@@ -290,8 +290,11 @@ impl Run<'_> {
     fn order(&self) -> Vec<usize> {
         let regret = |i: usize| -> f64 {
             let o = &self.slots.options[i];
-            let r = if o.len() > 1 { o[1].0 - o[0].0 } else { 0 };
-            r as f64 / self.problem.buffers[i].size as f64
+            if o.len() < 2 {
+                // No other place: first.
+                return f64::INFINITY;
+            }
+            (o[1].0 - o[0].0) as f64 / self.problem.buffers[i].size as f64
         };
         let mut order: Vec<usize> = (0..self.problem.len()).collect();
         let buffers = &self.problem.buffers;
@@ -306,26 +309,47 @@ impl Run<'_> {
         order
     }
 
-    /// The better (cheaper) of first-fit admission and the LOAD-guided assignment.
+    /// The cheapest of several assignments, each complete and valid: admission (first fit and
+    /// best fit in the choosing order, best fit largest first); the LOAD-guided assignment at
+    /// five targets packed best fit (what does not fit goes to its next place); and, while time
+    /// is left, the LOAD-guided assignment fitted by the search.
     fn heuristic(&self) -> Option<Placed> {
         let order = self.order();
-        let admitted = admission(self.problem, self.slots, &order);
-        let guided = self.guided(&order);
-        match (admitted, guided) {
-            (Some(a), Some(g)) => Some(if g.cost(self.slots) <= a.cost(self.slots) {
-                g
-            } else {
-                a
-            }),
-            (a, g) => g.or(a),
+        let buffers = &self.problem.buffers;
+        // Largest first (fixed buffers first), as size-descending best fit packs.
+        let mut by_size = order.clone();
+        by_size.sort_by(|&a, &b| {
+            let free = |i: usize| buffers[i].offset.is_none();
+            free(a)
+                .cmp(&free(b))
+                .then(buffers[b].size.cmp(&buffers[a].size))
+                .then(buffers[b].lifetime().cmp(&buffers[a].lifetime()))
+                .then(a.cmp(&b))
+        });
+        let mut best = admission(self.problem, self.slots, &order, Fit::First);
+        let mut consider = |candidate: Option<Placed>| {
+            if let Some(c) = candidate {
+                if best
+                    .as_ref()
+                    .is_none_or(|b| c.cost(self.slots) < b.cost(self.slots))
+                {
+                    best = Some(c);
+                }
+            }
+        };
+        consider(admission(self.problem, self.slots, &order, Fit::Best));
+        consider(admission(self.problem, self.slots, &by_size, Fit::Best));
+        for shrink in [0, 1, 2, 4, 8] {
+            consider(self.packed(&order, &by_size, shrink));
         }
+        consider(self.guided(&order));
+        best
     }
 
-    /// Assigns by LOAD (each buffer to its cheapest slot where the live total stays within a
-    /// target below the capacity), fits each memory with the search, lowers the target of a
-    /// memory that does not fit, and at the end fills the layouts' holes with buffers placed in
-    /// costlier slots.
-    fn guided(&self, order: &[usize]) -> Option<Placed> {
+    /// Each buffer, in `order`, to its cheapest slot where the live total (LOAD) stays within
+    /// `capacity x (1 - shrink / 64)`, else to the cheapest where it stays within the capacity;
+    /// `None` when one fits nowhere.
+    fn load_assign(&self, order: &[usize], shrink: &[u64]) -> Option<Vec<usize>> {
         let problem = self.problem;
         let slots = self.slots;
         let mut times: Vec<u64> = problem
@@ -336,91 +360,172 @@ impl Run<'_> {
         times.sort_unstable();
         times.dedup();
         let at = |t: u64| times.partition_point(|&x| x < t);
-        // Lowered targets: capacity x (1 - shrink / 64).
-        let mut shrink = vec![0u64; slots.capacity.len()];
-        let mut fitted: Vec<Option<Vec<u64>>> = vec![None; slots.capacity.len()];
+        let mut trees: Vec<MaxTree> = slots
+            .capacity
+            .iter()
+            .map(|_| MaxTree::new(&vec![0; times.len().max(1)]))
+            .collect();
         let mut slot = vec![usize::MAX; problem.len()];
-        let nodes = 4 * problem.len() as u64 + 50_000;
-        for _round in 0..8 {
-            let mut trees: Vec<MaxTree> = slots
-                .capacity
-                .iter()
-                .map(|_| MaxTree::new(&vec![0; times.len().max(1)]))
-                .collect();
-            for &i in order {
-                let b = &problem.buffers[i];
-                let range = at(b.lower)..at(b.upper);
-                let chosen = slots.options[i].iter().map(|o| o.1).find(|&s| {
-                    let Some(capacity) = slots.capacity[s] else {
-                        return true;
-                    };
-                    let target = capacity - capacity / 64 * shrink[s];
-                    let live = trees[s].max(range.clone()).map_or(0, |m| m.0);
-                    live + b.size as i128 <= target as i128
-                });
-                // No slot within its target: the cheapest where it fits at all by LOAD.
-                let chosen = chosen.or_else(|| {
-                    slots.options[i].iter().map(|o| o.1).find(|&s| {
-                        let live = trees[s].max(range.clone()).map_or(0, |m| m.0);
-                        slots.capacity[s].is_none_or(|c| live + b.size as i128 <= c as i128)
-                    })
-                })?;
-                trees[chosen].add(range, b.size as i128);
-                slot[i] = chosen;
+        for &i in order {
+            let b = &problem.buffers[i];
+            let range = at(b.lower)..at(b.upper);
+            let within = |s: usize, trees: &[MaxTree], target: &dyn Fn(u64) -> u64| {
+                let live = trees[s].max(range.clone()).map_or(0, |m| m.0);
+                slots.capacity[s].is_none_or(|c| live + b.size as i128 <= target(c) as i128)
+            };
+            let options = || slots.options[i].iter().map(|o| o.1);
+            let chosen = options()
+                .find(|&s| within(s, &trees, &|c| c - c / 64 * shrink[s]))
+                .or_else(|| options().find(|&s| within(s, &trees, &|c| c)))?;
+            trees[chosen].add(range, b.size as i128);
+            slot[i] = chosen;
+        }
+        Some(slot)
+    }
+
+    /// The LOAD-guided assignment (target `capacity x (1 - shrink / 64)`) with each memory
+    /// packed best fit, largest first (fast at any size); a buffer that ends above the capacity goes to its next place (first fit), and
+    /// then buffers move into cheaper holes.
+    fn packed(&self, order: &[usize], by_size: &[usize], shrink: u64) -> Option<Placed> {
+        let problem = self.problem;
+        let slots = self.slots;
+        let slot = self.load_assign(order, &vec![shrink; slots.capacity.len()])?;
+        let buffers = &problem.buffers;
+        let mut placers: Vec<Option<Placer>> = slots
+            .capacity
+            .iter()
+            .map(|c| c.map(|_| Placer::new(problem)))
+            .collect();
+        let mut at = vec![usize::MAX; problem.len()];
+        let mut offsets = vec![0u64; problem.len()];
+        for &i in by_size {
+            let s = slot[i];
+            let (Some(placer), Some(capacity)) = (placers[s].as_mut(), slots.capacity[s]) else {
+                at[i] = s;
+                continue;
+            };
+            let offset = placer.position(i, Fit::Best);
+            let b = &buffers[i];
+            if offset.saturating_add(b.size) <= capacity
+                && (b.offset.is_none() || clear_at(placer, i, offset, b.size))
+            {
+                placer.place(i, offset);
+                at[i] = s;
+                offsets[i] = offset;
             }
+        }
+        // What did not fit: its next places, first fit.
+        for &i in order {
+            if at[i] != usize::MAX {
+                continue;
+            }
+            let b = &buffers[i];
+            for &(_, s) in slots.options[i]
+                .iter()
+                .skip_while(|o| o.1 != slot[i])
+                .skip(1)
+            {
+                let (Some(placer), Some(capacity)) = (placers[s].as_mut(), slots.capacity[s])
+                else {
+                    at[i] = s;
+                    break;
+                };
+                let offset = placer.position(i, Fit::First);
+                if offset.saturating_add(b.size) <= capacity
+                    && (b.offset.is_none() || clear_at(placer, i, offset, b.size))
+                {
+                    placer.place(i, offset);
+                    at[i] = s;
+                    offsets[i] = offset;
+                    break;
+                }
+            }
+            if at[i] == usize::MAX {
+                return None;
+            }
+        }
+        Some(self.fill_in(at, offsets, placers, order))
+    }
+
+    /// Fits the LOAD-guided assignment with the search (each memory under a node budget of
+    /// twice its buffers, plus 1000) at LOAD targets `capacity x (1 - shrink / 64)`: from
+    /// `shrink` 8, doubled until the memories fit, then halved while they still fit and time is
+    /// left (an answer at any time). Each fit is completed by moving buffers into cheaper
+    /// holes; the cheapest is returned.
+    fn guided(&self, order: &[usize]) -> Option<Placed> {
+        let problem = self.problem;
+        let slots = self.slots;
+        let mut best: Option<Placed> = None;
+        let mut shrink = 8u64;
+        loop {
+            let slot = self.load_assign(order, &vec![shrink; slots.capacity.len()])?;
+            let mut offsets = vec![0u64; problem.len()];
             let mut all_fit = true;
             for (s, capacity) in slots.capacity.iter().enumerate() {
                 let Some(capacity) = *capacity else { continue };
                 let members: Vec<usize> = (0..problem.len()).filter(|&i| slot[i] == s).collect();
+                let nodes = 2 * members.len() as u64 + 1000;
                 match self.fit(&members, capacity, Some(nodes)) {
                     Fitted::Fits(found) => {
-                        let mut offsets = vec![0; problem.len()];
                         for (k, &i) in members.iter().enumerate() {
                             offsets[i] = found[k];
                         }
-                        fitted[s] = Some(offsets);
                     }
-                    _ if self.deadline.passed() || self.deadline.cancelled() => return None,
                     _ => {
                         all_fit = false;
-                        fitted[s] = None;
-                        shrink[s] = (shrink[s] * 2).clamp(1, 64);
+                        break;
                     }
                 }
             }
-            if all_fit {
-                return Some(self.fill_in(slot, &fitted, order));
+            if self.deadline.passed() || self.deadline.cancelled() {
+                return best;
             }
+            if !all_fit {
+                if best.is_some() || shrink == 64 {
+                    return best;
+                }
+                shrink *= 2;
+                continue;
+            }
+            let placers = slots
+                .capacity
+                .iter()
+                .enumerate()
+                .map(|(s, c)| {
+                    c.map(|_| {
+                        let mut placer = Placer::new(problem);
+                        for i in (0..problem.len()).filter(|&i| slot[i] == s) {
+                            placer.place(i, offsets[i]);
+                        }
+                        placer
+                    })
+                })
+                .collect();
+            let placed = self.fill_in(slot, offsets, placers, order);
+            if best
+                .as_ref()
+                .is_none_or(|b| placed.cost(slots) < b.cost(slots))
+            {
+                best = Some(placed);
+            }
+            if shrink == 0 {
+                return best;
+            }
+            shrink /= 2;
         }
-        None
     }
 
-    /// Moves buffers into the holes of cheaper slots' layouts (first fit), cheapest first.
+    /// Moves buffers into the holes of cheaper slots' layouts (first fit), cheapest first;
+    /// `placers` hold each bounded slot's layout.
     fn fill_in(
         &self,
         mut slot: Vec<usize>,
-        fitted: &[Option<Vec<u64>>],
+        mut offsets: Vec<u64>,
+        mut placers: Vec<Option<Placer<'_>>>,
         order: &[usize],
     ) -> Placed {
         let problem = self.problem;
         let slots = self.slots;
-        let mut offsets = vec![0u64; problem.len()];
-        let mut placers: Vec<Option<Placer>> = slots
-            .capacity
-            .iter()
-            .enumerate()
-            .map(|(s, c)| {
-                c.map(|_| {
-                    let mut placer = Placer::new(problem);
-                    for i in (0..problem.len()).filter(|&i| slot[i] == s) {
-                        let offset = fitted[s].as_ref().expect("every memory fits")[i];
-                        placer.place(i, offset);
-                        offsets[i] = offset;
-                    }
-                    placer
-                })
-            })
-            .collect();
         for &i in order {
             let b = &problem.buffers[i];
             if b.offset.is_some() {
@@ -457,9 +562,9 @@ impl Run<'_> {
     }
 }
 
-/// First-fit admission: buffers in `order`, each at the lowest free offset of its cheapest slot
-/// where it fits; `None` when one fits nowhere.
-fn admission(problem: &Problem, slots: &Slots, order: &[usize]) -> Option<Placed> {
+/// Admission: buffers in `order`, each at the offset `fit` chooses in its cheapest slot where
+/// it fits; `None` when one fits nowhere.
+fn admission(problem: &Problem, slots: &Slots, order: &[usize], fit: Fit) -> Option<Placed> {
     let mut placers: Vec<Option<Placer>> = slots
         .capacity
         .iter()
@@ -474,7 +579,7 @@ fn admission(problem: &Problem, slots: &Slots, order: &[usize]) -> Option<Placed
                 slot[i] = s;
                 break;
             };
-            let offset = placer.position(i, Fit::First);
+            let offset = placer.position(i, fit);
             let fits = offset.saturating_add(b.size) <= capacity
                 && (b.offset.is_none() || clear_at(placer, i, offset, b.size));
             if fits {
@@ -520,7 +625,8 @@ pub fn greedy_admission(problem: &Problem, capacity: u64) -> (Solution, Assignme
             .then(buffers[b].size.cmp(&buffers[a].size))
             .then(a.cmp(&b))
     });
-    let placed = admission(problem, &slots, &order).expect("moving out is always possible");
+    let placed =
+        admission(problem, &slots, &order, Fit::First).expect("moving out is always possible");
     let memory = placed.slot.iter().map(|&s| slots.memory[s]).collect();
     (
         Solution {

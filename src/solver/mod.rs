@@ -241,6 +241,11 @@ impl fmt::Debug for Solver {
     }
 }
 
+/// The time limit of [`Goal::Spill`] and [`Goal::Memories`] when none is given: the search
+/// improves the assignment until then (first-fit admission and a packed assignment come first,
+/// whatever the time).
+pub const DEFAULT_ASSIGN_TIMEOUT: Duration = Duration::from_secs(9);
+
 /// Why a search that ran out of layouts to try reports a limit rather than infeasibility.
 const EXHAUSTED_MODEL: &str = "the search tried every layout in which, of two buffers live at \
     a common time, one lies wholly above the other, and none fits; gap windows may still allow \
@@ -500,12 +505,10 @@ impl Solver {
             }
             _ => (memories::Slots::memories(problem), None),
         };
-        let deadline = Deadline::after(start, self.limits.timeout, self.cancel.as_deref());
+        let limit = Some(self.limits.timeout.unwrap_or(DEFAULT_ASSIGN_TIMEOUT));
+        let deadline = Deadline::after(start, limit, self.cancel.as_deref());
         let fit = |sub: &Problem, capacity: u64, nodes: Option<u64>| {
-            let timeout = self
-                .limits
-                .timeout
-                .map(|t| t.saturating_sub(start.elapsed()));
+            let timeout = limit.map(|t| t.saturating_sub(start.elapsed()));
             let child = self.clone().limits(Limits { timeout, nodes });
             match child.solve(sub, Goal::Fit(capacity)) {
                 Ok(a) if a.status == Status::Solved => {

@@ -280,3 +280,49 @@ fn spill_beyond_the_exact_size_keeps_at_least_greedy_admission() {
         greedy.kept(&problem)
     );
 }
+
+/// 10,000 random buffers: spill at about 86% of LOAD and three memories, both validated by the
+/// front door; spill keeps at least what greedy admission keeps. About 10 s (each goal runs to
+/// its default time limit), so ignored: `cargo test --test model -- --ignored ten_thousand`.
+#[test]
+#[ignore]
+fn ten_thousand_buffers_spill_and_memories() {
+    let mut draw = Draw(11);
+    let buffers: Vec<Buffer> = (0..10_000)
+        .map(|i| {
+            let lower = draw.below(1000);
+            Buffer::new(
+                format!("b{i}"),
+                lower,
+                lower + 1 + draw.below(50),
+                1 + draw.below(4096),
+            )
+        })
+        .collect();
+    let problem = Problem::new(buffers, None);
+    let load = telamalloc::analysis::load(&problem);
+    let capacity = load * 6 / 7;
+    let result = Solver::new()
+        .solve(&problem, Goal::Spill(capacity))
+        .unwrap();
+    let kept = result
+        .assignment
+        .expect("an answer at any time")
+        .kept(&problem);
+    let (_, greedy) = greedy_admission(&problem, capacity);
+    assert!(kept >= greedy.kept(&problem));
+    let mut problem = problem.with_memories(vec![
+        Memory::new("sram", load / 3, 1),
+        Memory::new("tcm", load / 4, 2),
+        Memory::new("dram", load * 2, 10),
+    ]);
+    for b in problem.buffers.iter_mut().step_by(5) {
+        b.memories = vec!["sram".into()];
+    }
+    let result = Solver::new().solve(&problem, Goal::Memories).unwrap();
+    assert_eq!(result.status, Status::Solved);
+    let assignment = result.assignment.unwrap();
+    assert!((0..problem.len())
+        .filter(|i| i % 5 == 0)
+        .all(|i| assignment.memory[i] == Some(0)));
+}
