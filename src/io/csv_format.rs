@@ -530,12 +530,25 @@ pub fn parse_csv_solution(
     file: &str,
     problem: &Problem,
 ) -> Result<Solution, InputError> {
+    parse_csv_assigned(text, file, problem).map(|(solution, _)| solution)
+}
+
+/// [`parse_csv_solution`], and when the file has a `memory` column (as `solve --spill` and
+/// `solve --memories` write it) each buffer's memory: an id of the problem's memories (`chip`
+/// for a problem without), or empty for a buffer moved out, whose offset may be empty too.
+pub fn parse_csv_assigned(
+    text: &str,
+    file: &str,
+    problem: &Problem,
+) -> Result<(Solution, Option<Assignment>), InputError> {
     let scanned = scan(text);
     let mut rdr = reader(&scanned.text);
     let header = header(&mut rdr, file, &scanned)?;
     let columns = Columns::parse(&header, (file, scanned.header()), &["id", "offset"], true)?;
+    let memory_column = header.iter().position(|name| name.trim() == "memory");
     let index = problem.index_by_id();
     let mut offsets: Vec<Option<u64>> = vec![None; problem.buffers.len()];
+    let mut memory: Vec<Option<usize>> = vec![None; problem.buffers.len()];
     for record in rdr.records() {
         let record = record.map_err(|e| csv_error(e, file, &scanned))?;
         let line = scanned.of(&record);
@@ -549,12 +562,34 @@ pub fn parse_csv_solution(
                 format!("id {} is not a buffer of the problem", quoted(id)),
             )
         })?;
-        let offset = parse_number(
-            columns.get(&record, "offset").unwrap_or(""),
-            file,
-            line,
-            "offset",
-        )?;
+        let offset_text = columns.get(&record, "offset").unwrap_or("");
+        if let Some(column) = memory_column {
+            let name = record.get(column).map_or("", str::trim);
+            memory[i] = match name {
+                "" => None,
+                "chip" if problem.memories.is_empty() => Some(0),
+                _ => Some(
+                    problem
+                        .memories
+                        .iter()
+                        .position(|m| m.id == name)
+                        .ok_or_else(|| {
+                            InputError::at_line(
+                                file,
+                                Some(line),
+                                Some("memory"),
+                                format!("{} is not a memory of the problem", quoted(name)),
+                            )
+                        })?,
+                ),
+            };
+        }
+        let moved_out = memory_column.is_some() && memory[i].is_none();
+        let offset = if moved_out && offset_text.is_empty() {
+            0
+        } else {
+            parse_number(offset_text, file, line, "offset")?
+        };
         if offsets[i].replace(offset).is_some() {
             return Err(InputError::at_line(
                 file,
@@ -564,7 +599,12 @@ pub fn parse_csv_solution(
             ));
         }
     }
-    collect_offsets(offsets, problem, file)
+    let solution = collect_offsets(offsets, problem, file)?;
+    let assignment = memory_column.map(|_| Assignment {
+        memory,
+        proven_best: false,
+    });
+    Ok((solution, assignment))
 }
 
 /// Turns per-buffer optional offsets into a solution, naming the first buffer without one.

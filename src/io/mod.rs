@@ -12,8 +12,8 @@ mod json_format;
 
 pub use check::{check_problem, BufferPlaces};
 pub use csv_format::{
-    parse_csv_memories, parse_csv_problem, parse_csv_problem_in, parse_csv_solution,
-    write_csv_assigned, write_csv_problem, write_csv_solution,
+    parse_csv_assigned, parse_csv_memories, parse_csv_problem, parse_csv_problem_in,
+    parse_csv_solution, write_csv_assigned, write_csv_problem, write_csv_solution,
 };
 pub use files::{file_name, problem_files, split_files, write_file};
 pub(crate) use json_format::json_solution_value;
@@ -22,7 +22,7 @@ pub use json_format::{
 };
 
 use crate::error::InputError;
-use crate::problem::{Memory, Problem, Solution};
+use crate::problem::{Assignment, Memory, Problem, Solution};
 use std::path::Path;
 
 /// The on-disk format of a problem or solution file.
@@ -207,11 +207,20 @@ pub fn read_problem_set(
 
 /// Reads a solution file for `problem` (format from the extension): every buffer's offset by id.
 pub fn read_solution(path: &Path, problem: &Problem) -> Result<Solution, InputError> {
+    read_assigned(path, problem).map(|(solution, _)| solution)
+}
+
+/// [`read_solution`], with each buffer's memory when the file gives one (a CSV `memory`
+/// column; see [`parse_csv_assigned`]).
+pub fn read_assigned(
+    path: &Path,
+    problem: &Problem,
+) -> Result<(Solution, Option<Assignment>), InputError> {
     let name = path.display().to_string();
     let text = read_text(path)?;
     match Format::from_path(path) {
-        Format::Csv => parse_csv_solution(&text, &name, problem),
-        Format::Json => parse_json_solution(&text, &name, problem),
+        Format::Csv => parse_csv_assigned(&text, &name, problem),
+        Format::Json => parse_json_solution(&text, &name, problem).map(|s| (s, None)),
     }
 }
 

@@ -326,3 +326,34 @@ fn ten_thousand_buffers_spill_and_memories() {
         .filter(|i| i % 5 == 0)
         .all(|i| assignment.memory[i] == Some(0)));
 }
+
+#[test]
+fn a_solution_with_memories_reads_back_and_a_bad_memory_names_line_and_field() {
+    use telamalloc::io::{parse_csv_assigned, write_csv_assigned};
+    let problem = two_memories();
+    let result = Solver::new().solve(&problem, Goal::Memories).unwrap();
+    let (solution, assignment) = (result.solution.unwrap(), result.assignment.unwrap());
+    let text = write_csv_assigned(&problem, &solution, &assignment);
+    let (read, memory) = parse_csv_assigned(&text, "s.csv", &problem).unwrap();
+    assert_eq!(read, solution);
+    assert_eq!(memory.unwrap().memory, assignment.memory);
+    let bad = text.replacen(",dram", ",l2", 1);
+    let error = parse_csv_assigned(&bad, "s.csv", &problem).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("field 'memory': 'l2' is not a memory"),
+        "{error}"
+    );
+    // Spill: a buffer moved out has an empty offset and memory, and reads back as moved out.
+    let spilled = Problem::new(
+        vec![Buffer::new("a", 0, 2, 4), Buffer::new("b", 0, 2, 4)],
+        None,
+    );
+    let result = Solver::new().solve(&spilled, Goal::Spill(4)).unwrap();
+    let (solution, assignment) = (result.solution.unwrap(), result.assignment.unwrap());
+    let text = write_csv_assigned(&spilled, &solution, &assignment);
+    assert!(text.contains(",,\n"), "{text}");
+    let (_, memory) = parse_csv_assigned(&text, "s.csv", &spilled).unwrap();
+    assert_eq!(memory.unwrap().moved_out().len(), 1);
+}
