@@ -384,57 +384,34 @@ impl Run<'_> {
     }
 
     /// The LOAD-guided assignment (target `capacity x (1 - shrink / 64)`) with each memory
-    /// packed best fit, largest first (fast at any size); a buffer that ends above the capacity goes to its next place (first fit), and
-    /// then buffers move into cheaper holes.
+    /// packed best fit, largest first (fast at any size); a buffer that ends above the capacity
+    /// goes to its next place (first fit), and then buffers move into cheaper holes.
     fn packed(&self, order: &[usize], by_size: &[usize], shrink: u64) -> Option<Placed> {
         let problem = self.problem;
         let slots = self.slots;
         let slot = self.load_assign(order, &vec![shrink; slots.capacity.len()])?;
-        let buffers = &problem.buffers;
-        let mut placers: Vec<Option<Placer>> = slots
-            .capacity
-            .iter()
-            .map(|c| c.map(|_| Placer::new(problem)))
-            .collect();
+        let mut placers = placers_for(problem, slots);
         let mut at = vec![usize::MAX; problem.len()];
         let mut offsets = vec![0u64; problem.len()];
         for &i in by_size {
-            let s = slot[i];
-            let (Some(placer), Some(capacity)) = (placers[s].as_mut(), slots.capacity[s]) else {
-                at[i] = s;
-                continue;
-            };
-            let offset = placer.position(i, Fit::Best);
-            let b = &buffers[i];
-            if offset.saturating_add(b.size) <= capacity
-                && (b.offset.is_none() || clear_at(placer, i, offset, b.size))
-            {
-                placer.place(i, offset);
-                at[i] = s;
+            if let Some(offset) = place_in(&mut placers, slots, (i, slot[i]), Fit::Best) {
+                at[i] = slot[i];
                 offsets[i] = offset;
             }
         }
         // What did not fit: its next places, first fit.
-        for &i in order {
-            if at[i] != usize::MAX {
-                continue;
-            }
-            let b = &buffers[i];
-            for &(_, s) in slots.options[i]
+        let left: Vec<usize> = order
+            .iter()
+            .copied()
+            .filter(|&i| at[i] == usize::MAX)
+            .collect();
+        for i in left {
+            let next = slots.options[i]
                 .iter()
                 .skip_while(|o| o.1 != slot[i])
-                .skip(1)
-            {
-                let (Some(placer), Some(capacity)) = (placers[s].as_mut(), slots.capacity[s])
-                else {
-                    at[i] = s;
-                    break;
-                };
-                let offset = placer.position(i, Fit::First);
-                if offset.saturating_add(b.size) <= capacity
-                    && (b.offset.is_none() || clear_at(placer, i, offset, b.size))
-                {
-                    placer.place(i, offset);
+                .skip(1);
+            for &(_, s) in next {
+                if let Some(offset) = place_in(&mut placers, slots, (i, s), Fit::First) {
                     at[i] = s;
                     offsets[i] = offset;
                     break;
@@ -565,25 +542,12 @@ impl Run<'_> {
 /// Admission: buffers in `order`, each at the offset `fit` chooses in its cheapest slot where
 /// it fits; `None` when one fits nowhere.
 fn admission(problem: &Problem, slots: &Slots, order: &[usize], fit: Fit) -> Option<Placed> {
-    let mut placers: Vec<Option<Placer>> = slots
-        .capacity
-        .iter()
-        .map(|c| c.map(|_| Placer::new(problem)))
-        .collect();
+    let mut placers = placers_for(problem, slots);
     let mut slot = vec![usize::MAX; problem.len()];
     let mut offsets = vec![0u64; problem.len()];
     for &i in order {
-        let b = &problem.buffers[i];
         for &(_, s) in &slots.options[i] {
-            let (Some(placer), Some(capacity)) = (placers[s].as_mut(), slots.capacity[s]) else {
-                slot[i] = s;
-                break;
-            };
-            let offset = placer.position(i, fit);
-            let fits = offset.saturating_add(b.size) <= capacity
-                && (b.offset.is_none() || clear_at(placer, i, offset, b.size));
-            if fits {
-                placer.place(i, offset);
+            if let Some(offset) = place_in(&mut placers, slots, (i, s), fit) {
                 slot[i] = s;
                 offsets[i] = offset;
                 break;
@@ -597,6 +561,37 @@ fn admission(problem: &Problem, slots: &Slots, order: &[usize], fit: Fit) -> Opt
         slot,
         offsets,
         proven_best: false,
+    })
+}
+
+/// An empty layout for each slot with a capacity (`None` for moving out).
+fn placers_for<'p>(problem: &'p Problem, slots: &Slots) -> Vec<Option<Placer<'p>>> {
+    slots
+        .capacity
+        .iter()
+        .map(|c| c.map(|_| Placer::new(problem)))
+        .collect()
+}
+
+/// Places buffer `i` in slot `s` at the offset `fit` chooses, if it fits there under the
+/// capacity (a fixed buffer only where nothing placed meets it; in a slot without a capacity,
+/// always, at 0): the offset, or `None`.
+fn place_in(
+    placers: &mut [Option<Placer<'_>>],
+    slots: &Slots,
+    (i, s): (usize, usize),
+    fit: Fit,
+) -> Option<u64> {
+    let (Some(placer), Some(capacity)) = (placers[s].as_mut(), slots.capacity[s]) else {
+        return Some(0);
+    };
+    let b = &placer.problem().buffers[i];
+    let offset = placer.position(i, fit);
+    let fits = offset.saturating_add(b.size) <= capacity
+        && (b.offset.is_none() || clear_at(placer, i, offset, b.size));
+    fits.then(|| {
+        placer.place(i, offset);
+        offset
     })
 }
 

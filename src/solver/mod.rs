@@ -150,6 +150,24 @@ pub struct Allocation {
     pub assignment: Option<Assignment>,
 }
 
+impl Allocation {
+    /// An allocation with `status` and `load` and nothing found yet.
+    fn nothing_yet(status: Status, load: u64) -> Allocation {
+        Allocation {
+            status,
+            solution: None,
+            peak: None,
+            load,
+            elapsed: Duration::ZERO,
+            search: None,
+            lower_bound: None,
+            warnings: Vec::new(),
+            cpsat: None,
+            assignment: None,
+        }
+    }
+}
+
 /// Why a problem could not be solved at all.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SolveError {
@@ -448,18 +466,7 @@ impl Solver {
         // The limits from `start`, with room left for the validator, which checks the answer
         // after the allocator stops.
         let limits = self.limits_after_setup(start.elapsed());
-        let mut allocation = Allocation {
-            status: Status::LimitReached,
-            solution: None,
-            peak: None,
-            load,
-            elapsed: Duration::ZERO,
-            search: None,
-            lower_bound: None,
-            warnings: Vec::new(),
-            cpsat: None,
-            assignment: None,
-        };
+        let mut allocation = Allocation::nothing_yet(Status::LimitReached, load);
         let layout = match (self.algorithm, goal) {
             (Algorithm::Baseline(baseline), _) => {
                 let deadline = Deadline::after(start, limits.timeout, self.cancel.as_deref());
@@ -524,18 +531,8 @@ impl Solver {
             }
         };
         let answer = memories::solve(problem, &slots, &deadline, &fit);
-        let mut allocation = Allocation {
-            status: answer.status,
-            solution: None,
-            peak: None,
-            load: Timeline::new(problem).load(),
-            elapsed: Duration::ZERO,
-            search: None,
-            lower_bound: None,
-            warnings: Vec::new(),
-            cpsat: None,
-            assignment: None,
-        };
+        let load = Timeline::new(problem).load();
+        let mut allocation = Allocation::nothing_yet(answer.status, load);
         if let Some((layout, assignment)) = answer.placed {
             let report = validate_assignment(problem, &layout, &assignment, capacity);
             assert!(
