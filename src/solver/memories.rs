@@ -425,7 +425,7 @@ impl Run<'_> {
     }
 
     /// Fits the LOAD-guided assignment with the search (each memory under a node budget of
-    /// twice its buffers, plus 1000) at LOAD targets `capacity x (1 - shrink / 64)`: from
+    /// twice its buffers plus 1000, at the full capacity ten times plus 10,000) at LOAD targets `capacity x (1 - shrink / 64)`: from
     /// `shrink` 8, doubled until the memories fit, then halved while they still fit and time is
     /// left (an answer at any time). Each fit is completed by moving buffers into cheaper
     /// holes; the cheapest is returned.
@@ -441,7 +441,11 @@ impl Run<'_> {
             for (s, capacity) in slots.capacity.iter().enumerate() {
                 let Some(capacity) = *capacity else { continue };
                 let members: Vec<usize> = (0..problem.len()).filter(|&i| slot[i] == s).collect();
-                let nodes = 2 * members.len() as u64 + 1000;
+                // At the full capacity, where a near miss costs the most, a longer search.
+                let nodes = match shrink {
+                    0 => 10 * members.len() as u64 + 10_000,
+                    _ => 2 * members.len() as u64 + 1000,
+                };
                 match self.fit(&members, capacity, Some(nodes)) {
                     Fitted::Fits(found) => {
                         for (k, &i) in members.iter().enumerate() {
