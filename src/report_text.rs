@@ -37,6 +37,8 @@ pub fn solution_text(
                 entry.as_object_mut().expect("a buffer").remove("offset");
             }
         }
+        // The peak of what is kept (a buffer moved out holds no address).
+        value["peak"] = allocation.peak.into();
         value["cost"] = (assignment.cost(problem) as u64).into();
         value["kept_bytes"] = (assignment.kept_bytes(problem) as u64).into();
         value["proven_best"] = assignment.proven_best.into();
