@@ -91,8 +91,8 @@ tm_error tm_solve(const tm_problem *problem, const tm_options *options, tm_resul
 
 /* When not everything fits options->capacity: keeps the largest total benefit (bytes, unless
  * tm_problem_set_benefit) and moves the rest out; tm_result_memories says which. Exact on
- * small problems (at most 4096 choices), the best found on larger ones. With memories, the
- * same as tm_solve. */
+ * small problems (at most 65,536 choices: 16 buffers), the best found on larger ones. With
+ * memories, the same as tm_solve. */
 tm_error tm_solve_spill(const tm_problem *problem, const tm_options *options, tm_result **result);
 
 /* Copies each buffer's memory into out (room for capacity values): its index among the

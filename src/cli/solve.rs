@@ -63,8 +63,12 @@ pub fn run(args: SolveArgs) -> Result<i32, CliError> {
         Some(path) => Some(telamalloc::io::read_memories(path).map_err(CliError::from)?),
         None => None,
     };
-    let problem = telamalloc::io::read_problem_in(&args.input, args.capacity, memories)
-        .map_err(CliError::from)?;
+    let problem = if args.spill {
+        telamalloc::io::read_problem_to_spill(&args.input, args.capacity, memories)
+    } else {
+        telamalloc::io::read_problem_in(&args.input, args.capacity, memories)
+    }
+    .map_err(CliError::from)?;
     let goal = if args.spill {
         Goal::spill_for(&problem)
     } else {

@@ -153,6 +153,34 @@ pub fn read_problem_in(
     }
 }
 
+/// [`read_problem_in`] for the spill goal: a buffer (or fixed offset) beyond the capacity is not
+/// an error, since spill moves it out. The capacity is `capacity` if given, else the file's own
+/// (JSON) or its name's, and every other rule is checked as usual.
+pub fn read_problem_to_spill(
+    path: &Path,
+    capacity: Option<u64>,
+    memories: Option<Vec<Memory>>,
+) -> Result<Problem, InputError> {
+    let own = match (capacity, Format::from_path(path)) {
+        (Some(c), _) => Some(c),
+        (None, Format::Json) => {
+            let text = read_text(path)?;
+            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+            serde_json::from_str::<serde_json::Value>(text)
+                .ok()
+                .and_then(|v| v.get("capacity").and_then(serde_json::Value::as_u64))
+        }
+        (None, Format::Csv) => None,
+    };
+    let from_name = capacity_from_file_name(path);
+    if own.is_none() {
+        check_file_name_capacity(path, from_name)?;
+    }
+    let mut problem = read_problem_in(path, Some(u64::MAX), memories)?;
+    problem.capacity = own.or(from_name);
+    Ok(problem)
+}
+
 /// The error for a problem without a capacity: how to give one, and, when the file name's last
 /// dot-separated part is not a capacity, what that part was. `or_minimize` also offers
 /// `--minimize`.

@@ -13,7 +13,7 @@ use crate::search::max_tree::MaxTree;
 use std::collections::HashMap;
 
 /// The most assignments the exact enumeration tries; more, and the heuristic answers.
-pub const EXACT_ASSIGNMENTS: u64 = 4096;
+pub const EXACT_ASSIGNMENTS: u64 = 1 << 16;
 
 /// Where a buffer can go: slots (the memories, or for the spill goal the one capacity and "out"),
 /// each with a capacity (`None`: out, no layout), and per buffer its options `(cost, slot)`,

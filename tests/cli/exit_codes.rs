@@ -914,6 +914,16 @@ fn spill_and_memories_solve_validate_and_reject_bad_memory_specs() {
         "{}",
         run.stderr
     );
+    // A buffer larger than the capacity is moved out, not an error, with --spill only.
+    let big = scratch.file("big.4.csv", "id,lower,upper,size\na,0,2,9\nb,0,2,3\n");
+    let run = telamalloc([OsStr::new("solve"), big.as_os_str(), OsStr::new("--spill")]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("a,0,2,9,,\nb,0,2,3,0,chip\n"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(telamalloc([OsStr::new("solve"), big.as_os_str()]).code, 2);
     // Bad specs: exit 2 with the file, line and field.
     for (text, field) in [
         ("id,capacity\nsram,0\n", "line 2: field 'capacity'"),
