@@ -203,7 +203,8 @@ pub fn validate(problem: &Problem, solution: &Solution, capacity: Option<u64>) -
 
 /// Checks a solution that puts each buffer in a memory (or, for the spill goal, keeps it in
 /// `capacity` or moves it out): every buffer is in a memory its `memories` list allows (with
-/// memories) or kept or moved out (without; fixed buffers are kept), and the buffers of each
+/// memories) or kept or moved out (without; fixed buffers are kept unless their fixed place
+/// lies beyond the capacity), and the buffers of each
 /// memory pass [`validate`] under its capacity (with gaps, of pieces) at their offsets.
 pub fn validate_assignment(
     problem: &Problem,
@@ -221,9 +222,14 @@ pub fn validate_assignment(
     }
     let count = problem.memories.len().max(1);
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); count];
+    let single = capacity.or(problem.capacity).unwrap_or(u64::MAX);
     for (i, b) in problem.buffers.iter().enumerate() {
+        // A fixed buffer stays, unless its fixed place lies beyond the capacity.
+        let may_leave = b
+            .offset
+            .is_none_or(|o| o.checked_add(b.size).is_none_or(|end| end > single));
         match assignment.memory[i] {
-            None if problem.memories.is_empty() && b.offset.is_none() => {}
+            None if problem.memories.is_empty() && may_leave => {}
             None => {
                 if !report.push(Violation::MovedOut { id: b.id.clone() }) {
                     return report;

@@ -88,9 +88,9 @@ pub enum Goal {
     /// Find offsets with the smallest peak the algorithm can reach.
     Minimize,
     /// Keep the largest total benefit ([`Buffer::worth`](crate::Buffer::worth): `benefit`,
-    /// else the size) within this capacity and move the rest out (fixed buffers stay). Exact
-    /// when there are at most [`EXACT_ASSIGNMENTS`] choices (2 to the number of buffers), else
-    /// the best found. On a problem with memories, the same as [`Goal::Memories`].
+    /// else the size) within this capacity and move the rest out (fixed buffers stay unless
+    /// their fixed place lies beyond the capacity). Exact when there are at most
+    /// [`EXACT_ASSIGNMENTS`] choices (2 to the number of buffers), else the best found. On a problem with memories, the same as [`Goal::Memories`].
     Spill(u64),
     /// The problem's [`memories`](Problem::memories): each buffer in one of the memories it may
     /// use, each memory within its capacity, at the least total cost (size x the memory's cost

@@ -357,3 +357,31 @@ fn a_solution_with_memories_reads_back_and_a_bad_memory_names_line_and_field() {
     let (_, memory) = parse_csv_assigned(&text, "s.csv", &spilled).unwrap();
     assert_eq!(memory.unwrap().moved_out().len(), 1);
 }
+
+#[test]
+fn spill_moves_out_a_fixed_buffer_only_when_its_place_lies_beyond_the_capacity() {
+    let fixed = |id: &str, offset| Buffer {
+        offset: Some(offset),
+        ..Buffer::new(id, 0, 2, 4)
+    };
+    let problem = Problem::new(
+        vec![fixed("f", 8), fixed("g", 0), Buffer::new("h", 0, 2, 4)],
+        None,
+    );
+    let result = Solver::new().solve(&problem, Goal::Spill(8)).unwrap();
+    let assignment = result.assignment.unwrap();
+    assert_eq!(assignment.memory, vec![None, Some(0), Some(0)]);
+    // Moving out `g`, whose fixed place fits, breaks the rule.
+    let solution = Solution {
+        offsets: vec![0, 0, 4],
+    };
+    let wrong = Assignment {
+        memory: vec![None, None, Some(0)],
+        proven_best: false,
+    };
+    let report = validate_assignment(&problem, &solution, &wrong, Some(8));
+    assert!(matches!(
+        report.violations[..],
+        [Violation::MovedOut { ref id }] if id == "g"
+    ));
+}
