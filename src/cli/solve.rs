@@ -63,7 +63,9 @@ pub fn run(args: SolveArgs) -> Result<i32, CliError> {
         Some(path) => Some(telamalloc::io::read_memories(path).map_err(CliError::from)?),
         None => None,
     };
-    let problem = if args.spill {
+    // With memories the capacities are theirs: a buffer larger than the file name's capacity
+    // is not an error (nor, with spill, one that spill moves out).
+    let problem = if args.spill || memories.is_some() {
         telamalloc::io::read_problem_to_spill(&args.input, args.capacity, memories)
     } else {
         telamalloc::io::read_problem_in(&args.input, args.capacity, memories)

@@ -914,6 +914,15 @@ fn spill_and_memories_solve_validate_and_reject_bad_memory_specs() {
         "{}",
         run.stderr
     );
+    // With memories, the file name's capacity does not limit the buffers.
+    let named = scratch.file("named.2.csv", "id,lower,upper,size\na,0,2,4\n");
+    let run = telamalloc([
+        OsStr::new("solve"),
+        named.as_os_str(),
+        OsStr::new("--memories"),
+        memories.as_os_str(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
     // A buffer larger than the capacity is moved out, not an error, with --spill only.
     let big = scratch.file("big.4.csv", "id,lower,upper,size\na,0,2,9\nb,0,2,3\n");
     let run = telamalloc([OsStr::new("solve"), big.as_os_str(), OsStr::new("--spill")]);
