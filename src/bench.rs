@@ -92,8 +92,8 @@ pub fn run(
                 peak: result.peak,
                 load: result.load,
                 capacity: match goal {
-                    Goal::Fit(c) => Some(c),
-                    Goal::Minimize => problem.capacity,
+                    Goal::Fit(c) | Goal::Spill(c) => Some(c),
+                    Goal::Minimize | Goal::Memories => problem.capacity,
                 },
                 seconds: result.elapsed.as_secs_f64(),
                 search: result

@@ -61,14 +61,14 @@ pub use error::{InputError, Location};
 pub use outcome::{trivially_infeasible, Infeasibility, Limits, Status};
 pub use policy_spec::{BuiltPortfolio, PolicySpec, UnknownPolicy};
 pub use problem::rules::{RuleBreak, TimeColumns};
-pub use problem::{align_up, Buffer, Gap, Piece, Problem, Solution};
-pub use report_text::{cpsat_share_line, solution_text, summary_lines};
+pub use problem::{align_up, Assignment, Buffer, Gap, Memory, Piece, Problem, Solution};
+pub use report_text::{cpsat_share_line, solution_text, spill_line, summary_lines};
 pub use search::{SearchOptions, SearchStats};
 pub use solver::{
-    Algorithm, Allocation, Goal, MinimizePhase, PortfolioFactory, SolveError, Solver,
-    DEFAULT_MINIMIZE_TIMEOUT,
+    greedy_admission, Algorithm, Allocation, Goal, MinimizePhase, PortfolioFactory, SolveError,
+    Solver, DEFAULT_ASSIGN_TIMEOUT, DEFAULT_MINIMIZE_TIMEOUT, EXACT_ASSIGNMENTS,
 };
-pub use validate::{validate, Report, Violation};
+pub use validate::{validate, validate_assignment, Report, Violation};
 
 /// The README's code examples, compiled and run as doc tests.
 #[cfg(doctest)]

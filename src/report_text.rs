@@ -1,8 +1,8 @@
 //! What a solve says to a person or a program: the solution file (CSV, or JSON with how it was
 //! found) and the one-line summaries.
 
-use crate::io::{json_solution_value, write_csv_solution, Format};
-use crate::problem::{Problem, Solution};
+use crate::io::{json_solution_value, write_csv_assigned, write_csv_solution, Format};
+use crate::problem::{Assignment, Problem, Solution};
 use crate::solver::{Allocation, Goal};
 
 /// The solution file of a solved allocation: CSV (the problem's columns plus `offset`), or JSON
@@ -15,9 +15,34 @@ pub fn solution_text(
     format: Format,
 ) -> String {
     if format == Format::Csv {
-        return write_csv_solution(problem, solution);
+        return match &allocation.assignment {
+            Some(assignment) => write_csv_assigned(problem, solution, assignment),
+            None => write_csv_solution(problem, solution),
+        };
     }
     let mut value = json_solution_value(problem, solution);
+    if let Some(assignment) = &allocation.assignment {
+        // Each buffer's memory (`chip` for the one capacity), and no offset for one moved out.
+        let buffers = value["buffers"].as_array_mut().expect("a list of buffers");
+        for (entry, memory) in buffers.iter_mut().zip(&assignment.memory) {
+            entry["memory"] = match memory {
+                Some(m) => problem
+                    .memories
+                    .get(*m)
+                    .map_or("chip", |m| m.id.as_str())
+                    .into(),
+                None => serde_json::Value::Null,
+            };
+            if memory.is_none() {
+                entry.as_object_mut().expect("a buffer").remove("offset");
+            }
+        }
+        // The peak of what is kept (a buffer moved out holds no address).
+        value["peak"] = allocation.peak.into();
+        value["cost"] = (assignment.cost(problem) as u64).into();
+        value["kept_bytes"] = (assignment.kept_bytes(problem) as u64).into();
+        value["proven_best"] = assignment.proven_best.into();
+    }
     value["status"] = allocation.status.label().into();
     value["algorithm"] = algorithm.into();
     if let Some(stats) = &allocation.search {
@@ -39,6 +64,23 @@ pub fn solution_text(
 /// and for minimisation the phase that found the layout and the gap to the lower bound.
 pub fn summary_lines(allocation: &Allocation, algorithm: &str, goal: Goal) -> Vec<String> {
     let seconds = allocation.elapsed.as_secs_f64();
+    if let (Some(_), Some(assignment)) = (&allocation.solution, &allocation.assignment) {
+        let exact = if assignment.proven_best {
+            "proven best"
+        } else {
+            "best found, not proven"
+        };
+        let moved = assignment.moved_out().len();
+        return vec![match goal {
+            Goal::Spill(capacity) => format!(
+                "solved by {algorithm}: kept within capacity {capacity}, moved out {moved} of {} buffers ({exact}) in {seconds:.3} s",
+                assignment.memory.len()
+            ),
+            _ => format!(
+                "solved by {algorithm}: every buffer in a memory ({exact}) in {seconds:.3} s"
+            ),
+        }];
+    }
     let Some(peak) = allocation.solution.as_ref().and(allocation.peak) else {
         return vec![format!(
             "{algorithm}: {} after {seconds:.3} s",
@@ -46,8 +88,8 @@ pub fn summary_lines(allocation: &Allocation, algorithm: &str, goal: Goal) -> Ve
         )];
     };
     let capacity = match goal {
-        Goal::Fit(c) => format!(", capacity {c}"),
-        Goal::Minimize => String::new(),
+        Goal::Fit(c) | Goal::Spill(c) => format!(", capacity {c}"),
+        Goal::Minimize | Goal::Memories => String::new(),
     };
     let mut lines = vec![format!(
         "solved by {algorithm}: peak {peak} (LOAD {}{capacity}) in {seconds:.3} s",
@@ -68,6 +110,22 @@ pub fn summary_lines(allocation: &Allocation, algorithm: &str, goal: Goal) -> Ve
         });
     }
     lines
+}
+
+/// The spill goal's answer against greedy admission's (see
+/// [`greedy_admission`](crate::greedy_admission)): bytes and benefit kept by each, e.g.
+/// `kept on chip: 1000 bytes (benefit 1000) of 1200, moved out 3; greedy admission keeps 900 bytes (benefit 900), moves out 5`.
+pub fn spill_line(problem: &Problem, spill: &Assignment, greedy: &Assignment) -> String {
+    let total: u128 = problem.buffers.iter().map(|b| b.size as u128).sum();
+    format!(
+        "kept on chip: {} bytes (benefit {}) of {total}, moved out {}; greedy admission keeps {} bytes (benefit {}), moves out {}",
+        spill.kept_bytes(problem),
+        spill.kept(problem),
+        spill.moved_out().len(),
+        greedy.kept_bytes(problem),
+        greedy.kept(problem),
+        greedy.moved_out().len()
+    )
 }
 
 /// With CP-SAT in the search's rounds (`--with cpsat`): its share of the solve, e.g.

@@ -1,7 +1,7 @@
 //! The independent validator: checks any solution against the problem, sharing nothing with the
 //! allocators but the problem model, so that an allocator bug cannot hide in it.
 
-use crate::problem::{Problem, Solution};
+use crate::problem::{Assignment, Problem, Solution};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -44,6 +44,18 @@ pub enum Violation {
         /// The capacity.
         capacity: u64,
     },
+    /// The buffer is in a memory its `memories` list does not name, or in none that exists.
+    WrongMemory {
+        /// Buffer id.
+        id: String,
+        /// The memory it was put in (its index when no such memory exists).
+        memory: String,
+    },
+    /// The buffer was moved out where nothing may be: a problem with memories, or a fixed buffer.
+    MovedOut {
+        /// Buffer id.
+        id: String,
+    },
     /// Two buffers live at the same time share addresses (with gaps: pieces of them).
     Overlap {
         /// First buffer id.
@@ -82,6 +94,10 @@ impl fmt::Display for Violation {
                 f,
                 "buffer '{id}' at offset {offset} with size {size} ends above the capacity {capacity}"
             ),
+            Violation::WrongMemory { id, memory } => {
+                write!(f, "buffer '{id}' is in memory '{memory}', which it may not use")
+            }
+            Violation::MovedOut { id } => write!(f, "buffer '{id}' was moved out but may not be"),
             Violation::Overlap {
                 first,
                 second,
@@ -182,6 +198,86 @@ pub fn validate(problem: &Problem, solution: &Solution, capacity: Option<u64>) -
         }
     }
     check_overlaps(problem, solution, &mut report);
+    report
+}
+
+/// Checks a solution that puts each buffer in a memory (or, for the spill goal, keeps it in
+/// `capacity` or moves it out): every buffer is in a memory its `memories` list allows (with
+/// memories) or kept or moved out (without; fixed buffers are kept unless their fixed place
+/// lies beyond the capacity), and the buffers of each
+/// memory pass [`validate`] under its capacity (with gaps, of pieces) at their offsets.
+pub fn validate_assignment(
+    problem: &Problem,
+    solution: &Solution,
+    assignment: &Assignment,
+    capacity: Option<u64>,
+) -> Report {
+    let mut report = Report::default();
+    let n = problem.buffers.len();
+    for found in [solution.offsets.len(), assignment.memory.len()] {
+        if found != n {
+            report.push(Violation::WrongLength { expected: n, found });
+            return report;
+        }
+    }
+    let count = problem.memories.len().max(1);
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); count];
+    let single = capacity.or(problem.capacity).unwrap_or(u64::MAX);
+    for (i, b) in problem.buffers.iter().enumerate() {
+        // A fixed buffer stays, unless its fixed place lies beyond the capacity.
+        let may_leave = b
+            .offset
+            .is_none_or(|o| o.checked_add(b.size).is_none_or(|end| end > single));
+        match assignment.memory[i] {
+            None if problem.memories.is_empty() && may_leave => {}
+            None => {
+                if !report.push(Violation::MovedOut { id: b.id.clone() }) {
+                    return report;
+                }
+            }
+            Some(m) => {
+                let allowed = match problem.memories.get(m) {
+                    Some(memory) => b.memories.is_empty() || b.memories.contains(&memory.id),
+                    None => problem.memories.is_empty() && m == 0,
+                };
+                if !allowed {
+                    let memory = problem
+                        .memories
+                        .get(m)
+                        .map_or(m.to_string(), |x| x.id.clone());
+                    if !report.push(Violation::WrongMemory {
+                        id: b.id.clone(),
+                        memory,
+                    }) {
+                        return report;
+                    }
+                    continue;
+                }
+                members[m].push(i);
+            }
+        }
+    }
+    for (m, members) in members.iter().enumerate() {
+        let capacity = match problem.memories.get(m) {
+            Some(memory) => memory.capacity,
+            None => capacity.or(problem.capacity).unwrap_or(u64::MAX),
+        };
+        let part = Problem::new(
+            members
+                .iter()
+                .map(|&i| problem.buffers[i].clone())
+                .collect(),
+            Some(capacity),
+        );
+        let offsets = Solution {
+            offsets: members.iter().map(|&i| solution.offsets[i]).collect(),
+        };
+        for v in validate(&part, &offsets, Some(capacity)).violations {
+            if !report.push(v) {
+                return report;
+            }
+        }
+    }
     report
 }
 

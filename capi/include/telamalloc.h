@@ -70,12 +70,39 @@ tm_problem *tm_problem_new(size_t n, const uint64_t *lower, const uint64_t *uppe
                            const uint64_t *size, const uint64_t *alignment,
                            const uint64_t *fixed_offset);
 
+/* Gives problem m memories (named m0, m1, ... in messages, at most 64) of capacity[k] bytes at
+ * cost[k] per byte (cost may be NULL: all 0), and buffer i the memories whose bits are set in
+ * allowed[i] (bit k: memory k; 0, or allowed NULL: any). tm_solve then places every buffer in
+ * one of its memories at the least total cost (size x cost per byte); m = 0 removes them.
+ * Returns TM_ERROR_INVALID_PROBLEM (message naming the field) for a capacity of 0, a bit
+ * beyond m, or a buffer too large for all its memories. */
+tm_error tm_problem_set_memories(tm_problem *problem, size_t m, const uint64_t *capacity,
+                                 const uint64_t *cost, const uint64_t *allowed);
+
+/* Sets what keeping buffer i on chip is worth to tm_solve_spill (benefit NULL: its size). */
+tm_error tm_problem_set_benefit(tm_problem *problem, const uint64_t *benefit);
+
 /* Frees a problem (NULL is allowed). */
 void tm_problem_free(tm_problem *problem);
 
 /* Solves problem under options; on TM_OK, *result holds the outcome (free it with
  * tm_result_free), whatever its status. */
 tm_error tm_solve(const tm_problem *problem, const tm_options *options, tm_result **result);
+
+/* When not everything fits options->capacity: keeps the largest total benefit (bytes, unless
+ * tm_problem_set_benefit) and moves the rest out; tm_result_memories says which. Exact on
+ * small problems (at most 65,536 choices: 16 buffers), the best found on larger ones. With
+ * memories, the same as tm_solve. */
+tm_error tm_solve_spill(const tm_problem *problem, const tm_options *options, tm_result **result);
+
+/* Copies each buffer's memory into out (room for capacity values): its index among the
+ * memories (0 for the spill goal's one capacity), or -1 when moved out. Returns how many there
+ * are (0 without memories or spill goal, or when not solved); copies nothing if capacity is
+ * too small. Offsets (tm_result_offsets) are inside each buffer's memory. */
+size_t tm_result_memories(const tm_result *result, int64_t *out, size_t capacity);
+
+/* Nonzero when no better assignment exists (every better one was shown not to fit). */
+int tm_result_proven_best(const tm_result *result);
 
 /* The status of a result. */
 tm_status tm_result_status(const tm_result *result);

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use telamalloc::{
-    Algorithm, Allocation, Buffer, Goal, Limits, PolicySpec, Problem, Solver, Status,
+    Algorithm, Allocation, Buffer, Goal, Limits, Memory, PolicySpec, Problem, Solver, Status,
 };
 
 /// `tm_error` of the header.
@@ -173,6 +173,8 @@ pub unsafe extern "C" fn tm_problem_new(
                 offset: fixed.and_then(|v| (v[i] != u64::MAX).then_some(v[i])),
                 hint: None,
                 gaps: Vec::new(),
+                memories: Vec::new(),
+                benefit: None,
             })
             .collect();
         let problem = Problem::new(buffers, None);
@@ -195,6 +197,104 @@ pub unsafe extern "C" fn tm_problem_free(problem: *mut TmProblem) {
         // SAFETY: made by Box::into_raw in tm_problem_new, freed once.
         drop(unsafe { Box::from_raw(problem) });
     }
+}
+
+/// The most memories [`tm_problem_set_memories`] takes (one bit each in `allowed`).
+pub const TM_MAX_MEMORIES: usize = 64;
+
+/// Gives `problem` `m` memories (`m0`, `m1`, ...) of `capacity[k]` bytes at `cost[k]` per byte
+/// (`cost` NULL: 0), and buffer `i` the memories of the bits of `allowed[i]` (bit `k`: memory
+/// `k`; 0 or `allowed` NULL: any). `m` = 0 removes the memories.
+///
+/// # Safety
+/// `problem` was returned by `tm_problem_new`; `capacity` points to `m` values; `cost` is NULL
+/// or points to `m` values; `allowed` is NULL or points to one value per buffer.
+#[no_mangle]
+pub unsafe extern "C" fn tm_problem_set_memories(
+    problem: *mut TmProblem,
+    m: usize,
+    capacity: *const u64,
+    cost: *const u64,
+    allowed: *const u64,
+) -> TmError {
+    guarded(|| {
+        if problem.is_null() || (m > 0 && capacity.is_null()) {
+            return fail(
+                TmError::NullArgument,
+                "problem and capacity must not be NULL",
+            );
+        }
+        if m > TM_MAX_MEMORIES {
+            return fail(
+                TmError::InvalidProblem,
+                &format!("{m} memories is too many (at most {TM_MAX_MEMORIES})"),
+            );
+        }
+        // SAFETY: checked non-null; a live problem.
+        let problem = unsafe { &mut (*problem).problem };
+        let n = problem.len();
+        let slice = |p: *const u64, len: usize| -> Option<&[u64]> {
+            // SAFETY: the caller passes `len` values at each non-null pointer.
+            (!p.is_null() && len > 0).then(|| unsafe { std::slice::from_raw_parts(p, len) })
+        };
+        let (capacity, cost, allowed) = (slice(capacity, m), slice(cost, m), slice(allowed, n));
+        let mut changed = problem.clone();
+        changed.memories = (0..m)
+            .map(|k| {
+                Memory::new(
+                    format!("m{k}"),
+                    capacity.map_or(0, |c| c[k]),
+                    cost.map_or(0, |c| c[k]),
+                )
+            })
+            .collect();
+        for (i, b) in changed.buffers.iter_mut().enumerate() {
+            let bits = allowed.map_or(0, |a| a[i]);
+            if m > 0 && m < 64 && bits >> m != 0 {
+                return fail(
+                    TmError::InvalidProblem,
+                    &format!(
+                        "buffers[{i}]: field 'allowed': bit set for a memory beyond the {m} given"
+                    ),
+                );
+            }
+            b.memories = (0..m)
+                .filter(|&k| bits >> k & 1 == 1)
+                .map(|k| format!("m{k}"))
+                .collect();
+        }
+        if let Err(why) = changed.check(None) {
+            return fail(TmError::InvalidProblem, &why.to_string());
+        }
+        *problem = changed;
+        TmError::Ok
+    })
+}
+
+/// Sets what keeping each buffer on chip is worth to [`tm_solve_spill`] (`benefit` NULL: each
+/// buffer's size).
+///
+/// # Safety
+/// `problem` was returned by `tm_problem_new`; `benefit` is NULL or points to one value per
+/// buffer.
+#[no_mangle]
+pub unsafe extern "C" fn tm_problem_set_benefit(
+    problem: *mut TmProblem,
+    benefit: *const u64,
+) -> TmError {
+    guarded(|| {
+        if problem.is_null() {
+            return fail(TmError::NullArgument, "problem must not be NULL");
+        }
+        // SAFETY: checked non-null; a live problem.
+        let problem = unsafe { &mut (*problem).problem };
+        let n = problem.len();
+        for i in 0..n {
+            // SAFETY: the caller passes n values when non-null.
+            problem.buffers[i].benefit = (!benefit.is_null()).then(|| unsafe { *benefit.add(i) });
+        }
+        TmError::Ok
+    })
 }
 
 /// The solver and goal the options ask for.
@@ -250,7 +350,8 @@ unsafe fn solver_of(options: &TmOptions) -> Result<(Solver, Goal), TmError> {
     Ok((solver, goal))
 }
 
-/// Solves `problem` under `options` into `*result`.
+/// Solves `problem` under `options` into `*result` (a problem with memories: the least total
+/// cost over them, `capacity` and `minimize` unused).
 ///
 /// # Safety
 /// `problem` was returned by `tm_problem_new`; `options` points to a `tm_options` whose
@@ -260,6 +361,35 @@ pub unsafe extern "C" fn tm_solve(
     problem: *const TmProblem,
     options: *const TmOptions,
     result: *mut *mut TmResult,
+) -> TmError {
+    // SAFETY: forwarded from the caller.
+    unsafe { solve_for(problem, options, result, false) }
+}
+
+/// [`tm_solve`] for the spill goal: keep the most benefit within `options.capacity`, move the
+/// rest out (see [`tm_result_memories`]); with memories, the same as [`tm_solve`].
+///
+/// # Safety
+/// As for [`tm_solve`].
+#[no_mangle]
+pub unsafe extern "C" fn tm_solve_spill(
+    problem: *const TmProblem,
+    options: *const TmOptions,
+    result: *mut *mut TmResult,
+) -> TmError {
+    // SAFETY: forwarded from the caller.
+    unsafe { solve_for(problem, options, result, true) }
+}
+
+/// [`tm_solve`], for the spill goal when `spill`.
+///
+/// # Safety
+/// As for [`tm_solve`].
+unsafe fn solve_for(
+    problem: *const TmProblem,
+    options: *const TmOptions,
+    result: *mut *mut TmResult,
+    spill: bool,
 ) -> TmError {
     guarded(|| {
         if problem.is_null() || options.is_null() || result.is_null() {
@@ -271,9 +401,23 @@ pub unsafe extern "C" fn tm_solve(
         // SAFETY: checked non-null; the caller passes live objects.
         let (problem, options) = unsafe { (&(*problem).problem, &*options) };
         // SAFETY: the option strings are NULL or NUL-terminated.
-        let (solver, goal) = match unsafe { solver_of(options) } {
+        let with_memories = !problem.memories.is_empty();
+        let mut options = *options;
+        if with_memories || spill {
+            // The capacity comes from the memories; spill fits the capacity given.
+            options.minimize = 0;
+            if with_memories {
+                options.capacity = u64::MAX;
+            }
+        }
+        let (solver, goal) = match unsafe { solver_of(&options) } {
             Ok(made) => made,
             Err(code) => return code,
+        };
+        let goal = match goal {
+            _ if with_memories => Goal::Memories,
+            Goal::Fit(capacity) if spill => Goal::Spill(capacity),
+            goal => goal,
         };
         let allocation = match solver.solve(problem, goal) {
             Ok(allocation) => allocation,
@@ -368,6 +512,45 @@ pub unsafe extern "C" fn tm_result_offsets(
         unsafe { std::ptr::copy_nonoverlapping(offsets.as_ptr(), out, offsets.len()) };
     }
     offsets.len()
+}
+
+/// Copies each buffer's memory into `out` (room for `capacity` values): its index among the
+/// problem's memories (0, the one capacity, for the spill goal), or -1 when moved out; returns
+/// how many there are (0 when the solve had no memories or spill goal, or did not solve).
+///
+/// # Safety
+/// As for [`tm_result_free`]; `out` is NULL or has room for `capacity` values.
+#[no_mangle]
+pub unsafe extern "C" fn tm_result_memories(
+    result: *const TmResult,
+    out: *mut i64,
+    capacity: usize,
+) -> usize {
+    // SAFETY: forwarded from the caller.
+    let Some(assignment) = unsafe { allocation(result) }.and_then(|a| a.assignment.as_ref()) else {
+        return 0;
+    };
+    let memory = &assignment.memory;
+    if !out.is_null() && capacity >= memory.len() {
+        for (i, m) in memory.iter().enumerate() {
+            // SAFETY: the caller provides room for `capacity` >= len values.
+            unsafe { out.add(i).write(m.map_or(-1, |m| m as i64)) };
+        }
+    }
+    memory.len()
+}
+
+/// Whether the result's assignment is proven the best (every better one was shown not to fit).
+///
+/// # Safety
+/// As for [`tm_result_free`].
+#[no_mangle]
+pub unsafe extern "C" fn tm_result_proven_best(result: *const TmResult) -> c_int {
+    // SAFETY: forwarded from the caller.
+    let best = unsafe { allocation(result) }
+        .and_then(|a| a.assignment.as_ref())
+        .is_some_and(|a| a.proven_best);
+    c_int::from(best)
 }
 
 /// A one-line description of the result.

@@ -17,15 +17,26 @@ use telamalloc::{Solution, Violation};
 
 /// Reads a problem file: MiniMalloc's CSV (``id,lower,upper,size[,alignment][,offset]``), or
 /// JSON when the name ends in ``.json``. The capacity is ``capacity`` if given, else the file's
-/// own (JSON) or the one in its name (``NAME.CAPACITY.csv``), else None.
+/// own (JSON) or the one in its name (``NAME.CAPACITY.csv``), else None. ``memories``: a CSV
+/// file ``id,capacity[,cost]`` of memories for the buffers' ``memories`` column.
 ///
 /// Raises ``TelamallocError`` naming the file, line and field, as the command line does.
 #[pyfunction]
-#[pyo3(signature = (path, capacity=None))]
-pub fn read_csv(py: Python<'_>, path: PathBuf, capacity: Option<Integer>) -> PyResult<Problem> {
+#[pyo3(signature = (path, capacity=None, memories=None))]
+pub fn read_csv(
+    py: Python<'_>,
+    path: PathBuf,
+    capacity: Option<Integer>,
+    memories: Option<PathBuf>,
+) -> PyResult<Problem> {
     let capacity = optional_unsigned(capacity.as_ref(), "capacity")?;
     let problem = py
-        .detach(|| telamalloc::io::read_problem(&path, capacity))
+        .detach(|| {
+            let memories = memories
+                .map(|m| telamalloc::io::read_memories(&m))
+                .transpose()?;
+            telamalloc::io::read_problem_in(&path, capacity, memories)
+        })
         .map_err(error)?;
     Ok(Problem { inner: problem })
 }

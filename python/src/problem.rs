@@ -11,6 +11,10 @@ use telamalloc::analysis::Timeline;
 /// long, at an offset that is a multiple of ``alignment`` (a power of two); ``offset`` fixes its
 /// address (the allocator keeps it there).
 ///
+/// ``memories`` lists the ids of the problem's memories the buffer may go to (None: any);
+/// ``benefit`` is what keeping it on chip is worth to ``solve(..., spill=True)`` (None: its
+/// size).
+///
 /// Raises ``TelamallocError`` when it breaks a rule (``lower < upper``, ``size > 0``, the
 /// alignment a power of two, a fixed offset aligned, an id without white space at either end)
 /// or a number is negative or beyond 64 bits, ``TypeError`` when one is not an integer; both
@@ -25,9 +29,11 @@ pub struct Buffer {
 impl Buffer {
     #[new]
     #[pyo3(
-        signature = (id, lower, upper, size, alignment=Integer::from(1), offset=None),
-        text_signature = "(id, lower, upper, size, alignment=1, offset=None)"
+        signature = (id, lower, upper, size, alignment=Integer::from(1), offset=None,
+                     memories=None, benefit=None),
+        text_signature = "(id, lower, upper, size, alignment=1, offset=None, memories=None, benefit=None)"
     )]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         id: String,
         lower: Integer,
@@ -35,6 +41,8 @@ impl Buffer {
         size: Integer,
         alignment: Integer,
         offset: Option<Integer>,
+        memories: Option<Vec<String>>,
+        benefit: Option<Integer>,
     ) -> PyResult<Buffer> {
         let inner = telamalloc::Buffer {
             id,
@@ -47,12 +55,16 @@ impl Buffer {
                 .transpose()?,
             hint: None,
             gaps: Vec::new(),
+            memories: Vec::new(),
+            benefit: optional_unsigned(benefit.as_ref(), "benefit")?,
         };
         let alone = telamalloc::Problem::new(vec![inner], None);
         if let Err(why) = alone.check(None) {
             return Err(error(format!("field '{}': {}", why.field, why.message)));
         }
-        let inner = alone.buffers.into_iter().next().expect("one buffer");
+        let mut inner = alone.buffers.into_iter().next().expect("one buffer");
+        // Checked against the problem's memories when the problem is made.
+        inner.memories = memories.unwrap_or_default();
         Ok(Buffer { inner })
     }
 
@@ -92,6 +104,18 @@ impl Buffer {
         self.inner.offset
     }
 
+    /// The ids of the memories the buffer may go to, or None for any.
+    #[getter]
+    fn memories(&self) -> Option<Vec<String>> {
+        (!self.inner.memories.is_empty()).then(|| self.inner.memories.clone())
+    }
+
+    /// What keeping the buffer on chip is worth to the spill goal (None: its size).
+    #[getter]
+    fn benefit(&self) -> Option<u64> {
+        self.inner.benefit
+    }
+
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         let b = &self.inner;
         let id = PyString::new(py, &b.id).repr()?;
@@ -102,14 +126,22 @@ impl Buffer {
         if let Some(offset) = b.offset {
             text += &format!(", offset={offset}");
         }
+        if !b.memories.is_empty() {
+            text += &format!(", memories={:?}", b.memories);
+        }
+        if let Some(benefit) = b.benefit {
+            text += &format!(", benefit={benefit}");
+        }
         Ok(text + ")")
     }
 }
 
 /// A memory-planning problem: buffers and, optionally, the capacity to fit.
 ///
-/// ``Problem(buffers, capacity=None)`` takes ``Buffer`` objects or tuples
-/// ``(id, lower, upper, size[, alignment[, offset]])``; ``Problem.from_arrays`` takes numpy
+/// ``Problem(buffers, capacity=None, memories=None)`` takes ``Buffer`` objects or tuples
+/// ``(id, lower, upper, size[, alignment[, offset]])``, and optionally several memories as
+/// tuples ``(id, capacity[, cost])`` (cost per byte, default 0: ``solve`` then places every
+/// buffer in one its ``memories`` allow, at the least total cost); ``Problem.from_arrays`` takes numpy
 /// arrays without making a Python object per buffer. Either way the problem is checked by the
 /// library's rules (unique ids, fixed buffers that do not collide, nothing larger than the
 /// capacity, ...) and a broken rule raises ``TelamallocError`` naming ``buffers[i]`` and the
@@ -132,11 +164,12 @@ impl Problem {
 #[pymethods]
 impl Problem {
     #[new]
-    #[pyo3(signature = (buffers, capacity=None))]
+    #[pyo3(signature = (buffers, capacity=None, memories=None))]
     fn new(
         py: Python<'_>,
         buffers: &Bound<'_, PyAny>,
         capacity: Option<Integer>,
+        memories: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Problem> {
         let capacity = optional_unsigned(capacity.as_ref(), "capacity")?;
         let mut made = Vec::new();
@@ -146,7 +179,24 @@ impl Problem {
         for (i, item) in items.enumerate() {
             made.push(buffer_of(&item?, i)?);
         }
-        Problem::checked(py, telamalloc::Problem::new(made, capacity))
+        let memories = match memories {
+            Some(memories) => memories_of(memories)?,
+            None => Vec::new(),
+        };
+        Problem::checked(
+            py,
+            telamalloc::Problem::new(made, capacity).with_memories(memories),
+        )
+    }
+
+    /// The memories as tuples ``(id, capacity, cost)`` (empty: the one capacity).
+    #[getter]
+    fn memories(&self) -> Vec<(String, u64, u64)> {
+        self.inner
+            .memories
+            .iter()
+            .map(|m| (m.id.clone(), m.capacity, m.cost))
+            .collect()
     }
 
     /// A problem from one-dimensional integer arrays, one value per buffer: ``lower``, ``upper``,
@@ -192,6 +242,8 @@ impl Problem {
                     offset: offset.as_ref().and_then(|o| o[i]),
                     hint: None,
                     gaps: Vec::new(),
+                    memories: Vec::new(),
+                    benefit: None,
                 })
                 .collect();
             telamalloc::Problem::new(buffers, capacity)
@@ -264,6 +316,47 @@ impl Problem {
     }
 }
 
+/// The memories `items` stand for: tuples `(id, capacity[, cost])`.
+fn memories_of(items: &Bound<'_, PyAny>) -> PyResult<Vec<telamalloc::Memory>> {
+    let py = items.py();
+    let mut memories = Vec::new();
+    let items = items
+        .try_iter()
+        .map_err(|e| PyErr::from_type(e.get_type(py), format!("memories: {}", e.value(py))))?;
+    for (k, item) in items.enumerate() {
+        let item = item?;
+        let expected = || {
+            PyTypeError::new_err(format!(
+                "memories[{k}]: expected a tuple (id, capacity[, cost])"
+            ))
+        };
+        let tuple = item.cast::<PyTuple>().map_err(|_| expected())?;
+        if !(2..=3).contains(&tuple.len()) {
+            return Err(expected());
+        }
+        let id: String = tuple.get_item(0)?.extract().map_err(|_| {
+            PyTypeError::new_err(format!("memories[{k}]: field 'id': expected a str"))
+        })?;
+        let number = |i: usize, name: &str| -> PyResult<u64> {
+            tuple
+                .get_item(i)?
+                .extract::<Integer>()
+                .map_err(|e| {
+                    PyErr::from_type(e.get_type(py), format!("memories[{k}]: {}", e.value(py)))
+                })?
+                .unsigned(&format!("memories[{k}]: field '{name}'"))
+        };
+        let capacity = number(1, "capacity")?;
+        let cost = if tuple.len() > 2 {
+            number(2, "cost")?
+        } else {
+            0
+        };
+        memories.push(telamalloc::Memory::new(id, capacity, cost));
+    }
+    Ok(memories)
+}
+
 /// `values` if it has `n` of them, else an error naming the column.
 fn same_length<T>(values: Vec<T>, n: usize, name: &str) -> PyResult<Vec<T>> {
     if values.len() != n {
@@ -324,6 +417,8 @@ fn buffer_of(item: &Bound<'_, PyAny>, i: usize) -> PyResult<telamalloc::Buffer> 
                 .transpose()?,
             hint: None,
             gaps: Vec::new(),
+            memories: Vec::new(),
+            benefit: None,
         })
     };
     read().map_err(|e| {

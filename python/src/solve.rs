@@ -23,7 +23,9 @@ const SIGNAL_POLL: Duration = Duration::from_millis(20);
 ///
 /// - ``capacity``: the capacity to fit (default: the problem's own); ``minimize=True`` asks for
 ///   the smallest peak instead (with a proven lower bound; 60 s when neither ``timeout`` nor
-///   ``nodes`` is given).
+///   ``nodes`` is given). ``spill=True``: keep the largest total benefit (each buffer's
+///   ``benefit``, else its size) within the capacity and move the rest out (``memory`` says
+///   which). A problem with memories is always solved for the least total cost over them.
 /// - ``timeout`` (seconds, positive, at most 10**9) and ``nodes`` (search nodes over all
 ///   restarts and minimise's probes, never exceeded) limit the work; none by default. Minimise
 ///   under ``nodes`` alone has no clock: the same answer on any machine. Ctrl-C (KeyboardInterrupt) stops a solve at any
@@ -44,9 +46,9 @@ const SIGNAL_POLL: Duration = Duration::from_millis(20);
 #[pyo3(
     signature = (problem, capacity=None, minimize=false, timeout=None, nodes=None,
                  policy="portfolio", algo="search", seed=Integer::from(0),
-                 threads=Integer::from(1)),
+                 threads=Integer::from(1), spill=false),
     text_signature = "(problem, capacity=None, minimize=False, timeout=None, nodes=None, \
-                      policy=\"portfolio\", algo=\"search\", seed=0, threads=1)"
+                      policy=\"portfolio\", algo=\"search\", seed=0, threads=1, spill=False)"
 )]
 #[allow(clippy::too_many_arguments)]
 pub fn solve(
@@ -60,13 +62,14 @@ pub fn solve(
     algo: &str,
     seed: Integer,
     threads: Integer,
+    spill: bool,
 ) -> PyResult<Allocation> {
     let problem = &problem.get().inner;
     let capacity = optional_unsigned(capacity.as_ref(), "capacity")?;
     let nodes = optional_unsigned(nodes.as_ref(), "nodes")?;
     let seed = seed.unsigned("seed")?;
     let threads = threads.unsigned("threads")?;
-    let goal = goal(problem, capacity, minimize)?;
+    let goal = goal(problem, capacity, minimize, spill)?;
     let cancel = Arc::new(AtomicBool::new(false));
     let mut solver = solver(algo, policy, threads, seed)?.cancel_flag(cancel.clone());
     if let Some(seconds) = timeout {
@@ -80,11 +83,36 @@ pub fn solve(
     for warning in &allocation.warnings {
         warn(py, warning)?;
     }
-    Allocation::new(py, allocation, solver.algorithm_name(), goal)
+    Allocation::new(py, problem, allocation, solver.algorithm_name(), goal)
 }
 
 /// The goal the arguments ask for.
-fn goal(problem: &telamalloc::Problem, capacity: Option<u64>, minimize: bool) -> PyResult<Goal> {
+fn goal(
+    problem: &telamalloc::Problem,
+    capacity: Option<u64>,
+    minimize: bool,
+    spill: bool,
+) -> PyResult<Goal> {
+    if spill && minimize {
+        return Err(error("give spill=True or minimize=True, not both"));
+    }
+    if !problem.memories.is_empty() {
+        if minimize || capacity.is_some() {
+            return Err(error(
+                "a problem with memories takes its capacities from them: no capacity or minimize",
+            ));
+        }
+        return Ok(Goal::Memories);
+    }
+    if spill {
+        return match capacity.or(problem.capacity) {
+            Some(0) => Err(error("capacity must be greater than 0")),
+            Some(c) => Ok(Goal::Spill(c)),
+            None => Err(error(
+                "no capacity: spill=True needs capacity=N (the problem has none)",
+            )),
+        };
+    }
     match (capacity, minimize) {
         (Some(_), true) => Err(error("give a capacity or minimize=True, not both")),
         (Some(0), false) => Err(error("capacity must be greater than 0")),
@@ -239,16 +267,54 @@ pub struct Allocation {
     stats: Py<PyDict>,
     /// The command line's summary line(s).
     summary: String,
+    /// For spill or memories: each buffer's memory id (``"chip"`` for the one capacity), or
+    /// None when moved out; None for the other goals.
+    #[pyo3(get)]
+    memory: Option<Vec<Option<String>>>,
+    /// For spill or memories: the total cost (size x cost per byte of each buffer's memory).
+    #[pyo3(get)]
+    cost: Option<u64>,
+    /// For spill or memories: the bytes kept in a memory.
+    #[pyo3(get)]
+    kept_bytes: Option<u64>,
+    /// For spill: the bytes greedy admission (benefit order, first fit) keeps, to compare.
+    #[pyo3(get)]
+    greedy_kept_bytes: Option<u64>,
+    /// For spill or memories: whether no better assignment exists (all were tried).
+    #[pyo3(get)]
+    proven_best: Option<bool>,
 }
 
 impl Allocation {
     fn new(
         py: Python<'_>,
+        problem: &telamalloc::Problem,
         allocation: telamalloc::Allocation,
         algorithm: &'static str,
         goal: Goal,
     ) -> PyResult<Allocation> {
         let summary = summary_lines(&allocation, algorithm, goal).join("\n");
+        let assignment = allocation.assignment.as_ref();
+        let memory = assignment.map(|a| {
+            a.memory
+                .iter()
+                .map(|m| {
+                    m.map(|m| {
+                        problem
+                            .memories
+                            .get(m)
+                            .map_or("chip".into(), |m| m.id.clone())
+                    })
+                })
+                .collect()
+        });
+        let greedy_kept_bytes = match (goal, assignment) {
+            (Goal::Spill(c), Some(_)) => {
+                let (_, greedy) = py.detach(|| telamalloc::greedy_admission(problem, c));
+                Some(greedy.kept_bytes(problem) as u64)
+            }
+            _ => None,
+        };
         let stats = PyDict::new(py);
         let json = py.import("json")?;
         if let Some(search) = &allocation.search {
@@ -275,9 +341,14 @@ impl Allocation {
             load: allocation.load,
             lower_bound: allocation.lower_bound,
             capacity: match goal {
-                Goal::Fit(c) => Some(c),
-                Goal::Minimize => None,
+                Goal::Fit(c) | Goal::Spill(c) => Some(c),
+                Goal::Minimize | Goal::Memories => None,
             },
+            memory,
+            cost: assignment.map(|a| a.cost(problem) as u64),
+            kept_bytes: assignment.map(|a| a.kept_bytes(problem) as u64),
+            greedy_kept_bytes,
+            proven_best: assignment.map(|a| a.proven_best),
             elapsed: allocation.elapsed.as_secs_f64(),
             algorithm,
             warnings: allocation.warnings,

@@ -1,6 +1,6 @@
 //! `telamalloc solve`: solve one problem and print or write the validated solution.
 
-use super::{read_problem, write_file, CliError, EXIT_NOT_SOLVED, EXIT_SOLVED};
+use super::{write_file, CliError, EXIT_NOT_SOLVED, EXIT_SOLVED};
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -18,6 +18,15 @@ pub struct SolveArgs {
     /// Find the smallest peak instead of fitting a capacity.
     #[arg(long)]
     minimize: bool,
+    /// When not everything fits: keep the largest total benefit (the `benefit` column, else
+    /// the size) within the capacity and move the rest out (the solution's `memory` column is
+    /// `chip` or empty). Prints the bytes kept against greedy admission's.
+    #[arg(long, conflicts_with = "minimize")]
+    spill: bool,
+    /// Several memories: a CSV file `id,capacity[,cost]` (cost per byte, default 0). Each
+    /// buffer goes to one its `memories` column allows (empty: any), at the least total cost.
+    #[arg(long, conflicts_with = "minimize")]
+    memories: Option<PathBuf>,
     /// Algorithm: `search` (the hybrid search), `cpsat` (OR-tools' CP-SAT, needs `pip install
     /// ortools`) or a baseline.
     #[arg(long, default_value = "search", value_parser = super::search_args::algorithm_names())]
@@ -50,8 +59,24 @@ pub struct SolveArgs {
 
 pub fn run(args: SolveArgs) -> Result<i32, CliError> {
     let started = Instant::now();
-    let problem = read_problem(&args.input, args.capacity)?;
-    let goal = Goal::for_problem(&problem, args.minimize).ok_or_else(|| {
+    let memories = match &args.memories {
+        Some(path) => Some(telamalloc::io::read_memories(path).map_err(CliError::from)?),
+        None => None,
+    };
+    // With memories the capacities are theirs: a buffer larger than the file name's capacity
+    // is not an error (nor, with spill, one that spill moves out).
+    let problem = if args.spill || memories.is_some() {
+        telamalloc::io::read_problem_to_spill(&args.input, args.capacity, memories)
+    } else {
+        telamalloc::io::read_problem_in(&args.input, args.capacity, memories)
+    }
+    .map_err(CliError::from)?;
+    let goal = if args.spill {
+        Goal::spill_for(&problem)
+    } else {
+        Goal::for_problem(&problem, args.minimize)
+    };
+    let goal = goal.ok_or_else(|| {
         CliError::Usage(format!(
             "{}: {}",
             args.input.display(),
@@ -73,6 +98,11 @@ pub fn run(args: SolveArgs) -> Result<i32, CliError> {
         Some(path) => {
             if algorithm != telamalloc::Algorithm::Search {
                 return Err(CliError::Usage("--record needs --algo search".into()));
+            }
+            if matches!(goal, Goal::Spill(_) | Goal::Memories) {
+                return Err(CliError::Usage(
+                    "--record records a single-capacity search, not --spill or --memories".into(),
+                ));
             }
             let cannot = |e: std::io::Error| {
                 CliError::Usage(format!("cannot write {}: {e}", path.display()))
@@ -120,6 +150,16 @@ pub fn run(args: SolveArgs) -> Result<i32, CliError> {
     }
     for line in summary_lines(&result, name, goal) {
         eprintln!("{line}");
+    }
+    match (goal, &result.assignment) {
+        (Goal::Spill(capacity), Some(assignment)) => {
+            let (_, greedy) = telamalloc::greedy_admission(&problem, capacity);
+            eprintln!("{}", telamalloc::spill_line(&problem, assignment, &greedy));
+        }
+        (Goal::Memories, Some(assignment)) => {
+            eprintln!("cost: {} (size x cost per byte)", assignment.cost(&problem));
+        }
+        _ => {}
     }
     Ok(if result.solution.is_some() {
         EXIT_SOLVED

@@ -1,5 +1,6 @@
 //! CSV in the MiniMalloc interchange format: header `id,lower,upper,size`, optional
-//! `alignment`, `hint` (`-1` or empty: none), `gaps` and `offset` columns, columns in any order.
+//! `alignment`, `hint` (`-1` or empty: none), `gaps`, `offset`, `memories` (the memory ids a
+//! buffer may go to, space-separated; empty: any) and `benefit` columns, columns in any order.
 //! LF, CRLF and CR-only line endings, `#` comments and a leading UTF-8 byte-order mark read
 //! alike; errors name the physical line, and with MiniMalloc's inclusive `end` column they
 //! speak of `end` and its value as written.
@@ -7,11 +8,11 @@
 use super::check::{check_problem_for, BufferPlaces};
 use crate::error::{quoted, InputError};
 use crate::problem::rules::TimeColumns;
-use crate::problem::{Buffer, Gap, Problem, Solution};
+use crate::problem::{Assignment, Buffer, Gap, Memory, Problem, Solution};
 use std::collections::HashMap;
 
 const REQUIRED: [&str; 4] = ["id", "lower", "upper", "size"];
-const OPTIONAL: [&str; 4] = ["alignment", "hint", "gaps", "offset"];
+const OPTIONAL: [&str; 6] = ["alignment", "hint", "gaps", "offset", "memories", "benefit"];
 
 /// MiniMalloc's other names for the columns: `buffer` and `buffer_id` for `id`, `start` and
 /// `begin` for `lower`, and `end` for an inclusive last step (`upper = end + 1`).
@@ -76,7 +77,7 @@ impl Columns {
                         Some(line),
                         Some(name),
                         format!(
-                            "unknown column {} (expected id, lower, upper, size, and optionally alignment, hint, gaps, offset; or MiniMalloc's buffer, buffer_id, start, begin, end)",
+                            "unknown column {} (expected id, lower, upper, size, and optionally alignment, hint, gaps, offset, memories, benefit; or MiniMalloc's buffer, buffer_id, start, begin, end)",
                             quoted(name)
                         ),
                     ))
@@ -430,6 +431,17 @@ pub fn parse_csv_problem(
     file: &str,
     capacity: Option<u64>,
 ) -> Result<Problem, InputError> {
+    parse_csv_problem_in(text, file, capacity, Vec::new())
+}
+
+/// [`parse_csv_problem`] for a problem with these `memories` (which the buffers' `memories`
+/// column names; checked with the buffers, errors naming the line and field).
+pub fn parse_csv_problem_in(
+    text: &str,
+    file: &str,
+    capacity: Option<u64>,
+    memories: Vec<Memory>,
+) -> Result<Problem, InputError> {
     let scanned = scan(text);
     let mut rdr = reader(&scanned.text);
     let header = header(&mut rdr, file, &scanned)?;
@@ -486,10 +498,21 @@ pub fn parse_csv_problem(
                 columns.inclusive_end,
                 at,
             )?,
+            memories: columns
+                .get(&record, "memories")
+                .unwrap_or("")
+                .split_whitespace()
+                .map(str::to_string)
+                .collect(),
+            benefit: optional("benefit")?,
         });
         lines.push(line);
     }
-    let problem = Problem { buffers, capacity };
+    let problem = Problem {
+        buffers,
+        capacity,
+        memories,
+    };
     check_problem_for(
         &problem,
         capacity,
@@ -507,12 +530,25 @@ pub fn parse_csv_solution(
     file: &str,
     problem: &Problem,
 ) -> Result<Solution, InputError> {
+    parse_csv_assigned(text, file, problem).map(|(solution, _)| solution)
+}
+
+/// [`parse_csv_solution`], and when the file has a `memory` column (as `solve --spill` and
+/// `solve --memories` write it) each buffer's memory: an id of the problem's memories (`chip`
+/// for a problem without), or empty for a buffer moved out, whose offset may be empty too.
+pub fn parse_csv_assigned(
+    text: &str,
+    file: &str,
+    problem: &Problem,
+) -> Result<(Solution, Option<Assignment>), InputError> {
     let scanned = scan(text);
     let mut rdr = reader(&scanned.text);
     let header = header(&mut rdr, file, &scanned)?;
     let columns = Columns::parse(&header, (file, scanned.header()), &["id", "offset"], true)?;
+    let memory_column = header.iter().position(|name| name.trim() == "memory");
     let index = problem.index_by_id();
     let mut offsets: Vec<Option<u64>> = vec![None; problem.buffers.len()];
+    let mut memory: Vec<Option<usize>> = vec![None; problem.buffers.len()];
     for record in rdr.records() {
         let record = record.map_err(|e| csv_error(e, file, &scanned))?;
         let line = scanned.of(&record);
@@ -526,12 +562,34 @@ pub fn parse_csv_solution(
                 format!("id {} is not a buffer of the problem", quoted(id)),
             )
         })?;
-        let offset = parse_number(
-            columns.get(&record, "offset").unwrap_or(""),
-            file,
-            line,
-            "offset",
-        )?;
+        let offset_text = columns.get(&record, "offset").unwrap_or("");
+        if let Some(column) = memory_column {
+            let name = record.get(column).map_or("", str::trim);
+            memory[i] = match name {
+                "" => None,
+                "chip" if problem.memories.is_empty() => Some(0),
+                _ => Some(
+                    problem
+                        .memories
+                        .iter()
+                        .position(|m| m.id == name)
+                        .ok_or_else(|| {
+                            InputError::at_line(
+                                file,
+                                Some(line),
+                                Some("memory"),
+                                format!("{} is not a memory of the problem", quoted(name)),
+                            )
+                        })?,
+                ),
+            };
+        }
+        let moved_out = memory_column.is_some() && memory[i].is_none();
+        let offset = if moved_out && offset_text.is_empty() {
+            0
+        } else {
+            parse_number(offset_text, file, line, "offset")?
+        };
         if offsets[i].replace(offset).is_some() {
             return Err(InputError::at_line(
                 file,
@@ -541,7 +599,12 @@ pub fn parse_csv_solution(
             ));
         }
     }
-    collect_offsets(offsets, problem, file)
+    let solution = collect_offsets(offsets, problem, file)?;
+    let assignment = memory_column.map(|_| Assignment {
+        memory,
+        proven_best: false,
+    });
+    Ok((solution, assignment))
 }
 
 /// Turns per-buffer optional offsets into a solution, naming the first buffer without one.
@@ -573,6 +636,8 @@ struct Extra {
     alignment: bool,
     hint: bool,
     gaps: bool,
+    memories: bool,
+    benefit: bool,
 }
 
 impl Extra {
@@ -581,6 +646,8 @@ impl Extra {
             alignment: problem.buffers.iter().any(|b| b.alignment != 1),
             hint: problem.has_hints(),
             gaps: problem.has_gaps(),
+            memories: problem.buffers.iter().any(|b| !b.memories.is_empty()),
+            benefit: problem.buffers.iter().any(|b| b.benefit.is_some()),
         }
     }
 
@@ -594,6 +661,12 @@ impl Extra {
         }
         if self.gaps {
             out.push_str(",gaps");
+        }
+        if self.memories {
+            out.push_str(",memories");
+        }
+        if self.benefit {
+            out.push_str(",benefit");
         }
     }
 
@@ -620,6 +693,16 @@ impl Extra {
             out.push(',');
             out.push_str(&write_gaps(&b.gaps));
         }
+        if self.memories {
+            out.push(',');
+            out.push_str(&b.memories.join(" "));
+        }
+        if self.benefit {
+            out.push(',');
+            if let Some(benefit) = b.benefit {
+                out.push_str(&benefit.to_string());
+            }
+        }
     }
 }
 
@@ -635,6 +718,124 @@ pub fn write_csv_solution(problem: &Problem, solution: &Solution) -> String {
         out.push_str(&format!(",{offset}\n"));
     }
     out
+}
+
+/// Writes the solution of a problem with memories or a spill goal as CSV: the columns of
+/// [`write_csv_solution`], then `memory`, the id of the buffer's memory (`chip` for the one
+/// capacity of the spill goal), or empty for a buffer moved out (whose `offset` is empty too).
+pub fn write_csv_assigned(
+    problem: &Problem,
+    solution: &Solution,
+    assignment: &Assignment,
+) -> String {
+    let extra = Extra::of(problem);
+    let mut out = String::new();
+    extra.header(&mut out);
+    out.push_str(",offset,memory\n");
+    for (i, b) in problem.buffers.iter().enumerate() {
+        extra.row(b, &mut out);
+        match assignment.memory[i] {
+            Some(m) => {
+                let name = problem.memories.get(m).map_or("chip", |m| m.id.as_str());
+                out.push_str(&format!(",{},{name}\n", solution.offsets[i]));
+            }
+            None => out.push_str(",,\n"),
+        }
+    }
+    out
+}
+
+/// Parses a memories file: header `id,capacity` and optionally `cost` (per byte, default 0),
+/// one memory per line. Errors name the file, line and field.
+pub fn parse_csv_memories(text: &str, file: &str) -> Result<Vec<Memory>, InputError> {
+    let scanned = scan(text);
+    let mut rdr = reader(&scanned.text);
+    let header = header(&mut rdr, file, &scanned)?;
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    for (position, name) in header.iter().enumerate() {
+        let name = name.trim();
+        let known = ["id", "capacity", "cost"].into_iter().find(|&k| k == name);
+        let Some(known) = known else {
+            return Err(InputError::at_line(
+                file,
+                Some(scanned.header()),
+                Some(name),
+                format!(
+                    "unknown column {} (a memories file has id, capacity and optionally cost)",
+                    quoted(name)
+                ),
+            ));
+        };
+        if index.insert(known, position).is_some() {
+            return Err(InputError::at_line(
+                file,
+                Some(scanned.header()),
+                Some(name),
+                format!("column '{known}' appears twice in the header"),
+            ));
+        }
+    }
+    for name in ["id", "capacity"] {
+        if !index.contains_key(name) {
+            return Err(InputError::at_line(
+                file,
+                Some(scanned.header()),
+                Some(name),
+                format!("missing column '{name}' in the header"),
+            ));
+        }
+    }
+    let mut memories = Vec::new();
+    let mut lines: HashMap<String, usize> = HashMap::new();
+    for record in rdr.records() {
+        let record = record.map_err(|e| csv_error(e, file, &scanned))?;
+        let line = scanned.of(&record);
+        check_width(&record, &header, file, line)?;
+        let get = |name: &str| index.get(name).and_then(|&i| record.get(i)).map(str::trim);
+        let err = |field: &str, message: String| {
+            InputError::at_line(file, Some(line), Some(field), message)
+        };
+        let id = get("id").unwrap_or("");
+        if id.is_empty() {
+            return Err(err("id", "missing value".into()));
+        }
+        if id.contains(char::is_whitespace) {
+            return Err(err(
+                "id",
+                format!(
+                    "{} contains white space (a buffer's memories are a space-separated list)",
+                    quoted(id)
+                ),
+            ));
+        }
+        if let Some(first) = lines.insert(id.to_string(), line) {
+            return Err(err(
+                "id",
+                format!(
+                    "duplicate memory id {} (first used at line {first})",
+                    quoted(id)
+                ),
+            ));
+        }
+        let capacity = parse_number(get("capacity").unwrap_or(""), file, line, "capacity")?;
+        if capacity == 0 {
+            return Err(err("capacity", "capacity must be greater than 0".into()));
+        }
+        let cost = match get("cost") {
+            None | Some("") => 0,
+            Some(text) => parse_number(text, file, line, "cost")?,
+        };
+        memories.push(Memory::new(id, capacity, cost));
+    }
+    if memories.is_empty() {
+        return Err(InputError::at_line(
+            file,
+            None,
+            None,
+            "no memories: the file has a header and no rows",
+        ));
+    }
+    Ok(memories)
 }
 
 /// Quotes an id if it holds a comma, quote or line break, or starts with `#` (read as a comment).

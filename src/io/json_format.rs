@@ -6,7 +6,7 @@
 use super::check::{check_problem, BufferPlaces};
 use super::csv_format::collect_offsets;
 use crate::error::{quoted, with_quotes_cut, InputError};
-use crate::problem::{Buffer, Problem, Solution};
+use crate::problem::{Buffer, Memory, Problem, Solution};
 use serde::{Deserialize, Serialize};
 
 fn json_error(e: serde_json::Error, file: &str, text: &str) -> InputError {
@@ -214,6 +214,16 @@ pub fn parse_json_problem(
     file: &str,
     capacity: Option<u64>,
 ) -> Result<Problem, InputError> {
+    parse_json_problem_in(text, file, capacity, None)
+}
+
+/// [`parse_json_problem`] with `memories`, if given, in place of the file's own.
+pub fn parse_json_problem_in(
+    text: &str,
+    file: &str,
+    capacity: Option<u64>,
+    memories: Option<Vec<Memory>>,
+) -> Result<Problem, InputError> {
     let text = without_byte_order_mark(text);
     if text.trim().is_empty() {
         return Err(InputError::at_line(file, None, None, "the file is empty"));
@@ -221,6 +231,9 @@ pub fn parse_json_problem(
     let mut problem: Problem = serde_json::from_str(text).map_err(|e| json_error(e, file, text))?;
     if capacity.is_some() {
         problem.capacity = capacity;
+    }
+    if let Some(memories) = memories {
+        problem.memories = memories;
     }
     check_problem(&problem, file, &BufferPlaces::Elements)?;
     Ok(problem)

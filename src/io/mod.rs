@@ -12,14 +12,17 @@ mod json_format;
 
 pub use check::{check_problem, BufferPlaces};
 pub use csv_format::{
-    parse_csv_problem, parse_csv_solution, write_csv_problem, write_csv_solution,
+    parse_csv_assigned, parse_csv_memories, parse_csv_problem, parse_csv_problem_in,
+    parse_csv_solution, write_csv_assigned, write_csv_problem, write_csv_solution,
 };
 pub use files::{file_name, problem_files, split_files, write_file};
 pub(crate) use json_format::json_solution_value;
-pub use json_format::{parse_json_problem, parse_json_solution, write_json_solution};
+pub use json_format::{
+    parse_json_problem, parse_json_problem_in, parse_json_solution, write_json_solution,
+};
 
 use crate::error::InputError;
-use crate::problem::{Problem, Solution};
+use crate::problem::{Assignment, Memory, Problem, Solution};
 use std::path::Path;
 
 /// The on-disk format of a problem or solution file.
@@ -109,6 +112,22 @@ fn read_text(path: &Path) -> Result<String, InputError> {
 /// The capacity is, in order of preference: `capacity` if given, the file's own (`"capacity"`
 /// in JSON), or the MiniMalloc file-name convention `NAME.CAPACITY.csv`.
 pub fn read_problem(path: &Path, capacity: Option<u64>) -> Result<Problem, InputError> {
+    read_problem_in(path, capacity, None)
+}
+
+/// Reads a memories file (CSV: `id,capacity[,cost]`, one memory per line; see
+/// [`parse_csv_memories`]).
+pub fn read_memories(path: &Path) -> Result<Vec<Memory>, InputError> {
+    parse_csv_memories(&read_text(path)?, &path.display().to_string())
+}
+
+/// [`read_problem`] with `memories`, if given, in place of the file's own (a CSV problem has
+/// none of its own); the buffers' `memories` columns are checked against them.
+pub fn read_problem_in(
+    path: &Path,
+    capacity: Option<u64>,
+    memories: Option<Vec<Memory>>,
+) -> Result<Problem, InputError> {
     let name = path.display().to_string();
     let text = read_text(path)?;
     let from_name = capacity_from_file_name(path);
@@ -117,10 +136,11 @@ pub fn read_problem(path: &Path, capacity: Option<u64>) -> Result<Problem, Input
             if capacity.is_none() {
                 check_file_name_capacity(path, from_name)?;
             }
-            parse_csv_problem(&text, &name, capacity.or(from_name))
+            let memories = memories.unwrap_or_default();
+            parse_csv_problem_in(&text, &name, capacity.or(from_name), memories)
         }
         Format::Json => {
-            let mut problem = parse_json_problem(&text, &name, capacity)?;
+            let mut problem = parse_json_problem_in(&text, &name, capacity, memories)?;
             if problem.capacity.is_none() {
                 check_file_name_capacity(path, from_name)?;
             }
@@ -131,6 +151,34 @@ pub fn read_problem(path: &Path, capacity: Option<u64>) -> Result<Problem, Input
             Ok(problem)
         }
     }
+}
+
+/// [`read_problem_in`] for the spill goal: a buffer (or fixed offset) beyond the capacity is not
+/// an error, since spill moves it out. The capacity is `capacity` if given, else the file's own
+/// (JSON) or its name's, and every other rule is checked as usual.
+pub fn read_problem_to_spill(
+    path: &Path,
+    capacity: Option<u64>,
+    memories: Option<Vec<Memory>>,
+) -> Result<Problem, InputError> {
+    let own = match (capacity, Format::from_path(path)) {
+        (Some(c), _) => Some(c),
+        (None, Format::Json) => {
+            let text = read_text(path)?;
+            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+            serde_json::from_str::<serde_json::Value>(text)
+                .ok()
+                .and_then(|v| v.get("capacity").and_then(serde_json::Value::as_u64))
+        }
+        (None, Format::Csv) => None,
+    };
+    let from_name = capacity_from_file_name(path);
+    if own.is_none() {
+        check_file_name_capacity(path, from_name)?;
+    }
+    let mut problem = read_problem_in(path, Some(u64::MAX), memories)?;
+    problem.capacity = own.or(from_name);
+    Ok(problem)
 }
 
 /// The error for a problem without a capacity: how to give one, and, when the file name's last
@@ -187,11 +235,20 @@ pub fn read_problem_set(
 
 /// Reads a solution file for `problem` (format from the extension): every buffer's offset by id.
 pub fn read_solution(path: &Path, problem: &Problem) -> Result<Solution, InputError> {
+    read_assigned(path, problem).map(|(solution, _)| solution)
+}
+
+/// [`read_solution`], with each buffer's memory when the file gives one (a CSV `memory`
+/// column; see [`parse_csv_assigned`]).
+pub fn read_assigned(
+    path: &Path,
+    problem: &Problem,
+) -> Result<(Solution, Option<Assignment>), InputError> {
     let name = path.display().to_string();
     let text = read_text(path)?;
     match Format::from_path(path) {
-        Format::Csv => parse_csv_solution(&text, &name, problem),
-        Format::Json => parse_json_solution(&text, &name, problem),
+        Format::Csv => parse_csv_assigned(&text, &name, problem),
+        Format::Json => parse_json_solution(&text, &name, problem).map(|s| (s, None)),
     }
 }
 

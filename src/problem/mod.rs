@@ -1,8 +1,10 @@
 //! The problem model shared by every allocator: buffers, problems and solutions.
 
+mod memories;
 mod pieces;
 pub mod rules;
 
+pub use memories::Memory;
 pub use pieces::{Gap, Piece, Pieces};
 
 use serde::{Deserialize, Serialize};
@@ -39,6 +41,12 @@ pub struct Buffer {
     /// `[lower, upper)`. See [`Buffer::pieces`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gaps: Vec<Gap>,
+    /// The ids of the [`Problem::memories`] the buffer may go to; empty: any of them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memories: Vec<String>,
+    /// What keeping the buffer on chip is worth to the spill goal; `None`: its size in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub benefit: Option<u64>,
 }
 
 fn default_alignment() -> u64 {
@@ -98,6 +106,8 @@ impl Buffer {
             offset: None,
             hint: None,
             gaps: Vec::new(),
+            memories: Vec::new(),
+            benefit: None,
         }
     }
 
@@ -128,9 +138,16 @@ impl Buffer {
     pub fn area(&self) -> u128 {
         self.size as u128 * self.lifetime() as u128
     }
+
+    /// What keeping the buffer on chip is worth: its `benefit`, else its size.
+    #[inline]
+    pub fn worth(&self) -> u64 {
+        self.benefit.unwrap_or(self.size)
+    }
 }
 
-/// A memory-planning problem: the buffers and, for the decision version, a capacity.
+/// A memory-planning problem: the buffers and, for the decision version, a capacity; or, for
+/// several memories, the memories with their own capacities.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Problem {
@@ -139,12 +156,20 @@ pub struct Problem {
     /// The scratchpad size in bytes, if the problem has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity: Option<u64>,
+    /// Several memories, each with its capacity and cost per byte (empty: the one capacity).
+    /// Solved with [`Goal::Memories`](crate::Goal::Memories).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memories: Vec<Memory>,
 }
 
 impl Problem {
     /// A problem from buffers and an optional capacity.
     pub fn new(buffers: Vec<Buffer>, capacity: Option<u64>) -> Self {
-        Problem { buffers, capacity }
+        Problem {
+            buffers,
+            capacity,
+            memories: Vec::new(),
+        }
     }
 
     /// The same buffers with another capacity.
@@ -152,7 +177,14 @@ impl Problem {
         Problem {
             buffers: self.buffers.clone(),
             capacity,
+            memories: self.memories.clone(),
         }
+    }
+
+    /// The same problem with these memories.
+    pub fn with_memories(mut self, memories: Vec<Memory>) -> Problem {
+        self.memories = memories;
+        self
     }
 
     /// Number of buffers.
@@ -184,9 +216,72 @@ impl Problem {
         self.buffers.iter().any(|b| b.hint.is_some())
     }
 
+    /// The indices (in [`Problem::memories`]) of the memories buffer `i` may go to: those its
+    /// `memories` list names, or all when the list is empty. Unknown names are left out
+    /// ([`Problem::check`] rejects them).
+    pub fn allowed_memories(&self, i: usize) -> Vec<usize> {
+        let names = &self.buffers[i].memories;
+        (0..self.memories.len())
+            .filter(|&m| names.is_empty() || names.contains(&self.memories[m].id))
+            .collect()
+    }
+
     /// The largest `upper` of any buffer (0 for an empty problem).
     pub fn horizon(&self) -> u64 {
         self.buffers.iter().map(|b| b.upper).max().unwrap_or(0)
+    }
+}
+
+/// Where each buffer is: `memory[i]` is the index in [`Problem::memories`] of buffer `i`'s
+/// memory (`0`, the one capacity, for the spill goal), or `None` when the spill goal moved the
+/// buffer out. The solution's offsets are inside that memory (0 for a buffer moved out).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Assignment {
+    /// The memory of each buffer, in the problem's buffer order.
+    pub memory: Vec<Option<usize>>,
+    /// Whether no assignment is better (every better one was shown not to fit).
+    pub proven_best: bool,
+}
+
+impl Assignment {
+    /// The total cost: size x cost per byte of each buffer's memory (0 without memories).
+    pub fn cost(&self, problem: &Problem) -> u128 {
+        problem
+            .buffers
+            .iter()
+            .zip(&self.memory)
+            .filter_map(|(b, m)| {
+                let memory = problem.memories.get((*m)?)?;
+                Some(b.size as u128 * memory.cost as u128)
+            })
+            .sum()
+    }
+
+    /// The total benefit ([`Buffer::worth`]) of the buffers kept in a memory.
+    pub fn kept(&self, problem: &Problem) -> u128 {
+        self.kept_sum(problem, Buffer::worth)
+    }
+
+    /// The total size of the buffers kept in a memory.
+    pub fn kept_bytes(&self, problem: &Problem) -> u128 {
+        self.kept_sum(problem, |b| b.size)
+    }
+
+    fn kept_sum(&self, problem: &Problem, measure: impl Fn(&Buffer) -> u64) -> u128 {
+        problem
+            .buffers
+            .iter()
+            .zip(&self.memory)
+            .filter(|(_, m)| m.is_some())
+            .map(|(b, _)| measure(b) as u128)
+            .sum()
+    }
+
+    /// The indices of the buffers moved out, in order.
+    pub fn moved_out(&self) -> Vec<usize> {
+        (0..self.memory.len())
+            .filter(|&i| self.memory[i].is_none())
+            .collect()
     }
 }
 

@@ -75,7 +75,9 @@ impl Problem {
     /// readers trim fields, so such an id would not read back), a fixed offset aligned and inside the
     /// capacity, gaps inside the lifetime in increasing order without overlaps (windows a
     /// non-empty part of the range), a hint aligned and inside the capacity, no buffer larger than the capacity, a capacity above 0, a total size that fits
-    /// in 64 bits, fixed buffers that do not collide with each other, and an address span (the
+    /// in 64 bits, memories with unique ids and capacities above 0 that every buffer's
+    /// `memories` list names (and one of them large enough for the buffer), fixed buffers
+    /// that do not collide with each other (without memories), and an address span (the
     /// highest fixed end plus every free buffer's size and alignment slack) that fits in 64
     /// bits, so that no allocator's `offset + size` can overflow.
     pub fn check(&self, capacity: Option<u64>) -> Result<(), RuleBreak> {
@@ -127,9 +129,90 @@ impl Problem {
                 )
             })?;
         }
-        check_fixed_buffers(self)?;
+        check_memories(self)?;
+        if self.memories.is_empty() {
+            // With several memories, fixed buffers in different memories may share addresses.
+            check_fixed_buffers(self)?;
+        }
         check_address_span(self)
     }
+}
+
+/// Memories have unique non-empty ids and capacities above 0; every memory a buffer names
+/// exists; a fixed offset fits some memory the buffer may go to.
+fn check_memories(problem: &Problem) -> Result<(), RuleBreak> {
+    let memory_error = |message: String| RuleBreak {
+        buffer: None,
+        field: "memories",
+        message,
+        first_use: None,
+    };
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (m, memory) in problem.memories.iter().enumerate() {
+        if memory.id.is_empty() || memory.id.trim() != memory.id {
+            return Err(memory_error(format!(
+                "memory {m} has id {}: ids must be non-empty, without white space at either end",
+                quoted(&memory.id)
+            )));
+        }
+        if memory.id.contains(char::is_whitespace) {
+            return Err(memory_error(format!(
+                "memory id {} contains white space (a buffer's memories are a space-separated list)",
+                quoted(&memory.id)
+            )));
+        }
+        if seen.insert(&memory.id, m).is_some() {
+            return Err(memory_error(format!(
+                "duplicate memory id {}",
+                quoted(&memory.id)
+            )));
+        }
+        if memory.capacity == 0 {
+            return Err(memory_error(format!(
+                "memory {} has capacity 0 (it must be greater than 0)",
+                quoted(&memory.id)
+            )));
+        }
+    }
+    for (i, b) in problem.buffers.iter().enumerate() {
+        if let Some(name) = b.memories.iter().find(|n| !seen.contains_key(n.as_str())) {
+            let known = if problem.memories.is_empty() {
+                "the problem has no memories".to_string()
+            } else {
+                let ids: Vec<&str> = problem.memories.iter().map(|m| m.id.as_str()).collect();
+                format!("the memories are {}", ids.join(", "))
+            };
+            return Err(RuleBreak::at(
+                i,
+                "memories",
+                format!("unknown memory {} ({known})", quoted(name)),
+            ));
+        }
+        if problem.memories.is_empty() {
+            continue;
+        }
+        let largest = problem
+            .allowed_memories(i)
+            .into_iter()
+            .map(|m| problem.memories[m].capacity)
+            .max()
+            .unwrap_or(0);
+        let top = b.offset.unwrap_or(0).saturating_add(b.size);
+        if top > largest {
+            let field = if b.offset.is_some() { "offset" } else { "size" };
+            return Err(RuleBreak::at(
+                i,
+                field,
+                format!(
+                    "buffer {} (offset {} + size {}) fits none of its memories (the largest holds {largest})",
+                    quoted(&b.id),
+                    b.offset.unwrap_or(0),
+                    b.size
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The rules about one buffer on its own.

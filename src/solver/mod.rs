@@ -15,8 +15,10 @@
 
 mod cpsat_member;
 mod improve;
+mod memories;
 mod minimize;
 
+pub use memories::{greedy_admission, EXACT_ASSIGNMENTS};
 pub use minimize::{MinimizePhase, DEFAULT_TIMEOUT as DEFAULT_MINIMIZE_TIMEOUT};
 
 use crate::analysis::Timeline;
@@ -26,12 +28,12 @@ use crate::learned::{ModelError, Network};
 use crate::outcome::{trivially_infeasible, Deadline, Limits, Status};
 use crate::policy_spec::{configured, PolicySpec};
 use crate::problem::rules::RuleBreak;
-use crate::problem::{Problem, Solution};
+use crate::problem::{Assignment, Problem, Solution};
 use crate::search::{
     self, ExternalMember, FitRequest, Portfolio, PortfolioConfig, SearchObserver, SearchOptions,
     SearchStats,
 };
-use crate::validate::validate;
+use crate::validate::{validate, validate_assignment};
 use cpsat_member::CpSatMember;
 use std::fmt;
 use std::sync::atomic::AtomicBool;
@@ -78,23 +80,46 @@ impl Algorithm {
     }
 }
 
-/// What is asked: fit a capacity, or find the smallest peak.
+/// What is asked: fit a capacity, find the smallest peak, keep the most on chip, or place
+/// buffers in several memories at the least cost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Goal {
     /// Find offsets with every `offset + size <= capacity`, or show there are none.
     Fit(u64),
     /// Find offsets with the smallest peak the algorithm can reach.
     Minimize,
+    /// Keep the largest total benefit ([`Buffer::worth`](crate::Buffer::worth): `benefit`,
+    /// else the size) within this capacity and move the rest out (fixed buffers stay unless
+    /// their fixed place lies beyond the capacity). Exact when there are at most
+    /// [`EXACT_ASSIGNMENTS`] choices (2 to the number of buffers), else the best found. On a problem with memories, the same as [`Goal::Memories`].
+    Spill(u64),
+    /// The problem's [`memories`](Problem::memories): each buffer in one of the memories it may
+    /// use, each memory within its capacity, at the least total cost (size x the memory's cost
+    /// per byte). Exact when there are at most [`EXACT_ASSIGNMENTS`] assignments, else the best
+    /// found.
+    Memories,
 }
 
 impl Goal {
-    /// The goal for a problem: minimise when asked, else fit its capacity; `None` when neither
-    /// is possible (no capacity).
+    /// The goal for a problem: its memories if it has some, else minimise when asked, else fit
+    /// its capacity; `None` when neither is possible (no capacity).
     pub fn for_problem(problem: &Problem, minimize: bool) -> Option<Goal> {
+        if !problem.memories.is_empty() {
+            return Some(Goal::Memories);
+        }
         if minimize {
             return Some(Goal::Minimize);
         }
         problem.capacity.map(Goal::Fit)
+    }
+
+    /// The spill goal for a problem: its memories if it has some, else keep the most within its
+    /// capacity; `None` without a capacity.
+    pub fn spill_for(problem: &Problem) -> Option<Goal> {
+        if !problem.memories.is_empty() {
+            return Some(Goal::Memories);
+        }
+        problem.capacity.map(Goal::Spill)
     }
 }
 
@@ -123,6 +148,28 @@ pub struct Allocation {
     pub cpsat: Option<CpSatStats>,
     /// The phase of minimisation with the search that produced the layout.
     pub found_by: Option<MinimizePhase>,
+    /// Where each buffer went, for [`Goal::Spill`] and [`Goal::Memories`] (present with the
+    /// solution, whose offsets are inside each buffer's memory); validated with it.
+    pub assignment: Option<Assignment>,
+}
+
+impl Allocation {
+    /// An allocation with `status` and `load` and nothing found yet.
+    fn nothing_yet(status: Status, load: u64) -> Allocation {
+        Allocation {
+            status,
+            solution: None,
+            peak: None,
+            load,
+            elapsed: Duration::ZERO,
+            search: None,
+            lower_bound: None,
+            warnings: Vec::new(),
+            cpsat: None,
+            assignment: None,
+            found_by: None,
+        }
+    }
 }
 
 /// Why a problem could not be solved at all.
@@ -215,6 +262,11 @@ impl fmt::Debug for Solver {
             .finish()
     }
 }
+
+/// The time limit of [`Goal::Spill`] and [`Goal::Memories`] when none is given: the search
+/// improves the assignment until then (first-fit admission and a packed assignment come first,
+/// whatever the time).
+pub const DEFAULT_ASSIGN_TIMEOUT: Duration = Duration::from_secs(9);
 
 /// Why a search that ran out of layouts to try reports a limit rather than infeasibility.
 const EXHAUSTED_MODEL: &str = "the search tried every layout in which, of two buffers live at \
@@ -382,27 +434,43 @@ impl Solver {
         let start = Instant::now();
         let capacity = match goal {
             Goal::Fit(c) => Some(c),
-            Goal::Minimize => None,
+            Goal::Minimize | Goal::Memories => None,
+            Goal::Spill(c) => {
+                if c == 0 {
+                    return Err(SolveError::InvalidProblem(RuleBreak {
+                        buffer: None,
+                        field: "capacity",
+                        message: "capacity must be greater than 0".into(),
+                        first_use: None,
+                    }));
+                }
+                Some(c)
+            }
         };
         problem.check(None).map_err(SolveError::InvalidProblem)?;
+        let with_memories = !problem.memories.is_empty();
+        if with_memories != matches!(goal, Goal::Memories) && !matches!(goal, Goal::Spill(_)) {
+            return Err(SolveError::InvalidProblem(RuleBreak {
+                buffer: None,
+                field: "memories",
+                message: if with_memories {
+                    "a problem with memories is solved for Goal::Memories (or Goal::Spill)".into()
+                } else {
+                    "Goal::Memories needs a problem with memories".into()
+                },
+                first_use: None,
+            }));
+        }
+        if matches!(goal, Goal::Spill(_) | Goal::Memories) {
+            return Ok(self.assign(problem, goal, start));
+        }
         let model = self.load_policy_model()?;
         let timeline = Timeline::new(problem);
         let load = timeline.load();
         // The limits from `start`, with room left for the validator, which checks the answer
         // after the allocator stops.
         let limits = self.limits_after_setup(start.elapsed());
-        let mut allocation = Allocation {
-            status: Status::LimitReached,
-            solution: None,
-            peak: None,
-            load,
-            elapsed: Duration::ZERO,
-            search: None,
-            lower_bound: None,
-            warnings: Vec::new(),
-            cpsat: None,
-            found_by: None,
-        };
+        let mut allocation = Allocation::nothing_yet(Status::LimitReached, load);
         let layout = match (self.algorithm, goal) {
             (Algorithm::Baseline(baseline), _) => {
                 let deadline = Deadline::after(start, limits.timeout, self.cancel.as_deref());
@@ -428,6 +496,7 @@ impl Solver {
             (Algorithm::CpSat, _) => self
                 .cpsat(problem, goal, load, (start, limits), &mut allocation)
                 .map_err(SolveError::CpSat)?,
+            (_, Goal::Spill(_) | Goal::Memories) => unreachable!("answered by assign"),
         };
         if let Some(layout) = layout {
             assert_valid(problem, &layout, capacity, self.algorithm.name());
@@ -436,6 +505,61 @@ impl Solver {
         }
         allocation.elapsed = start.elapsed();
         Ok(allocation)
+    }
+
+    /// [`Goal::Spill`] and [`Goal::Memories`]: a place for every buffer, each memory fitted by
+    /// this solver's algorithm; the answer validated like every layout.
+    fn assign(&self, problem: &Problem, goal: Goal, start: Instant) -> Allocation {
+        let (slots, capacity) = match goal {
+            Goal::Spill(c) if problem.memories.is_empty() => {
+                (memories::Slots::spill(problem, c), Some(c))
+            }
+            _ => (memories::Slots::memories(problem), None),
+        };
+        let limit = Some(self.limits.timeout.unwrap_or(DEFAULT_ASSIGN_TIMEOUT));
+        let deadline = Deadline::after(start, limit, self.cancel.as_deref());
+        let fit = |sub: &Problem, capacity: u64, nodes: Option<u64>| {
+            let timeout = limit.map(|t| t.saturating_sub(start.elapsed()));
+            let child = self.clone().limits(Limits { timeout, nodes });
+            match child.solve(sub, Goal::Fit(capacity)) {
+                Ok(a) if a.status == Status::Solved => {
+                    memories::Fitted::Fits(a.solution.expect("solved").offsets)
+                }
+                // Without gaps an exhausted search is a proof (see EXHAUSTED_MODEL).
+                Ok(a) if matches!(a.status, Status::Infeasible(_)) && !sub.has_gaps() => {
+                    memories::Fitted::DoesNot
+                }
+                Ok(_) => memories::Fitted::Unknown,
+                // Fixed buffers that collide in this memory.
+                Err(_) => memories::Fitted::DoesNot,
+            }
+        };
+        let answer = memories::solve(problem, &slots, &deadline, &fit);
+        let load = Timeline::new(problem).load();
+        let mut allocation = Allocation::nothing_yet(answer.status, load);
+        if let Some((layout, assignment)) = answer.placed {
+            let report = validate_assignment(problem, &layout, &assignment, capacity);
+            assert!(
+                report.is_valid(),
+                "internal error: the assignment of {} is invalid:\n{report}",
+                self.algorithm.name()
+            );
+            allocation.peak = Some(
+                problem
+                    .buffers
+                    .iter()
+                    .zip(&layout.offsets)
+                    .zip(&assignment.memory)
+                    .filter(|(_, m)| m.is_some())
+                    .map(|((b, &o), _)| o + b.size)
+                    .max()
+                    .unwrap_or(0),
+            );
+            allocation.solution = Some(layout);
+            allocation.assignment = Some(assignment);
+        }
+        allocation.elapsed = start.elapsed();
+        allocation
     }
 
     /// A baseline's layout, if it fits within the deadline; the status says how it went.
@@ -494,6 +618,7 @@ impl Solver {
                 run.limits.timeout = Some(limits.timeout.unwrap_or(DEFAULT_MINIMIZE_TIMEOUT));
                 cpsat::minimize(problem, load, &run)?
             }
+            Goal::Spill(_) | Goal::Memories => unreachable!("answered by assign"),
         };
         allocation.status = answer.status;
         allocation.lower_bound = answer.lower_bound;

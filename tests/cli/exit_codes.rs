@@ -866,3 +866,106 @@ fn eval_keeps_each_finished_run_while_it_runs_and_tidies_up_after() {
     assert!(out.join("eval.json").exists());
     assert!(!partial.exists());
 }
+
+#[test]
+fn spill_and_memories_solve_validate_and_reject_bad_memory_specs() {
+    let scratch = Scratch::new();
+    let problem = scratch.file(
+        "weights.csv",
+        "id,lower,upper,size,memories\nweights,0,4,4,sram\na,0,4,4,\nb,2,6,4,\n",
+    );
+    let memories = scratch.file("sram-dram.csv", "id,capacity,cost\nsram,8,1\ndram,64,20\n");
+    let solution = scratch.path("out.csv");
+    let run = telamalloc([
+        OsStr::new("solve"),
+        problem.as_os_str(),
+        OsStr::new("--memories"),
+        memories.as_os_str(),
+        OsStr::new("-o"),
+        solution.as_os_str(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("cost: 88"), "{}", run.stderr);
+    let check = telamalloc([
+        OsStr::new("validate"),
+        problem.as_os_str(),
+        solution.as_os_str(),
+        OsStr::new("--memories"),
+        memories.as_os_str(),
+    ]);
+    assert_eq!(check.code, 0, "{}", check.stdout);
+    assert!(check.stdout.contains("cost 88"), "{}", check.stdout);
+    // Spill at 8 bytes: two of the three fit; the line compares with greedy admission.
+    let plain = scratch.file(
+        "plain.8.csv",
+        "id,lower,upper,size\nx,0,4,6\ny,0,4,5\nz,0,4,3\n",
+    );
+    let run = telamalloc([
+        OsStr::new("solve"),
+        plain.as_os_str(),
+        OsStr::new("--spill"),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("x,0,4,6,,\n"), "{}", run.stdout);
+    assert!(
+        run.stderr.contains(
+            "kept on chip: 8 bytes (benefit 8) of 14, moved out 1; greedy admission keeps 6 bytes"
+        ),
+        "{}",
+        run.stderr
+    );
+    // With memories, the file name's capacity does not limit the buffers.
+    let named = scratch.file("named.2.csv", "id,lower,upper,size\na,0,2,4\n");
+    let run = telamalloc([
+        OsStr::new("solve"),
+        named.as_os_str(),
+        OsStr::new("--memories"),
+        memories.as_os_str(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // A buffer larger than the capacity is moved out, not an error, with --spill only.
+    let big = scratch.file("big.4.csv", "id,lower,upper,size\na,0,2,9\nb,0,2,3\n");
+    let run = telamalloc([OsStr::new("solve"), big.as_os_str(), OsStr::new("--spill")]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("a,0,2,9,,\nb,0,2,3,0,chip\n"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(telamalloc([OsStr::new("solve"), big.as_os_str()]).code, 2);
+    // Bad specs: exit 2 with the file, line and field.
+    for (text, field) in [
+        ("id,capacity\nsram,0\n", "line 2: field 'capacity'"),
+        ("id,capacity,cost\nsram,8,x\n", "line 2: field 'cost'"),
+        (
+            "id,capacity\nsram,8\nsram,9\n",
+            "line 3: field 'id': duplicate memory id 'sram'",
+        ),
+        ("id,size\nsram,8\n", "field 'size': unknown column"),
+    ] {
+        let bad = scratch.file("bad-memories.csv", text);
+        let run = telamalloc([
+            OsStr::new("solve"),
+            problem.as_os_str(),
+            OsStr::new("--memories"),
+            bad.as_os_str(),
+        ]);
+        assert_eq!(run.code, 2, "{text:?}: {}", run.stderr);
+        assert!(run.stderr.contains("bad-memories.csv"), "{}", run.stderr);
+        assert!(run.stderr.contains(field), "{text:?}: {}", run.stderr);
+    }
+    let unknown = scratch.file("unknown.csv", "id,lower,upper,size,memories\na,0,2,4,tcm\n");
+    let run = telamalloc([
+        OsStr::new("solve"),
+        unknown.as_os_str(),
+        OsStr::new("--memories"),
+        memories.as_os_str(),
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("unknown.csv: line 2: field 'memories': unknown memory 'tcm'"),
+        "{}",
+        run.stderr
+    );
+}

@@ -106,6 +106,8 @@ pub fn problems(shape: Shape) -> impl Strategy<Value = Problem> {
                         offset,
                         hint: None,
                         gaps: Vec::new(),
+                        memories: Vec::new(),
+                        benefit: None,
                     }
                 })
                 .collect();

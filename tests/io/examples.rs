@@ -312,6 +312,8 @@ fn tiny_problems() -> impl Strategy<Value = Problem> {
                     offset,
                     hint: None,
                     gaps: Vec::new(),
+                    memories: Vec::new(),
+                    benefit: None,
                 }
             })
             .collect();

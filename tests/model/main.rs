@@ -5,4 +5,5 @@ mod common;
 
 mod analysis;
 mod baselines;
+mod memories;
 mod validator;

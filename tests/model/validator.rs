@@ -371,7 +371,9 @@ fn agrees_with_a_naive_check_on_random_solutions() {
                             prop_assert!(b.lower <= *time && *time < b.upper, "{}", v);
                         }
                     }
-                    Violation::WrongLength { .. } => prop_assert!(false, "{}", v),
+                    Violation::WrongLength { .. }
+                    | Violation::WrongMemory { .. }
+                    | Violation::MovedOut { .. } => prop_assert!(false, "{}", v),
                 }
             }
             // With room in the report, every per-buffer fault is listed, in buffer order.

@@ -61,6 +61,8 @@ class Buffer:
         size: int,
         alignment: int = 1,
         offset: int | None = None,
+        memories: list[str] | None = None,
+        benefit: int | None = None,
     ) -> Buffer: ...
     @property
     def id(self) -> str:
@@ -80,6 +82,12 @@ class Buffer:
     @property
     def offset(self) -> int | None:
         """The fixed offset, or None when the allocator chooses."""
+    @property
+    def memories(self) -> list[str] | None:
+        """The ids of the memories the buffer may go to, or None for any."""
+    @property
+    def benefit(self) -> int | None:
+        """What keeping it on chip is worth to ``solve(..., spill=True)`` (None: its size)."""
     def __eq__(self, other: object, /) -> bool: ...
 
 @final
@@ -87,7 +95,14 @@ class Problem:
     """Buffers and, optionally, the capacity to fit; checked by the library's rules when made
     (a broken rule raises ``TelamallocError`` naming ``buffers[i]`` and the field)."""
 
-    def __new__(cls, buffers: Iterable[_BufferLike], capacity: int | None = None) -> Problem: ...
+    def __new__(
+        cls,
+        buffers: Iterable[_BufferLike],
+        capacity: int | None = None,
+        memories: Iterable[tuple[str, int] | tuple[str, int, int]] | None = None,
+    ) -> Problem:
+        """``memories``: tuples ``(id, capacity[, cost per byte])``; ``solve`` then places
+        every buffer in one its ``memories`` allow at the least total cost."""
     @staticmethod
     def from_arrays(
         lower: _IntArray,
@@ -111,6 +126,9 @@ class Problem:
     @property
     def capacity(self) -> int | None:
         """The capacity in bytes, or None."""
+    @property
+    def memories(self) -> list[tuple[str, int, int]]:
+        """The memories as ``(id, capacity, cost)`` (empty: the one capacity)."""
     @property
     def load(self) -> int:
         """LOAD: the largest total size live at one time step (a lower bound on any peak)."""
@@ -162,6 +180,22 @@ class Allocation:
     @property
     def stats(self) -> dict[str, object]:
         """The search counters (empty for a heuristic); CP-SAT's under ``"cpsat"``."""
+    @property
+    def memory(self) -> list[str | None] | None:
+        """Spill or memories: each buffer's memory id (``"chip"`` for the spill goal's one
+        capacity), None for a buffer moved out; None for the other goals."""
+    @property
+    def cost(self) -> int | None:
+        """Spill or memories: the total cost (size x cost per byte of each memory)."""
+    @property
+    def kept_bytes(self) -> int | None:
+        """Spill or memories: the bytes kept in a memory."""
+    @property
+    def greedy_kept_bytes(self) -> int | None:
+        """Spill: the bytes greedy admission (benefit order, first fit) keeps."""
+    @property
+    def proven_best(self) -> bool | None:
+        """Spill or memories: whether no better assignment exists."""
 
 @final
 class Report:
@@ -187,6 +221,7 @@ def solve(
     algo: str = "search",
     seed: int = 0,
     threads: int = 1,
+    spill: bool = False,
 ) -> Allocation:
     """Finds an offset for every buffer under the capacity (default: the problem's own), or
     the smallest peak with ``minimize=True``. ``timeout`` is positive, at most 10**9 seconds;
@@ -194,9 +229,10 @@ def solve(
     ``nodes`` alone has no clock); ``threads`` 1 to 1024. The GIL is released while it runs; Ctrl-C (KeyboardInterrupt) stops
     it."""
 
-def read_csv(path: _Path, capacity: int | None = None) -> Problem:
+def read_csv(path: _Path, capacity: int | None = None, memories: _Path | None = None) -> Problem:
     """Reads a problem file (CSV, or JSON for ``.json``); the capacity defaults to the file's
-    own or its name's (``NAME.CAPACITY.csv`` or ``NAME.capCAPACITY.csv``)."""
+    own or its name's (``NAME.CAPACITY.csv`` or ``NAME.capCAPACITY.csv``). ``memories``: a CSV
+    file ``id,capacity[,cost]`` for the buffers' ``memories`` column."""
 
 def write_csv(path: _Path, problem: Problem, offsets: _Offsets | None = None) -> None:
     """Writes the problem as CSV, or with ``offsets`` its solution (an ``offset`` column)."""
