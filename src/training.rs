@@ -14,6 +14,7 @@ pub use crate::search::features::problem_features_of as problem_features;
 pub use crate::search::schedule::budget as round_budget;
 pub use crate::search::slack::truth::{HoleChoice, HoleOdds, OddsBudget};
 pub use crate::search::slack::walk::{MoveFeatures, HOLE_FEATURES, HOLE_FEATURE_SCHEMA_VERSION};
+pub use crate::search::RunJudge;
 pub use crate::search::{
     Schedule, CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION, NODE_FEATURES, PROBLEM_FEATURES,
     PROBLEM_FEATURE_SCHEMA_VERSION, RUN_FEATURES, RUN_FEATURE_SCHEMA_VERSION,

@@ -6,6 +6,7 @@
 
 use super::model_file::{check_feature_layout, check_format, check_hidden, DenseLayer, ModelError};
 use crate::search::features::{RUN_FEATURES, RUN_FEATURE_SCHEMA_VERSION};
+use crate::search::{RunJudge, SearchOptions};
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
@@ -102,11 +103,20 @@ impl RestartModel {
         }
         1.0 / (1.0 + (-values[0]).exp())
     }
+}
 
-    /// Whether a run at a checkpoint with `features` should end now.
-    pub fn ends(&self, features: &[f32; RUN_FEATURES.len()]) -> bool {
+impl RunJudge for RestartModel {
+    /// Whether the probability that the run is doomed reaches the threshold.
+    fn ends(&self, features: &[f32; RUN_FEATURES.len()]) -> bool {
         self.doomed(features) >= self.threshold
     }
+}
+
+/// The compiled-in restart model when `options` end runs with it (switch `learned-restarts`).
+pub(crate) fn run_judge(options: &SearchOptions) -> Option<&'static dyn RunJudge> {
+    options
+        .learned_restarts
+        .then(|| RestartModel::built_in() as &dyn RunJudge)
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ pub(crate) mod edge_finding;
 pub(crate) mod external;
 pub(crate) mod features;
 pub(crate) mod instance;
+mod judge;
 pub(crate) mod max_tree;
 mod observer;
 mod options;
@@ -35,6 +36,7 @@ pub use features::{
     run_features, RunProgress, CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION, NODE_FEATURES,
     PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION, RUN_FEATURES, RUN_FEATURE_SCHEMA_VERSION,
 };
+pub use judge::RunJudge;
 pub use observer::{
     RunEnded, RunObserver, RunSummary, SearchObserver, SearchStart, TryCounts, TryEnd,
 };
@@ -109,6 +111,9 @@ pub(crate) struct FitRequest<'a> {
     /// slack-filling lottery draws its cuts; None: its hand-made draws. The front door gives
     /// the compiled-in model's when `learned_holes` is on.
     pub(crate) hole_model: Option<&'a [f32]>,
+    /// The judge that may end runs early (`learned-restarts`): the front door gives the
+    /// compiled-in restart model when the switch is on.
+    pub(crate) run_judge: Option<&'a dyn RunJudge>,
 }
 
 /// Fits `problem` (which passed [`Problem::check`]) under `capacity` with the request's
@@ -128,6 +133,7 @@ pub(crate) fn fit(problem: &Problem, capacity: u64, request: FitRequest<'_>) -> 
         mut observer,
         external,
         hole_model,
+        run_judge,
     } = request;
     // The solver gives an empty portfolio the default one (`Solver::build_portfolio`): nothing
     // to run would never decide.
@@ -167,6 +173,7 @@ pub(crate) fn fit(problem: &Problem, capacity: u64, request: FitRequest<'_>) -> 
         observer: None,
         external: None,
         hole_model,
+        run_judge,
     };
     let outcome = if let Some(why) = trivially_infeasible(problem, capacity, load) {
         Outcome::Infeasible(why)
@@ -191,6 +198,7 @@ pub(crate) fn fit(problem: &Problem, capacity: u64, request: FitRequest<'_>) -> 
                         .map(|o| &mut **o as &mut dyn SearchObserver),
                     external,
                     hole_model,
+                    run_judge,
                 };
                 let (outcome, exhausted) =
                     search_portfolio(problem, capacity, (search, stop), &mut stats);
@@ -282,9 +290,7 @@ fn search_portfolio(
         drawer: members.drawer.as_ref(),
         slack,
         switches,
-        restart_model: options
-            .learned_restarts
-            .then(crate::learned::RestartModel::built_in),
+        run_judge: request.run_judge,
     };
     match portfolio::run(&instance, options, portfolio.policies, settings, stats) {
         portfolio::Verdict::Found(offsets) => (Outcome::Found(Solution { offsets }), false),

@@ -300,6 +300,7 @@ impl Window {
             observer: None,
             external: None,
             hole_model: crate::learned::hole_model::lottery_weights(options),
+            run_judge: crate::learned::restart_model::run_judge(options),
         };
         let result = search::fit(&window, target, request);
         match result.outcome {

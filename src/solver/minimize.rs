@@ -179,6 +179,7 @@ pub(crate) fn minimize(
             observer: None,
             external: None,
             hole_model: crate::learned::hole_model::lottery_weights(options),
+            run_judge: crate::learned::restart_model::run_judge(options),
         };
         let result = search::fit(problem, capacity, request);
         stats.add(&result.stats);

@@ -674,6 +674,7 @@ impl Solver {
             observer: observer.map(|o| o as &mut dyn SearchObserver),
             external: member.as_ref().map(|m| m as &dyn ExternalMember),
             hole_model: crate::learned::hole_model::lottery_weights(&self.options),
+            run_judge: crate::learned::restart_model::run_judge(&self.options),
         };
         let result = search::fit(problem, capacity, request);
         if let Some(member) = member {

@@ -601,8 +601,9 @@ fn collect_writes_a_log_per_problem_that_logs_reads_and_counts() {
     let run = telamalloc([OsStr::new("logs"), out.as_os_str()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let expected = format!(
-        "5 logs (schema version 1, feature version {}): {decisions} decisions, {candidates} \
+        "5 logs (schema version {}, feature version {}): {decisions} decisions, {candidates} \
          candidates, {tries} tries, {found} on solution paths",
+        telamalloc::solve_log::LOG_SCHEMA_VERSION,
         telamalloc::search::FEATURE_SCHEMA_VERSION
     );
     assert!(
@@ -621,8 +622,9 @@ fn collect_writes_a_log_per_problem_that_logs_reads_and_counts() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stdout.contains(&format!(
-            "1 logs (schema version 1, feature version {}): {d} decisions, {c} candidates, {t} \
-             tries, {f} on solution paths",
+            "1 logs (schema version {}, feature version {}): {d} decisions, {c} candidates, \
+             {t} tries, {f} on solution paths",
+            telamalloc::solve_log::LOG_SCHEMA_VERSION,
             telamalloc::search::FEATURE_SCHEMA_VERSION
         )),
         "{}",

@@ -23,8 +23,8 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 use std::path::PathBuf;
 use telamalloc::training::{
-    read_log_file, RestartModel, RunResult, RESTART_MODEL_FORMAT, RESTART_MODEL_FORMAT_VERSION,
-    RUN_FEATURES, RUN_FEATURE_SCHEMA_VERSION,
+    read_log_file, RestartModel, RunJudge, RunResult, RESTART_MODEL_FORMAT,
+    RESTART_MODEL_FORMAT_VERSION, RUN_FEATURES, RUN_FEATURE_SCHEMA_VERSION,
 };
 
 /// Trains the restart model from the run lines of solve logs.

@@ -1,22 +1,36 @@
 //! A run's checkpoints: every half a problem's worth of nodes, the run's progress becomes
-//! [`RunProgress`]; the observer hears its features, and the restart model (switch
-//! `learned-restarts`, only on runs the portfolio lets end early) may end the run.
+//! [`RunProgress`], whose features the observer hears and the run's judge (switch
+//! `learned-restarts`, only on runs the portfolio lets end early) may end the run on.
 
-use super::{Searcher, Stop};
-use crate::learned::RestartModel;
-use crate::search::features::{run_features, RunProgress};
+use crate::search::features::RunProgress;
+use crate::search::RunJudge;
+
+/// The counters of a run at a node, as the searcher holds them.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Counters {
+    /// The run's free buffers.
+    pub free: u64,
+    /// Nodes the run has expanded.
+    pub nodes: u64,
+    /// Buffers placed at the current node.
+    pub placed: u64,
+    /// Failures (minor backtracks) in the run.
+    pub failures: u64,
+    /// Node-cache hits in the run.
+    pub cache_hits: u64,
+}
 
 /// Where a run is between checkpoints: what the next checkpoint's features need that the run's
 /// counters do not hold.
 pub(super) struct Checkpoints<'a> {
-    /// Nodes between two checkpoints; 0: the run takes none (no observer, no model).
+    /// Nodes between two checkpoints; 0: the run takes none (no observer, no judge).
     stride: u64,
     /// The node count of the next checkpoint.
     next_at: u64,
     /// The run's node budget.
     budget: u64,
-    /// The model that may end the run, when the run may end early.
-    model: Option<&'a RestartModel>,
+    /// The judge that may end the run, when the run may end early.
+    judge: Option<&'a dyn RunJudge>,
     /// The most buffers placed at once so far, and the node count when it was last raised.
     deepest: u64,
     deepest_at: u64,
@@ -29,14 +43,14 @@ pub(super) struct Checkpoints<'a> {
 
 impl<'a> Checkpoints<'a> {
     /// Checkpoints every `max(free / 2, 32)` nodes of a run of `budget` nodes over `free`
-    /// buffers, when someone reads them (`watched`, or a `model`).
+    /// buffers, when someone reads them (`watched`, or a `judge`).
     pub fn new(
         free: usize,
         budget: u64,
-        model: Option<&'a RestartModel>,
+        judge: Option<&'a dyn RunJudge>,
         watched: bool,
     ) -> Checkpoints<'a> {
-        let stride = if watched || model.is_some() {
+        let stride = if watched || judge.is_some() {
             (free as u64 / 2).max(32)
         } else {
             0
@@ -45,7 +59,7 @@ impl<'a> Checkpoints<'a> {
             stride,
             next_at: stride,
             budget,
-            model,
+            judge,
             deepest: 0,
             deepest_at: 0,
             shallowest: u64::MAX,
@@ -68,41 +82,32 @@ impl<'a> Checkpoints<'a> {
         }
         nodes >= self.next_at
     }
-}
 
-impl Searcher<'_> {
-    /// A checkpoint at the current node: tells the observer the run's features and stops the
-    /// run (as if its budget were spent) when the restart model predicts it doomed.
-    #[inline(never)]
-    pub(super) fn checkpoint(&mut self) -> Option<Stop> {
-        let at = &mut self.checkpoints;
-        let nodes = self.stats.nodes;
-        let failures = self.stats.minor_backtracks;
+    /// The run's progress at the checkpoint where it has `counters`; the next checkpoint
+    /// starts counting from here.
+    pub fn progress(&mut self, counters: Counters) -> RunProgress {
         let progress = RunProgress {
-            free: self.instance.free.len() as u64,
-            nodes,
-            budget: at.budget,
-            placed: self.state.placed as u64,
-            deepest: at.deepest,
-            deepest_at: at.deepest_at,
-            shallowest: at.shallowest,
-            failures,
-            recent_failures: failures - at.failures_then,
-            recent_nodes: nodes - at.nodes_then,
-            cache_hits: self.stats.cache_hits,
+            free: counters.free,
+            nodes: counters.nodes,
+            budget: self.budget,
+            placed: counters.placed,
+            deepest: self.deepest,
+            deepest_at: self.deepest_at,
+            shallowest: self.shallowest,
+            failures: counters.failures,
+            recent_failures: counters.failures - self.failures_then,
+            recent_nodes: counters.nodes - self.nodes_then,
+            cache_hits: counters.cache_hits,
         };
-        at.next_at = nodes + at.stride;
-        at.shallowest = u64::MAX;
-        at.failures_then = failures;
-        at.nodes_then = nodes;
-        let features = run_features(&progress);
-        if let Some(observer) = self.observer.as_mut() {
-            observer.on_checkpoint(&features);
-        }
-        if at.model.is_some_and(|model| model.ends(&features)) {
-            self.stats.doomed_runs += 1;
-            return Some(Stop::Budget);
-        }
-        None
+        self.next_at = counters.nodes + self.stride;
+        self.shallowest = u64::MAX;
+        self.failures_then = counters.failures;
+        self.nodes_then = counters.nodes;
+        progress
+    }
+
+    /// The judge of the run, if it may end early.
+    pub fn judge(&self) -> Option<&'a dyn RunJudge> {
+        self.judge
     }
 }

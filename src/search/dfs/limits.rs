@@ -1,8 +1,8 @@
 //! The limits of a run (node budget, deadline, cancellation, an earlier run deciding), checked
 //! at every node with the clock read at an adaptive stride.
 
-use crate::learned::RestartModel;
 use crate::outcome::Deadline;
+use crate::search::RunJudge;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -27,9 +27,9 @@ pub struct RunLimits<'a> {
     /// The lowest index of a run that decided in this round, and this run's index: the run
     /// stops once a run before it has decided.
     pub outranked: Option<(&'a AtomicUsize, usize)>,
-    /// The restart model that may end this run early (switch `learned-restarts`), for a run
-    /// the portfolio lets end early.
-    pub restart_model: Option<&'a RestartModel>,
+    /// The judge that may end this run early (switch `learned-restarts`), for a run the
+    /// portfolio lets end early.
+    pub run_judge: Option<&'a dyn RunJudge>,
 }
 
 /// How often a run reads the clock (for the deadline, and whether an earlier run of its round
@@ -142,7 +142,7 @@ mod tests {
             nodes,
             stop,
             outranked: None,
-            restart_model: None,
+            run_judge: None,
         }
     }
 

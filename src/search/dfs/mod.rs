@@ -22,6 +22,7 @@ mod watch;
 pub use limits::{RunLimits, Stop};
 
 use super::edge_finding::EdgeFinder;
+use super::features::run_features;
 use super::instance::Instance;
 use super::observer::RunObserver;
 use super::options::SearchOptions;
@@ -29,7 +30,7 @@ use super::policy::{Candidate, NodePolicy, NodeView};
 use super::state::State;
 use super::stats::SearchStats;
 use backjump::MajorBacktracks;
-use checkpoint::Checkpoints;
+use checkpoint::{Checkpoints, Counters};
 use limits::Limiter;
 use node::Node;
 use node_cache::{node_key, NodeCache};
@@ -107,7 +108,7 @@ impl<'a> Searcher<'a> {
         let checkpoints = Checkpoints::new(
             instance.free.len(),
             limits.nodes,
-            limits.restart_model,
+            limits.run_judge,
             observer.is_some(),
         );
         Searcher {
@@ -202,6 +203,32 @@ impl<'a> Searcher<'a> {
         }
         if self.checkpoints.due(self.stats.nodes, placed) {
             return self.checkpoint();
+        }
+        None
+    }
+
+    /// A checkpoint at the current node: tells the observer the run's features and stops the
+    /// run (as if its budget were spent) when its judge ends it.
+    #[inline(never)]
+    fn checkpoint(&mut self) -> Option<Stop> {
+        let progress = self.checkpoints.progress(Counters {
+            free: self.instance.free.len() as u64,
+            nodes: self.stats.nodes,
+            placed: self.state.placed as u64,
+            failures: self.stats.minor_backtracks,
+            cache_hits: self.stats.cache_hits,
+        });
+        let features = run_features(&progress);
+        if let Some(observer) = self.observer.as_mut() {
+            observer.on_checkpoint(&features);
+        }
+        if self
+            .checkpoints
+            .judge()
+            .is_some_and(|judge| judge.ends(&features))
+        {
+            self.stats.doomed_runs += 1;
+            return Some(Stop::Budget);
         }
         None
     }

@@ -14,6 +14,7 @@ mod worker;
 
 use super::external::ExternalMember;
 use super::instance::Instance;
+use super::judge::RunJudge;
 use super::observer::{RunEnded, RunSummary, SearchObserver};
 use super::options::SearchOptions;
 use super::policy::NodePolicy;
@@ -21,7 +22,6 @@ use super::schedule::budget;
 use super::slack::{Drawer, Filled, SlackFill};
 use super::stats::SearchStats;
 use super::strategy::PortfolioSwitches;
-use crate::learned::RestartModel;
 use crate::outcome::{Deadline, Infeasibility};
 use rounds::{count_within, in_run_order, round_budgets, run_weights, MemberSchedule};
 use threads::{on_stack_for, stack_bytes, Job, Round, RunResult};
@@ -63,9 +63,9 @@ pub struct RunSettings<'a> {
     /// The portfolio switches (the fixed policy's boosting and the lottery's lead order for the
     /// members the search makes itself).
     pub switches: PortfolioSwitches,
-    /// The restart model (switch `learned-restarts`): it may end the runs within their worker's
+    /// The judge (switch `learned-restarts`): it may end the runs within their worker's
     /// largest budget so far.
-    pub restart_model: Option<&'a RestartModel>,
+    pub run_judge: Option<&'a dyn RunJudge>,
 }
 
 /// Runs the portfolio until a verdict, on a stack deep enough for its search (see
@@ -289,7 +289,7 @@ impl Rounds<'_, '_> {
             slack: &self.settings.slack,
             budgets: &plan.budgets,
             may_end_early: &plan.may_end_early,
-            restart_model: self.settings.restart_model,
+            run_judge: self.settings.run_judge,
             stop: self.settings.stop,
         };
         match &self.pool {

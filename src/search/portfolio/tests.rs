@@ -99,7 +99,7 @@ fn search(
         drawer: None,
         slack: SlackFill::default(),
         switches: PLAIN_SWITCHES,
-        restart_model: None,
+        run_judge: None,
     };
     let policies = Portfolio::round_robin(instance.sizes.len(), true, 0).policies;
     let mut stats = SearchStats::default();
@@ -123,7 +123,7 @@ fn counted(
         drawer: None,
         slack: SlackFill::default(),
         switches: PLAIN_SWITCHES,
-        restart_model: None,
+        run_judge: None,
     };
     let policies = Portfolio::round_robin(instance.sizes.len(), true, 0).policies;
     let mut stats = SearchStats::default();
@@ -169,7 +169,7 @@ fn logged_run(
         drawer: None,
         slack: SlackFill::new(options, None),
         switches: crate::policy_spec::configured(Portfolio::new(Vec::new()), options).switches,
-        restart_model: None,
+        run_judge: None,
     };
     let policies = Portfolio::round_robin(instance.sizes.len(), true, 0).policies;
     let verdict = run(
@@ -345,7 +345,7 @@ fn a_lottery_run_makes_short_draws_until_its_budget_is_spent() {
             nodes: budget,
             stop: Deadline::none(),
             outranked: None,
-            restart_model: None,
+            run_judge: None,
         };
         let how = (&options, false);
         let (end, stats, _) = run_draws(&instance, how, &mut worker, limits, (None, per_draw));
@@ -621,10 +621,10 @@ fn an_external_member_that_runs_first_decides_before_the_rounds_policies() {
 
 /// A restart model that predicts every run doomed: it ends each run it may end at the run's
 /// first checkpoint.
-fn dooming_model() -> RestartModel {
+fn dooming_model() -> crate::learned::RestartModel {
     use crate::learned::DenseLayer;
     use crate::search::features::{RUN_FEATURES, RUN_FEATURE_SCHEMA_VERSION};
-    let model = RestartModel {
+    let model = crate::learned::RestartModel {
         format: crate::learned::restart_model::RESTART_MODEL_FORMAT.into(),
         version: crate::learned::restart_model::RESTART_MODEL_FORMAT_VERSION,
         feature_schema: RUN_FEATURE_SCHEMA_VERSION,
@@ -659,7 +659,7 @@ fn the_restart_model_ends_only_runs_within_their_workers_largest_budget() {
         drawer: None,
         slack: SlackFill::default(),
         switches: PLAIN_SWITCHES,
-        restart_model: Some(&model),
+        run_judge: Some(&model),
     };
     let policies = Portfolio::round_robin(instance.sizes.len(), true, 0).policies;
     let mut stats = SearchStats::default();

@@ -2,7 +2,6 @@
 //! (the lowest-index decisive run wins), each on a stack deep enough for its search.
 
 use super::worker::{run_draws, run_one, Kind, RunEnd, Worker};
-use crate::learned::RestartModel;
 use crate::outcome::Deadline;
 use crate::search::dfs::RunLimits;
 use crate::search::external::{ExternalMember, MemberEnd};
@@ -11,6 +10,7 @@ use crate::search::observer::RunObserver;
 use crate::search::options::SearchOptions;
 use crate::search::slack::{lottery::draw_budget, SlackFill};
 use crate::search::stats::SearchStats;
+use crate::search::RunJudge;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -74,8 +74,8 @@ pub(super) struct Round<'a> {
     pub(super) budgets: &'a [u64],
     /// Whether each run may end early (see `Rounds::largest_budgets`).
     pub(super) may_end_early: &'a [bool],
-    /// The restart model, for the runs that may end early.
-    pub(super) restart_model: Option<&'a RestartModel>,
+    /// The judge of the runs that may end early.
+    pub(super) run_judge: Option<&'a dyn RunJudge>,
     pub(super) stop: Deadline<'a>,
 }
 
@@ -94,7 +94,7 @@ impl Round<'_> {
                     nodes: self.budgets[i],
                     stop: self.stop,
                     outranked,
-                    restart_model: self.restart_model.filter(|_| self.may_end_early[i]),
+                    run_judge: self.run_judge.filter(|_| self.may_end_early[i]),
                 };
                 let how = (self.options, self.slack.distinct_draws);
                 let (end, stats, observer) = match worker.kind {
