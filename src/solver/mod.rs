@@ -516,12 +516,31 @@ impl Solver {
             }
             _ => (memories::Slots::memories(problem), None),
         };
-        let limit = Some(self.limits.timeout.unwrap_or(DEFAULT_ASSIGN_TIMEOUT));
+        // A node limit is a total over every memory's fits, and alone it sets no clock: the
+        // answer is then the same on any machine.
+        let limit = match self.limits {
+            Limits {
+                timeout: None,
+                nodes: None,
+            } => Some(DEFAULT_ASSIGN_TIMEOUT),
+            Limits { timeout, .. } => timeout,
+        };
         let deadline = Deadline::after(start, limit, self.cancel.as_deref());
+        let nodes_left = std::cell::Cell::new(self.limits.nodes);
         let fit = |sub: &Problem, capacity: u64, nodes: Option<u64>| {
+            let nodes = match (nodes, nodes_left.get()) {
+                (_, Some(0)) => return memories::Fitted::Unknown,
+                (Some(wanted), Some(left)) => Some(wanted.min(left)),
+                (wanted, left) => wanted.or(left),
+            };
             let timeout = limit.map(|t| t.saturating_sub(start.elapsed()));
             let child = self.clone().limits(Limits { timeout, nodes });
-            match child.solve(sub, Goal::Fit(capacity)) {
+            let fitted = child.solve(sub, Goal::Fit(capacity));
+            if let (Some(left), Ok(a)) = (nodes_left.get(), &fitted) {
+                let spent = a.search.as_ref().map_or(0, |s| s.nodes);
+                nodes_left.set(Some(left.saturating_sub(spent)));
+            }
+            match fitted {
                 Ok(a) if a.status == Status::Solved => {
                     memories::Fitted::Fits(a.solution.expect("solved").offsets)
                 }

@@ -252,7 +252,7 @@ fn the_validator_catches_a_buffer_in_a_memory_it_may_not_use() {
 /// Many buffers in a staircase: each of `n` buffers of size 3 lives over two steps, so any
 /// capacity of 6 fits all; at capacity 5 only every other one can be kept, at its offset.
 #[test]
-fn spill_beyond_the_exact_size_keeps_at_least_greedy_admission() {
+fn spill_beyond_the_exact_size_keeps_at_least_greedy_admission_under_a_node_limit() {
     let mut draw = Draw(7);
     let buffers: Vec<Buffer> = (0..300)
         .map(|i| {
@@ -267,10 +267,22 @@ fn spill_beyond_the_exact_size_keeps_at_least_greedy_admission() {
         .collect();
     let problem = Problem::new(buffers, None);
     let capacity = telamalloc::analysis::load(&problem) * 7 / 10;
-    let result = Solver::new()
-        .solve(&problem, Goal::Spill(capacity))
-        .unwrap();
-    let assignment = result.assignment.unwrap();
+    // A node limit is a total over every fit and sets no clock: the same answer on any machine
+    // and with any thread count.
+    let solve = |threads: usize| {
+        let options = telamalloc::SearchOptions {
+            threads,
+            ..Default::default()
+        };
+        let result = Solver::new()
+            .options(options)
+            .nodes(20_000)
+            .solve(&problem, Goal::Spill(capacity))
+            .unwrap();
+        (result.solution.unwrap(), result.assignment.unwrap())
+    };
+    let (layout, assignment) = solve(1);
+    assert_eq!((layout, assignment.clone()), solve(2));
     assert!(!assignment.proven_best);
     let (_, greedy) = greedy_admission(&problem, capacity);
     assert!(
