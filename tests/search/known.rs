@@ -528,10 +528,28 @@ fn the_search_is_deterministic() {
 
 #[test]
 fn the_answer_does_not_depend_on_the_thread_count() {
-    let mut solved = 0;
-    for (label, problem, capacity) in medium_problems() {
+    let (mut solved, mut doomed) = (0, 0);
+    // With and without learned restarts: the restart model reads only its run's counters.
+    // A 450-buffer packing the search decides after several rounds, where the model ends runs.
+    let options = PerfectOptions {
+        capacity: 1 << 20,
+        horizon: 1024,
+        buffers: 450,
+        style: CutStyle::Mixed,
+        remove: 0,
+        alignment: 1024,
+        cuts: Default::default(),
+    };
+    let (rounds, _) = generate::perfect(&options, 102);
+    let cases = medium_problems()
+        .into_iter()
+        .flat_map(|case| [(case.clone(), false), (case, true)])
+        .chain([(("perfect 450".to_string(), rounds, 1 << 20), true)]);
+    for ((label, problem, capacity), learned_restarts) in cases {
+        let label = format!("{label}, learned restarts {learned_restarts}");
         let one = SearchOptions {
             threads: 1,
+            learned_restarts,
             ..common::without_heuristics()
         };
         let sequential = run_search(&problem, capacity, &one, None, nodes(200_000));
@@ -554,8 +572,10 @@ fn the_answer_does_not_depend_on_the_thread_count() {
             );
         }
         solved += usize::from(matches!(sequential.outcome, Outcome::Solved(_)));
+        doomed += sequential.stats.doomed_runs;
     }
-    assert!(solved >= 6, "only {solved} problems solved");
+    assert!(solved >= 12, "only {solved} problems solved");
+    assert!(doomed > 0, "the restart model ended no run");
 }
 
 #[test]
