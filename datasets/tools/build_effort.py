@@ -174,24 +174,21 @@ def build(candidate, folder):
     return [path] + fields + [budget, digest]
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true")
-    parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--splits",
-                        default="train,validation,test,test-2,test-3,test-4,test-5,test-6,test-7")
-    args = parser.parse_args()
+def build_splits(prefix, splits, header, candidates, build, jobs, check):
+    """Builds `prefix-SPLIT` for each split (its candidates in parallel, the kept rows in order)
+    and writes its manifest and list, or with `check` rebuilds into a temporary folder and
+    compares with the committed manifest; the exit status (1 when a manifest differs)."""
     subprocess.run(["cargo", "build", "--release", "--quiet"], check=True)
-    out = tempfile.mkdtemp() if args.check else "datasets/splits"
+    out = tempfile.mkdtemp() if check else "datasets/splits"
     status = 0
-    for split in args.splits.split(","):
-        name = f"effort-{split}"
+    for split in splits:
+        name = f"{prefix}-{split}"
         folder = os.path.join(out, name)
         shutil.rmtree(folder, ignore_errors=True)
         os.makedirs(folder)
-        with ThreadPoolExecutor(args.jobs) as pool:
+        with ThreadPoolExecutor(jobs) as pool:
             rows = [r for r in pool.map(lambda c: build(c, folder), candidates(split)) if r]
-        lines = [HEADER]
+        lines = [header]
         files = []
         for row in rows:
             file = f"datasets/splits/{name}/{os.path.basename(row[0])}"
@@ -199,7 +196,7 @@ def main():
             lines.append(",".join(str(x) for x in [file] + row[1:]))
         manifest = "\n".join(lines) + "\n"
         committed = f"datasets/splits/{name}-manifest.csv"
-        if args.check:
+        if check:
             with open(committed) as f:
                 same = f.read() == manifest
             print(f"{name}: {'rebuilt bit for bit' if same else 'DIFFERS from ' + committed}"
@@ -211,9 +208,20 @@ def main():
             with open(f"datasets/splits/{name}.txt", "w") as f:
                 f.write("".join(file + "\n" for file in files))
             print(f"{name}: {len(files)} problems")
-    if args.check:
+    if check:
         shutil.rmtree(out)
-    sys.exit(status)
+    return status
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--splits",
+                        default="train,validation,test,test-2,test-3,test-4,test-5,test-6,test-7")
+    args = parser.parse_args()
+    sys.exit(build_splits("effort", args.splits.split(","), HEADER, candidates, build,
+                          args.jobs, args.check))
 
 
 if __name__ == "__main__":

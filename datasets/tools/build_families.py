@@ -28,11 +28,9 @@ Usage (from the repository root):
 import argparse
 import hashlib
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
-from concurrent.futures import ThreadPoolExecutor
+
+from build_effort import build_splits, report_value, run
 
 BIN = "target/release/telamalloc"
 SELECTION_FLAGS = ["--no", "learned-holes", "--no", "learned-order"]
@@ -43,18 +41,6 @@ FIRST_SEED = {
 }
 CANDIDATES = {"train": 150, "validation": 60, "test": 60}
 HEADER = "file,family,buffers,capacity,load,options,seed,selection_nodes,sha256"
-
-
-def run(args):
-    return subprocess.run(args, capture_output=True, text=True)
-
-
-def report_value(report, key):
-    for line in report.splitlines():
-        words = line.split()
-        if words and words[0] == key:
-            return int(words[1]), int(words[3]) if key == "buffers" else None
-    raise RuntimeError(f"no '{key}' in: {report}")
 
 
 def options(family, seed):
@@ -110,39 +96,8 @@ def main():
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--splits", default="train,validation,test")
     args = parser.parse_args()
-    subprocess.run(["cargo", "build", "--release", "--quiet"], check=True)
-    out = tempfile.mkdtemp() if args.check else "datasets/splits"
-    status = 0
-    for split in args.splits.split(","):
-        name = f"family-{split}"
-        folder = os.path.join(out, name)
-        shutil.rmtree(folder, ignore_errors=True)
-        os.makedirs(folder)
-        with ThreadPoolExecutor(args.jobs) as pool:
-            rows = [r for r in pool.map(lambda c: build(c, folder), candidates(split)) if r]
-        lines = [HEADER]
-        files = []
-        for row in rows:
-            file = f"datasets/splits/{name}/{os.path.basename(row[0])}"
-            files.append(file)
-            lines.append(",".join(str(x) for x in [file] + row[1:]))
-        manifest = "\n".join(lines) + "\n"
-        committed = f"datasets/splits/{name}-manifest.csv"
-        if args.check:
-            with open(committed) as f:
-                same = f.read() == manifest
-            print(f"{name}: {'rebuilt bit for bit' if same else 'DIFFERS from ' + committed}"
-                  f" ({len(files)} problems)")
-            status |= 0 if same else 1
-        else:
-            with open(committed, "w") as f:
-                f.write(manifest)
-            with open(f"datasets/splits/{name}.txt", "w") as f:
-                f.write("".join(file + "\n" for file in files))
-            print(f"{name}: {len(files)} problems")
-    if args.check:
-        shutil.rmtree(out)
-    sys.exit(status)
+    sys.exit(build_splits("family", args.splits.split(","), HEADER, candidates, build,
+                          args.jobs, args.check))
 
 
 if __name__ == "__main__":
