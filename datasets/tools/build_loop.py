@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Builds the user-loop corpus: per family, a training split for `telamalloc-train learn` and a
+frozen test split it never sees, to check that a model learned from one family's solves pays on
+new problems of that family.
+
+Families (each its own splits, loop-FAMILY-train and loop-FAMILY-test):
+  time-slab: `gen perfect --style time-slab --cuts C --buffers N --remove K --alignment 1024
+      --horizon 1024 --capacity 1048576`, C in uniform central edge, N in 150 200 ... 400, K
+      = N x P / 100 with P in 0 1 2 3: cut rectangles, perfect packings with a few pieces out;
+  stress: `gen random --buffers N --horizon N/5 --max-lifetime M --min-size 1 --max-size S
+      --tightness 1.0`, N in 400 600 800 1000, M in 40 60, S in 32 128: random intervals
+      with heavy overlap at capacity = LOAD;
+  layers: `gen layers --buffers N --tiles T --stage G --skips-per-mille K`, N as stress, T in
+      10 20 30, G in 4 8, K in 200 500: a CNN's activations tile by tile, at LOAD.
+Every parameter cycles with the seed. A candidate is kept when the search with nothing learned
+(SELECTION_FLAGS) does not decide it within 4 x buffers nodes: past the first dives, where the
+search works. A node limit, so the selection is the same on every machine.
+
+Seeds are disjoint between splits, families and every other corpus: 400000 + 10000 x family
+index (train), + 5000 (test). Each split tries CANDIDATES[family][split] seeds. The test
+manifests' hashes are recorded in datasets/README.md when they are built, before anything is
+trained; each test split is evaluated on once.
+
+The problem files are not committed (see .gitignore); the manifests and lists are.
+Usage (from the repository root):
+  datasets/tools/build_loop.py [--check] [--jobs J] [--families time-slab,stress,layers]
+      [--splits train,test]
+"""
+
+import argparse
+import hashlib
+import os
+import sys
+
+from build_effort import build_splits, report_value, run
+
+BIN = "target/release/telamalloc"
+SELECTION_FLAGS = ["--no", "learned-holes", "--no", "learned-order"]
+FAMILIES = ["time-slab", "stress", "layers"]
+# Seeds tried per family and split: about 150 training and 50 test problems are kept of each.
+CANDIDATES = {"time-slab": {"train": 1200, "test": 400}, "stress": {"train": 300, "test": 100},
+              "layers": {"train": 600, "test": 200}}
+HEADER = "file,family,buffers,capacity,load,options,seed,selection_nodes,sha256"
+
+
+def options(family, seed):
+    """The generator's options for one seed: every parameter cycles with the seed."""
+    if family == "time-slab":
+        buffers = [150, 200, 250, 300, 350, 400][seed % 6]
+        remove = buffers * [0, 1, 2, 3][seed // 18 % 4] // 100
+        return ["perfect", "--style", "time-slab", "--cuts",
+                ["uniform", "central", "edge"][seed // 6 % 3], "--buffers", str(buffers),
+                "--remove", str(remove), "--alignment", "1024", "--horizon", "1024",
+                "--capacity", "1048576"]
+    buffers = [400, 600, 800, 1000][seed % 4]
+    if family == "stress":
+        return ["random", "--buffers", str(buffers), "--horizon", str(buffers // 5),
+                "--max-lifetime", ["40", "60"][seed // 4 % 2], "--min-size", "1",
+                "--max-size", ["32", "128"][seed // 8 % 2], "--tightness", "1.0"]
+    return ["layers", "--buffers", str(buffers), "--tiles", ["10", "20", "30"][seed // 4 % 3],
+            "--stage", ["4", "8"][seed // 12 % 2],
+            "--skips-per-mille", ["200", "500"][seed // 24 % 2]]
+
+
+def first_seed(family, split):
+    return 400000 + 10000 * FAMILIES.index(family) + (5000 if split == "test" else 0)
+
+
+def builder(family):
+    def candidates(split):
+        first = first_seed(family, split)
+        for seed in range(first, first + CANDIDATES[family][split]):
+            yield split, seed
+
+    def build(candidate, folder):
+        """Generates one candidate, selects it; its manifest row, or None when dropped."""
+        split, seed = candidate
+        args = options(family, seed)
+        tmp = os.path.join(folder, f"tmp.{seed}.csv")
+        out = run([BIN, "gen", *args, "--seed", str(seed), "-o", tmp])
+        if out.returncode != 0:
+            raise RuntimeError(f"gen failed for {family} {seed}: {out.stderr}")
+        capacity, _ = report_value(out.stderr, "capacity")
+        buffers, load = report_value(out.stderr, "buffers")
+        path = os.path.join(folder, f"{family}.n{buffers}.s{seed}.{capacity}.csv")
+        os.replace(tmp, path)
+        budget = 4 * buffers
+        solved = run([BIN, "solve", path, "--nodes", str(budget), *SELECTION_FLAGS,
+                      "-o", os.devnull])
+        if solved.returncode == 0 or "infeasible" in solved.stderr:
+            os.remove(path)
+            return None
+        if "limit" not in solved.stderr:
+            raise RuntimeError(f"unexpected answer on {path}: {solved.stderr}")
+        with open(path, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+        return [path, family, buffers, capacity, load, " ".join(args), seed, budget, digest]
+
+    return candidates, build
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--families", default=",".join(FAMILIES))
+    parser.add_argument("--splits", default="train,test")
+    args = parser.parse_args()
+    status = 0
+    for family in args.families.split(","):
+        candidates, build = builder(family)
+        status |= build_splits(f"loop-{family}", args.splits.split(","), HEADER, candidates,
+                               build, args.jobs, args.check)
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    main()
