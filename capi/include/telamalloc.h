@@ -54,7 +54,7 @@ typedef struct tm_options {
                                  "tflite", "tflite-micro", "xla", "tvm-greedy-size",
                                  "tvm-greedy-conflicts", "tvm-hill-climb", "start-order",
                                  "contention" */
-    const char *policy;       /* NULL or "portfolio" (default), "fixed", "learned" (the built-in model), "WAT", "TWA+", ... */
+    const char *policy;       /* NULL or "portfolio" (default), "fixed", "learned" (the built-in model), "WAT", "TWA+", ..., or a model file "PATH.json" */
     uint32_t threads;         /* search threads (0 counts as 1, at most 1024); the answer does not depend on it */
     uint64_t seed;            /* the same seed gives the same answer */
 } tm_options;

@@ -55,7 +55,7 @@ pub struct TmOptions {
     pub node_limit: u64,
     /// NULL or an algorithm name.
     pub algorithm: *const c_char,
-    /// NULL or a policy name.
+    /// NULL or a policy name, or a model file `PATH.json` (as `--policy` takes).
     pub policy: *const c_char,
     /// Search threads.
     pub threads: u32,

@@ -74,3 +74,15 @@ fn thread_counts_beyond_the_maximum_are_invalid_options() {
         assert_eq!(status, Some(TmStatus::Solved), "{threads}");
     }
 }
+
+#[test]
+fn a_model_file_is_a_policy_and_a_missing_one_an_error() {
+    let model = concat!(env!("CARGO_MANIFEST_DIR"), "/../models/policy.json\0");
+    let (code, message, status) = solve_with(|o| o.policy = model.as_ptr().cast());
+    assert_eq!(code, TmError::Ok, "{message}");
+    assert_eq!(status, Some(TmStatus::Solved));
+    let missing = "/nonexistent/model.json\0";
+    let (code, message, _) = solve_with(|o| o.policy = missing.as_ptr().cast());
+    assert_ne!(code, TmError::Ok);
+    assert!(message.contains("/nonexistent/model.json"), "{message}");
+}
