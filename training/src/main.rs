@@ -17,6 +17,7 @@ mod cpsat_gate;
 mod data;
 mod eval;
 mod hole_shapes;
+mod learn;
 mod net;
 mod portfolio;
 mod replay_cmd;
@@ -109,6 +110,7 @@ fn main() -> ExitCode {
         Some("hole-shapes") => hole_shapes::run(hole_shapes::HoleArgs::parse_from(rest())),
         Some("hole-odds") => hole_shapes::odds(hole_shapes::OddsArgs::parse_from(rest())),
         Some("restarts") => restarts::run(restarts::RestartArgs::parse_from(rest())),
+        Some("learn") => learn::run(learn::LearnArgs::parse_from(rest())),
         _ => run(Args::parse()),
     };
     match result {

@@ -80,7 +80,11 @@ fn read_runs(folders: &[PathBuf]) -> Result<(Vec<RunExample>, usize), String> {
                 if run.checkpoints.is_empty() {
                     continue;
                 }
-                if run.checkpoints.iter().any(|c| c.len() != RUN_FEATURES.len()) {
+                if run
+                    .checkpoints
+                    .iter()
+                    .any(|c| c.len() != RUN_FEATURES.len())
+                {
                     return Err(format!("{}: a checkpoint of another width", file.display()));
                 }
                 runs.push(RunExample {
@@ -265,7 +269,9 @@ pub fn run(args: RestartArgs) -> Result<(), String> {
         "seed": args.seed,
         "offline_effect": table,
     });
-    model.check().map_err(|e| format!("the trained model: {e}"))?;
+    model
+        .check()
+        .map_err(|e| format!("the trained model: {e}"))?;
     println!("epoch {best_epoch}: validation loss {validation_loss:.4}");
     let text = serde_json::to_string_pretty(&model).expect("plain data") + "\n";
     std::fs::write(&args.out, text)

@@ -1,0 +1,483 @@
+//! `telamalloc-train learn`: the user loop. From a folder of a deployment's problems it races
+//! the search's strategies under a node budget, trains a portfolio head (which strategies to
+//! run, with what share of the budget, per problem) on one part, chooses its share schedule on
+//! the held-out part, runs the shipped default and the new model side by side on that held-out
+//! part, and writes the new model only when it wins there, with a report either way.
+//!
+//! Every run is limited by nodes, not time, so the same folder, budget and seed give the same
+//! model and the same report's node figures on any machine.
+
+use crate::portfolio::{self, PortfolioArgs};
+use clap::Parser;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+use telamalloc::evaluate::{evaluate, EvalRun};
+use telamalloc::io::file_name;
+use telamalloc::learned::BUILT_IN_MODEL;
+use telamalloc::training::{
+    DenseLayer, ModelFile, Normalisation, PortfolioHead, ShareSchedule, PROBLEM_FEATURES,
+    PROBLEM_FEATURE_SCHEMA_VERSION,
+};
+use telamalloc::{Limits, PolicySpec, Problem, SearchOptions, Solver};
+
+/// Learns a model from a folder of problems and reports it against the shipped default.
+#[derive(Parser, Debug)]
+pub struct LearnArgs {
+    /// The folder of problem files (CSV or JSON, each with its capacity).
+    problems: PathBuf,
+    /// Node budget of every run: of each strategy's race and of each side of the comparison.
+    #[arg(long, default_value_t = 20_000)]
+    nodes: u64,
+    /// Percent of the problems held out (chosen by a hash of the file name) to choose on and to
+    /// report on; the rest trains.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=99))]
+    held_out_percent: u64,
+    /// The strategies raced, `fixed` first: the policy of the model file and order words over
+    /// W, A, T, Z (comma-separated).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "fixed,TWA,TAW,WAT,TWA+,WAT+,TAW+"
+    )]
+    strategies: Vec<String>,
+    /// Runs in parallel (each single-threaded; the results do not depend on it).
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// Seed of the runs and of the training.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Folder for the races, the candidate model and the report.
+    #[arg(long, default_value = "learn")]
+    work: PathBuf,
+    /// Where the model is written when it beats the shipped default on the held-out problems.
+    #[arg(long, short = 'o', default_value = "model.json")]
+    out: PathBuf,
+}
+
+/// One policy's figures on the held-out problems.
+struct Figures {
+    policy: String,
+    problems: usize,
+    decided: usize,
+    /// Nodes, with each undecided run counted as twice the budget.
+    par2_nodes: u64,
+    /// Seconds, with each undecided run counted twice.
+    par2_seconds: f64,
+    median_nodes: Option<u64>,
+    p90_nodes: Option<u64>,
+}
+
+impl Figures {
+    fn of(policy: &str, runs: &[EvalRun], budget: u64) -> Figures {
+        let mine: Vec<&EvalRun> = runs.iter().filter(|r| r.policy == policy).collect();
+        let decided = |r: &EvalRun| r.status == "solved" || r.status == "infeasible";
+        let mut nodes: Vec<u64> = mine
+            .iter()
+            .filter(|r| decided(r))
+            .map(|r| r.nodes)
+            .collect();
+        nodes.sort_unstable();
+        let pick = |p: f64| {
+            (!nodes.is_empty()).then(|| nodes[((nodes.len() - 1) as f64 * p).round() as usize])
+        };
+        Figures {
+            policy: policy.to_string(),
+            problems: mine.len(),
+            decided: nodes.len(),
+            par2_nodes: mine
+                .iter()
+                .map(|r| if decided(r) { r.nodes } else { 2 * budget })
+                .sum(),
+            par2_seconds: mine
+                .iter()
+                .map(|r| r.seconds * if decided(r) { 1.0 } else { 2.0 })
+                .sum(),
+            median_nodes: pick(0.5),
+            p90_nodes: pick(0.9),
+        }
+    }
+
+    /// Whether these figures beat `other`'s: at least as many decided and fewer PAR2 nodes.
+    fn beats(&self, other: &Figures) -> bool {
+        self.decided >= other.decided && self.par2_nodes < other.par2_nodes
+    }
+
+    fn row(&self) -> String {
+        let opt = |v: Option<u64>| v.map_or("-".into(), |v| v.to_string());
+        format!(
+            "| {} | {} | {} | {} | {:.1} | {} | {} |",
+            self.policy,
+            self.problems,
+            self.decided,
+            self.par2_nodes,
+            self.par2_seconds,
+            opt(self.median_nodes),
+            opt(self.p90_nodes)
+        )
+    }
+}
+
+/// Whether `name` is held out: FNV-1a of the file name, modulo 100, below `percent`.
+fn held_out(name: &str, percent: u64) -> bool {
+    crate::data::fnv1a(0xcbf2_9ce4_8422_2325, name.as_bytes()) % 100 < percent
+}
+
+/// Runs `policies` on `problems` under `solver`, with a progress bar, and writes the runs to
+/// `file` (as `telamalloc eval` writes `eval.json`).
+fn run_and_save(
+    problems: &[(String, Problem)],
+    policies: &[PolicySpec],
+    solver: &Solver,
+    threads: usize,
+    file: &Path,
+) -> Result<Vec<EvalRun>, String> {
+    let bar = ProgressBar::new((problems.len() * policies.len()) as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {elapsed} ({eta} left)")
+            .expect("valid template"),
+    );
+    let runs = evaluate(problems, policies, solver, threads, &|_| bar.inc(1))?;
+    bar.finish_and_clear();
+    let json = serde_json::to_string_pretty(&runs).expect("plain data");
+    std::fs::write(file, json).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    Ok(runs)
+}
+
+/// How many of each strategy's races decided, as one line.
+fn race_line(strategies: &[String], runs: &[EvalRun]) -> String {
+    strategies
+        .iter()
+        .map(|s| {
+            let decided = runs
+                .iter()
+                .filter(|r| &r.policy == s && (r.status == "solved" || r.status == "infeasible"))
+                .count();
+            format!("{s} {decided}")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The strategy that decided the most races (fewest PAR2 nodes among equals; the first of
+/// equals in `strategies`).
+fn best_strategy(strategies: &[String], runs: &[EvalRun], budget: u64) -> usize {
+    let score = |s: &String| {
+        let f = Figures::of(s, runs, budget);
+        (std::cmp::Reverse(f.decided), f.par2_nodes)
+    };
+    (0..strategies.len())
+        .min_by_key(|&i| score(&strategies[i]))
+        .unwrap_or(0)
+}
+
+/// A portfolio head that gives every problem the same plan: strategy `lead` first with
+/// [`MAX_SHARE_LEAD`] runs of its own restart schedule per round, every other strategy one run
+/// (so the search stays complete).
+fn leading_head(strategies: &[String], lead: usize) -> PortfolioHead {
+    let inputs = PROBLEM_FEATURES.len();
+    let k = strategies.len();
+    let mut bias = vec![0.0; k];
+    bias[lead] = 10.0;
+    PortfolioHead {
+        feature_schema_version: PROBLEM_FEATURE_SCHEMA_VERSION,
+        features: PROBLEM_FEATURES.iter().map(|s| s.to_string()).collect(),
+        strategies: strategies.to_vec(),
+        normalisation: Normalisation {
+            mean: vec![0.0; inputs],
+            std: vec![1.0; inputs],
+        },
+        hidden: Vec::new(),
+        output: DenseLayer {
+            inputs,
+            outputs: k,
+            weights: vec![0.0; inputs * k],
+            bias,
+        },
+        lead: 1,
+        confidence_lead: false,
+        shares: Some(ShareSchedule {
+            temperature: 1.0,
+            floor: 1.0 / MAX_SHARE_LEAD as f32,
+        }),
+    }
+}
+
+/// How many runs the leading strategy of [`leading_head`] makes per round for one of each other.
+const MAX_SHARE_LEAD: u32 = 16;
+
+/// Writes `model` as JSON to `file`.
+fn save(model: &ModelFile, file: &Path) -> Result<(), String> {
+    model
+        .check()
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    std::fs::write(file, model.to_json())
+        .map_err(|e| format!("cannot write {}: {e}", file.display()))
+}
+
+/// Runs the loop.
+pub fn run(args: LearnArgs) -> Result<(), String> {
+    if args.nodes == 0 || args.threads == 0 {
+        return Err("--nodes and --threads must be positive".into());
+    }
+    if args.strategies.first().map(String::as_str) != Some("fixed") {
+        return Err("--strategies must list `fixed` first (the model's own policy)".into());
+    }
+    let specs: Vec<PolicySpec> = args
+        .strategies
+        .iter()
+        .map(|s| s.parse().map_err(|e| format!("--strategies: {e}")))
+        .collect::<Result<_, String>>()?;
+    let problems =
+        telamalloc::io::read_problem_set(std::slice::from_ref(&args.problems), None, None, true)
+            .map_err(|e| e.to_string())?;
+    let (mut train, mut held) = (Vec::new(), Vec::new());
+    for (file, problem) in problems {
+        let name = file_name(&file);
+        if held_out(&name, args.held_out_percent) {
+            held.push((name, problem));
+        } else {
+            train.push((name, problem));
+        }
+    }
+    if train.is_empty() || held.is_empty() {
+        return Err(format!(
+            "{} training and {} held-out problems: the loop needs some of each (more problems, \
+             or another --held-out-percent)",
+            train.len(),
+            held.len()
+        ));
+    }
+    std::fs::create_dir_all(&args.work)
+        .map_err(|e| format!("cannot create {}: {e}", args.work.display()))?;
+    let work = |name: &str| args.work.join(name);
+    let solver = Solver::new()
+        .options(SearchOptions {
+            heuristic_first: false,
+            ..SearchOptions::default()
+        })
+        .limits(Limits {
+            timeout: None,
+            nodes: Some(args.nodes),
+        })
+        .seed(args.seed);
+    println!(
+        "{} problems: {} train, {} held out; {} strategies raced at {} nodes a run",
+        train.len() + held.len(),
+        train.len(),
+        held.len(),
+        specs.len(),
+        args.nodes
+    );
+    let train_races = run_and_save(
+        &train,
+        &specs,
+        &solver,
+        args.threads,
+        &work("races-train.json"),
+    )?;
+    let held_races = run_and_save(
+        &held,
+        &specs,
+        &solver,
+        args.threads,
+        &work("races-held-out.json"),
+    )?;
+    println!(
+        "decided by each strategy alone, training: {}",
+        race_line(&args.strategies, &train_races)
+    );
+    println!("held out: {}", race_line(&args.strategies, &held_races));
+
+    let shipped = work("shipped.json");
+    std::fs::write(&shipped, BUILT_IN_MODEL)
+        .map_err(|e| format!("cannot write {}: {e}", shipped.display()))?;
+    let candidate = work("candidate.json");
+    let path = |p: PathBuf| p.display().to_string();
+    let trained = portfolio::run(PortfolioArgs::parse_from([
+        "portfolio".to_string(),
+        "--runs".into(),
+        path(work("races-train.json")),
+        "--validation-runs".into(),
+        path(work("races-held-out.json")),
+        "--problems".into(),
+        path(args.problems.clone()),
+        "--strategies".into(),
+        args.strategies.join(","),
+        "--base".into(),
+        path(shipped),
+        "--out".into(),
+        path(candidate.clone()),
+        "--rank-candidates".into(),
+        "false".into(),
+        "--share-temperatures".into(),
+        "0.5,1,2,4".into(),
+        "--share-floors".into(),
+        "0.02,0.05,0.1,0.2,1".into(),
+        "--hidden".into(),
+        "16".into(),
+        "--seed".into(),
+        args.seed.to_string(),
+    ]));
+    let mut report = format!(
+        "# telamalloc-train learn\n\nProblems: {} ({} training, {} held out); every run at most \
+         {} nodes; strategies {}; seed {}.\n\nDecided by each strategy alone: training {}; held \
+         out {}.\n\n",
+        path(args.problems.clone()),
+        train.len(),
+        held.len(),
+        args.nodes,
+        args.strategies.join(", "),
+        args.seed,
+        race_line(&args.strategies, &train_races),
+        race_line(&args.strategies, &held_races)
+    );
+    // The candidates: the trained head (when the races taught it anything) and the strategy
+    // that decided the most training races leading every round.
+    let mut candidates: Vec<(String, PathBuf)> = Vec::new();
+    match trained {
+        Ok(()) => candidates.push(("the trained portfolio head".into(), candidate.clone())),
+        Err(why) => report.push_str(&format!("No portfolio head was trained: {why}.\n\n")),
+    }
+    let lead = best_strategy(&args.strategies, &train_races, args.nodes);
+    let leading = work("leading.json");
+    let mut model = ModelFile::from_json(BUILT_IN_MODEL).map_err(|e| e.to_string())?;
+    model.rank_candidates = false;
+    model.portfolio = Some(leading_head(&args.strategies, lead));
+    model.training.data = format!(
+        "telamalloc-train learn: {} leads ({MAX_SHARE_LEAD} runs a round to one of each other \
+         strategy), the most decided of the strategy races on {}",
+        args.strategies[lead],
+        path(args.problems.clone())
+    );
+    model.metrics.clear();
+    save(&model, &leading)?;
+    candidates.push((format!("{} leading", args.strategies[lead]), leading));
+
+    let shipped_name = PolicySpec::Portfolio.to_string();
+    let mut policies = vec![PolicySpec::Portfolio];
+    policies.extend(candidates.iter().map(|(_, file)| PolicySpec::Learned {
+        model: Some(file.clone()),
+    }));
+    let side_by_side = run_and_save(
+        &held,
+        &policies,
+        &solver,
+        args.threads,
+        &work("held-out.json"),
+    )?;
+    let figures: Vec<Figures> = policies
+        .iter()
+        .map(|p| Figures::of(&p.to_string(), &side_by_side, args.nodes))
+        .collect();
+    report.push_str(&format!(
+        "On the held-out problems, side by side (`{shipped_name}` is the shipped default; PAR2 \
+         counts an undecided run twice: twice the budget in nodes, twice its time in \
+         seconds):\n\n| policy | problems | decided | PAR2 nodes | PAR2 s | median nodes | p90 \
+         nodes |\n|---|---|---|---|---|---|---|\n{}\n\n",
+        figures
+            .iter()
+            .map(Figures::row)
+            .collect::<Vec<_>>()
+            .join("\n")
+    ));
+    for (what, file) in &candidates {
+        report.push_str(&format!("- `{}`: {what}.\n", path(file.clone())));
+    }
+    report.push('\n');
+    // The best candidate: the most decided, then the fewest PAR2 nodes (the first of equals).
+    let best = (1..figures.len())
+        .reduce(|b, i| if figures[i].beats(&figures[b]) { i } else { b })
+        .expect("at least one candidate");
+    let (before, after) = (&figures[0], &figures[best]);
+    let chosen = &candidates[best - 1].1;
+    let ratio = after.par2_nodes as f64 / before.par2_nodes.max(1) as f64;
+    let out = path(args.out.clone());
+    if after.beats(before) {
+        std::fs::copy(chosen, &args.out).map_err(|e| format!("cannot write {out}: {e}"))?;
+        report.push_str(&format!(
+            "Chosen: {} ({:.2}x the shipped default's PAR2 nodes, {} against {} decided), \
+             written to {out}. Use it with `telamalloc solve FILE --policy {out}` (Python: \
+             `policy=\"{out}\"`; C: `options.policy = \"{out}\"`).\n",
+            candidates[best - 1].0,
+            ratio,
+            after.decided,
+            before.decided
+        ));
+    } else {
+        report.push_str(&format!(
+            "No candidate beats the shipped default on the held-out problems (the best, {}, \
+             needs {:.2}x its PAR2 nodes and decides {} against {}): the shipped default stays \
+             and {out} is not written.\n",
+            candidates[best - 1].0,
+            ratio,
+            after.decided,
+            before.decided
+        ));
+    }
+    finish(&report, &work("report.md"))
+}
+
+/// Prints the report and writes it to `file`.
+fn finish(report: &str, file: &Path) -> Result<(), String> {
+    println!("\n{report}");
+    std::fs::write(file, report).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    println!("report written to {}", file.display());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_of(policy: &str, status: &str, nodes: u64) -> EvalRun {
+        EvalRun {
+            policy: policy.into(),
+            problem: "p".into(),
+            status: status.into(),
+            seconds: nodes as f64 / 1000.0,
+            nodes,
+            major_backtracks: 0,
+            buffers: 10,
+            deepest: 10,
+        }
+    }
+
+    #[test]
+    fn par2_counts_an_undecided_run_twice() {
+        let runs = [
+            run_of("a", "solved", 10),
+            run_of("a", "limit", 100),
+            run_of("a", "infeasible", 30),
+            run_of("b", "solved", 5),
+        ];
+        let a = Figures::of("a", &runs, 100);
+        assert_eq!((a.problems, a.decided), (3, 2));
+        assert_eq!(a.par2_nodes, 10 + 200 + 30);
+        assert!((a.par2_seconds - (0.01 + 0.2 + 0.03)).abs() < 1e-9);
+        assert_eq!((a.median_nodes, a.p90_nodes), (Some(30), Some(30)));
+        let b = Figures::of("b", &runs, 100);
+        assert!(
+            !b.beats(&a),
+            "fewer decided never wins, however few the nodes"
+        );
+        let slower = [
+            run_of("c", "solved", 11),
+            run_of("c", "limit", 100),
+            run_of("c", "solved", 30),
+        ];
+        let c = Figures::of("c", &slower, 100);
+        assert!(
+            a.beats(&c) && !c.beats(&a) && !a.beats(&a),
+            "equal decided: fewer nodes win"
+        );
+    }
+
+    #[test]
+    fn the_held_out_part_is_near_its_share_and_stable() {
+        let names: Vec<String> = (0..1000).map(|i| format!("p{i}.csv")).collect();
+        let held = names.iter().filter(|n| held_out(n, 30)).count();
+        assert!((250..350).contains(&held), "{held} of 1000 held out");
+        assert_eq!(held_out("p7.csv", 30), held_out("p7.csv", 30));
+        assert!(names.iter().all(|n| !held_out(n, 0)));
+    }
+}
