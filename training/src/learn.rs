@@ -26,7 +26,7 @@ pub struct LearnArgs {
     /// The folder of problem files (CSV or JSON, each with its capacity).
     problems: PathBuf,
     /// Node budget of every run: of each strategy's race and of each side of the comparison.
-    #[arg(long, default_value_t = 20_000)]
+    #[arg(long, default_value_t = 10_000)]
     nodes: u64,
     /// Percent of the problems held out (chosen by a hash of the file name) to choose on and to
     /// report on; the rest trains.
