@@ -17,8 +17,8 @@ Every parameter cycles with the seed. A candidate is kept when the search with n
 search works. A node limit, so the selection is the same on every machine.
 
 Seeds are disjoint between splits, families and every other corpus: 400000 + 10000 x family
-index (train), + 5000 (test), + 7000 (test-2, a second test split, frozen after the
-first time-slab test was used). Each split tries CANDIDATES[family][split] seeds. The test
+index (train), + 5000 (test), + 7000 (test-2, a second test split per family, frozen
+after the first was used). Each split tries CANDIDATES[family][split] seeds. The test
 manifests' hashes are recorded in datasets/README.md when they are built, before anything is
 trained; each test split is evaluated on once.
 
