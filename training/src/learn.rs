@@ -205,6 +205,52 @@ fn leading_head(strategies: &[String], lead: usize) -> PortfolioHead {
 /// How many runs the leading strategy of [`leading_head`] makes per round for one of each other.
 const MAX_SHARE_LEAD: u32 = 16;
 
+/// The trained head with other plans than the shares the replay chose (on nearly full problems
+/// the replay's figures did not match real runs, and were the same for every share schedule):
+/// moderate shares, a lead of 4 runs for the first choice, and the order alone. Each is written
+/// in `work`.
+fn head_variants(candidate: &Path, work: &Path) -> Result<Vec<(String, PathBuf)>, String> {
+    let base = ModelFile::load(candidate).map_err(|e| format!("{}: {e}", candidate.display()))?;
+    let plans = [
+        (
+            "shares-t1-f0.1",
+            "the trained head, shares at temperature 1, floor 0.1",
+            Some(ShareSchedule {
+                temperature: 1.0,
+                floor: 0.1,
+            }),
+            1,
+        ),
+        (
+            "lead4",
+            "the trained head, its first choice 4 runs a round",
+            None,
+            4,
+        ),
+        (
+            "order",
+            "the trained head, one run each in its order",
+            None,
+            1,
+        ),
+    ];
+    let mut variants = Vec::new();
+    for (name, what, shares, lead) in plans {
+        let mut model = base.clone();
+        let head = model
+            .portfolio
+            .as_mut()
+            .ok_or("the candidate has no portfolio head")?;
+        head.shares = shares;
+        head.lead = lead;
+        head.confidence_lead = false;
+        let file = work.join(format!("candidate-{name}.json"));
+        save(&model, &file)?;
+        variants.push((what.to_string(), file));
+    }
+    Ok(variants)
+}
+
 /// Writes `model` as JSON to `file`.
 fn save(model: &ModelFile, file: &Path) -> Result<(), String> {
     model
@@ -335,7 +381,13 @@ pub fn run(args: LearnArgs) -> Result<(), String> {
     // that decided the most training races leading every round.
     let mut candidates: Vec<(String, PathBuf)> = Vec::new();
     match trained {
-        Ok(()) => candidates.push(("the trained portfolio head".into(), candidate.clone())),
+        Ok(()) => {
+            candidates.push((
+                "the trained portfolio head, shares chosen by replaying the races".into(),
+                candidate.clone(),
+            ));
+            candidates.extend(head_variants(&candidate, &args.work)?);
+        }
         Err(why) => report.push_str(&format!("No portfolio head was trained: {why}.\n\n")),
     }
     let lead = best_strategy(&args.strategies, &train_races, args.nodes);
@@ -386,7 +438,14 @@ pub fn run(args: LearnArgs) -> Result<(), String> {
     report.push('\n');
     // The best candidate: the most decided, then the fewest PAR2 nodes (the first of equals).
     let best = (1..figures.len())
-        .reduce(|b, i| if figures[i].beats(&figures[b]) { i } else { b })
+        .reduce(|b, i| {
+            let key = |f: &Figures| (f.decided, std::cmp::Reverse(f.par2_nodes));
+            if key(&figures[i]) > key(&figures[b]) {
+                i
+            } else {
+                b
+            }
+        })
         .expect("at least one candidate");
     let (before, after) = (&figures[0], &figures[best]);
     let chosen = &candidates[best - 1].1;
