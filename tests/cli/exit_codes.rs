@@ -969,3 +969,21 @@ fn spill_and_memories_solve_validate_and_reject_bad_memory_specs() {
         run.stderr
     );
 }
+
+#[test]
+fn a_reader_closing_the_pipe_ends_the_command_quietly() {
+    // 2,000 lines of stats, more than a pipe holds: the writes after the reader is gone fail.
+    let problem = example("tiny.12.csv");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_telamalloc"))
+        .arg("stats")
+        .args(std::iter::repeat_n(problem.as_os_str(), 2000))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    drop(child.stdout.take());
+    let output = child.wait_with_output().expect("it ends");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(output.status.code(), Some(141), "{stderr}");
+}
