@@ -3,18 +3,20 @@
 
 use super::buckets::{Buckets, Entry, Window, LARGEST, WIDEST};
 use super::long_tree::LongTree;
-use super::unions::Unions;
+use super::unions::{join, Unions};
 use crate::problem::Problem;
 
 /// How many bucket entries the index may hold per buffer: buffers are stored in the buckets,
 /// shortest lifetime first, while the entries stay within this many times the buffers; the
 /// rest go to the long tree. Every lifetime within two buckets always fits (at most two
-/// entries each). An entry costs 20 bytes (with its buffer's index), but scanning it costs a
-/// query far less than gathering and sorting the same buffer from the tree: on 1M random
-/// buffers with 1% living up to 100,000 steps, best-fit took 31.6G instructions with 8 (every
-/// long buffer in the buckets) and 42.5G with 4 (the longest third in the tree), for 4% more
-/// memory (measured when an entry took 28 bytes).
-const ENTRIES_PER_BUFFER: usize = 8;
+/// entries each). A long buffer in the buckets is read at every query beside it, one in the
+/// tree mostly through a union with its neighbours in address ([`LongUnions`]): on 1M random
+/// buffers with 5% living up to 100,000 steps, best-fit took 14.6 s with 2, 16.7 s with 3 and
+/// 24.0 s with 8 (with 8 and no unions, where the tree's buffers were gathered and sorted at
+/// each query, 31.1 s).
+///
+/// [`LongUnions`]: super::long_unions::LongUnions
+const ENTRIES_PER_BUFFER: usize = 2;
 
 /// The placed buffers indexed by time, so that those overlapping a buffer's lifetime are found
 /// without scanning all placed buffers. Times are ranks among the problem's distinct time
@@ -36,6 +38,10 @@ pub(super) struct TimeIndex {
     first: Ranges,
     second: Ranges,
     merged: Ranges,
+    /// Scratch for the long buffers' ranges: gathered, and joined with their unions.
+    raw: Vec<(u64, u64)>,
+    joined: Vec<(u64, u64)>,
+    spare: Vec<(u64, u64)>,
 }
 
 impl TimeIndex {
@@ -63,6 +69,9 @@ impl TimeIndex {
             first: Ranges::default(),
             second: Ranges::default(),
             merged: Ranges::default(),
+            raw: Vec::new(),
+            joined: Vec::new(),
+            spare: Vec::new(),
         }
     }
 
@@ -116,18 +125,34 @@ impl TimeIndex {
             out.sort();
         }
         if !self.long.is_empty() {
-            self.second.clear();
-            let long = &mut self.second;
-            self.long.for_each(buffer, |p| long.push((p.offset, p.end)));
-            if long.len > 0 {
-                long.sort();
+            self.long_union(buffer);
+            if !self.joined.is_empty() {
                 self.first.clear();
-                self.first.merge(out.as_slice(), self.second.as_slice());
+                self.first.merge(out.as_slice(), &self.joined);
                 std::mem::swap(&mut out, &mut self.first);
             }
         }
         self.merged = out;
         self.merged.as_slice()
+    }
+
+    /// Into `joined`: the ranges of the long buffers overlapping the lifetime of `buffer`
+    /// (not stored itself), sorted and compacted, from the long tree's unions and the others
+    /// gathered and sorted ([`LongTree::cover`]).
+    fn long_union(&mut self, buffer: usize) {
+        let (joined, spare) = (&mut self.joined, &mut self.spare);
+        joined.clear();
+        let mut add = |union: &[(u64, u64)]| {
+            spare.clear();
+            join(joined, union, spare);
+            std::mem::swap(joined, spare);
+        };
+        self.raw.clear();
+        self.long.cover(buffer, &mut self.raw, &mut add);
+        if !self.raw.is_empty() {
+            self.raw.sort_unstable_by_key(|&(offset, _)| offset);
+            add(&self.raw);
+        }
     }
 
     /// The highest end among the stored buffers overlapping the lifetime of `buffer`, which is

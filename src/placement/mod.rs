@@ -4,12 +4,15 @@
 //! The placed buffers are indexed by time (`index.rs`): in buckets of time that keep them sorted
 //! by offset (`buckets.rs`), so that a buffer's neighbours come in address order without a sort;
 //! in unions over stretches of buckets (`unions.rs`) for lifetimes that span many; and, for the
-//! few lifetimes too long for the buckets, in a segment tree (`long_tree.rs`).
+//! few lifetimes too long for the buckets, in a segment tree (`long_tree.rs`), whose ranges are
+//! also kept as unions by stretch of time (`long_unions.rs`), so that a query reads a union
+//! where the tree holds thousands of buffers.
 
 mod buckets;
 mod flat;
 mod index;
 mod long_tree;
+mod long_unions;
 mod unions;
 
 use crate::problem::{align_up, for_each_overlap, Problem};

@@ -2,7 +2,7 @@
 //! for lifetimes that span many buckets.
 
 use super::buckets::Buckets;
-use super::flat::for_each_cover;
+use super::flat::{for_each_cover, leaves_under};
 
 /// For every node of a binary tree over the buckets, up to a height, the union of the address
 /// ranges of the buffers stored in or below it: ranges sorted by offset, each starting above
@@ -150,9 +150,7 @@ impl Shape {
 
     /// The buckets `[from, to)` under `node`.
     fn buckets_of(&self, node: usize) -> (usize, usize) {
-        let level = self.leaves.ilog2() - node.ilog2();
-        let from = (node << level) - self.leaves;
-        (from, from + (1 << level))
+        leaves_under(self.leaves, node)
     }
 
     /// Calls `visit` with each node of the canonical cover of buckets `[first, last)`: at
@@ -196,7 +194,7 @@ impl Shape {
 /// Adds `[offset, end)` to `union` (sorted, each range starting above the end of the one
 /// before), joining the ranges it meets or touches; false if a range already covered it (then
 /// nothing changes).
-fn add(union: &mut Vec<(u64, u64)>, offset: u64, end: u64) -> bool {
+pub(super) fn add(union: &mut Vec<(u64, u64)>, offset: u64, end: u64) -> bool {
     // The first range ending at or above `offset`: the first the new one may join.
     let first = union.partition_point(|r| r.1 < offset);
     match union.get(first) {
@@ -224,6 +222,12 @@ pub(super) fn compact(sorted: impl Iterator<Item = (u64, u64)>, out: &mut Vec<(u
             _ => out.push((offset, end)),
         }
     }
+}
+
+/// Appends to `out` the ranges of `a` and `b`, both sorted by offset, merged and compacted as
+/// by [`compact`]: the same gaps and the same highest end as on all of them sorted.
+pub(super) fn join(a: &[(u64, u64)], b: &[(u64, u64)], out: &mut Vec<(u64, u64)>) {
+    compact(merged(a.iter().copied(), b.iter().copied()), out);
 }
 
 /// The ranges of `a` and `b`, both sorted by offset, in offset order.
