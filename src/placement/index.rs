@@ -38,10 +38,7 @@ pub(super) struct TimeIndex {
     first: Ranges,
     second: Ranges,
     merged: Ranges,
-    /// Scratch for the long buffers' ranges: gathered, and joined with their unions.
-    raw: Vec<(u64, u64)>,
-    joined: Vec<(u64, u64)>,
-    spare: Vec<(u64, u64)>,
+    long_scratch: LongScratch,
 }
 
 impl TimeIndex {
@@ -69,9 +66,7 @@ impl TimeIndex {
             first: Ranges::default(),
             second: Ranges::default(),
             merged: Ranges::default(),
-            raw: Vec::new(),
-            joined: Vec::new(),
-            spare: Vec::new(),
+            long_scratch: LongScratch::default(),
         }
     }
 
@@ -125,34 +120,19 @@ impl TimeIndex {
             out.sort();
         }
         if !self.long.is_empty() {
-            self.long_union(buffer);
-            if !self.joined.is_empty() {
-                self.first.clear();
-                self.first.merge(out.as_slice(), &self.joined);
-                std::mem::swap(&mut out, &mut self.first);
+            let block = self.long_scratch.fill(&self.long, buffer);
+            // The few joined ranges into the buckets' first, then the block's union, often
+            // the longest list, in one pass.
+            for part in [&self.long_scratch.joined[..], block] {
+                if !part.is_empty() {
+                    self.first.clear();
+                    self.first.merge(out.as_slice(), part);
+                    std::mem::swap(&mut out, &mut self.first);
+                }
             }
         }
         self.merged = out;
         self.merged.as_slice()
-    }
-
-    /// Into `joined`: the ranges of the long buffers overlapping the lifetime of `buffer`
-    /// (not stored itself), sorted and compacted, from the long tree's unions and the others
-    /// gathered and sorted ([`LongTree::cover`]).
-    fn long_union(&mut self, buffer: usize) {
-        let (joined, spare) = (&mut self.joined, &mut self.spare);
-        joined.clear();
-        let mut add = |union: &[(u64, u64)]| {
-            spare.clear();
-            join(joined, union, spare);
-            std::mem::swap(joined, spare);
-        };
-        self.raw.clear();
-        self.long.cover(buffer, &mut self.raw, &mut add);
-        if !self.raw.is_empty() {
-            self.raw.sort_unstable_by_key(|&(offset, _)| offset);
-            add(&self.raw);
-        }
     }
 
     /// The highest end among the stored buffers overlapping the lifetime of `buffer`, which is
@@ -208,6 +188,39 @@ impl TimeIndex {
         }
         self.long
             .for_each(buffer, |p| visit(p.buffer, (p.offset, p.end)));
+    }
+}
+
+/// Scratch for the long buffers' ranges in a sorted query.
+#[derive(Clone, Debug, Default)]
+struct LongScratch {
+    /// The ranges gathered one by one.
+    raw: Vec<(u64, u64)>,
+    /// The unions and the gathered ranges, joined; `spare` for the next join.
+    joined: Vec<(u64, u64)>,
+    spare: Vec<(u64, u64)>,
+}
+
+impl LongScratch {
+    /// The ranges of the long buffers overlapping the lifetime of `buffer` (not stored itself)
+    /// as two sorted lists with, together, the same gaps and highest end: the union of its
+    /// block, returned, and in `joined` the other unions and the ranges gathered, sorted,
+    /// joined and compacted ([`LongTree::cover`]).
+    fn fill<'a>(&mut self, long: &'a LongTree, buffer: usize) -> &'a [(u64, u64)] {
+        let (joined, spare) = (&mut self.joined, &mut self.spare);
+        joined.clear();
+        let mut add = |union: &[(u64, u64)]| {
+            spare.clear();
+            join(joined, union, spare);
+            std::mem::swap(joined, spare);
+        };
+        self.raw.clear();
+        let block = long.cover(buffer, &mut self.raw, &mut add);
+        if !self.raw.is_empty() {
+            self.raw.sort_unstable_by_key(|&(offset, _)| offset);
+            add(&self.raw);
+        }
+        block
     }
 }
 

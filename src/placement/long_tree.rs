@@ -177,8 +177,9 @@ impl LongTree {
     }
 
     /// The stored long buffers overlapping the lifetime of `buffer`, which is not stored
-    /// itself, for a sorted query: `visit` gets unions of their ranges (each sorted, in the
-    /// [`compact`](super::unions::compact) form) and `raw` the ranges of the others, unsorted.
+    /// itself, for a sorted query: the union of the ranges of those covering its block, if
+    /// any, returned; `visit` gets other unions (each sorted, in the
+    /// [`compact`](super::unions::compact) form) and `raw` the ranges of the rest, unsorted.
     /// Those live at its `lo`: the union of its block, and the buffers stored below the block
     /// on its leaf's path; those starting strictly inside it: the unions of the cover's nodes
     /// at or above the block level, and the starts under the lower ones.
@@ -187,9 +188,9 @@ impl LongTree {
         buffer: usize,
         raw: &mut Vec<(u64, u64)>,
         mut visit: impl FnMut(&[(u64, u64)]),
-    ) {
+    ) -> &[(u64, u64)] {
         if self.is_empty() {
-            return;
+            return &[];
         }
         let span = self.of[buffer];
         let (after_lower, from_upper) = (span.after_lower as usize, span.from_upper as usize);
@@ -198,18 +199,6 @@ impl LongTree {
                 raw.push((p.offset, p.end));
             }
         };
-        if after_lower > 0 {
-            let leaf = after_lower - 1;
-            let mut node = self.leaves + leaf;
-            for _ in 0..self.unions.level() {
-                let (start, len) = self.nodes[node];
-                self.covering[start..start + len as usize]
-                    .iter()
-                    .for_each(&mut gather);
-                node /= 2;
-            }
-            visit(self.unions.block(leaf));
-        }
         if after_lower < from_upper {
             for_each_cover(self.leaves, after_lower, from_upper, |node| {
                 match self.unions.starts(node) {
@@ -223,5 +212,18 @@ impl LongTree {
                 }
             });
         }
+        if after_lower == 0 {
+            return &[];
+        }
+        let leaf = after_lower - 1;
+        let mut node = self.leaves + leaf;
+        for _ in 0..self.unions.level() {
+            let (start, len) = self.nodes[node];
+            self.covering[start..start + len as usize]
+                .iter()
+                .for_each(&mut gather);
+            node /= 2;
+        }
+        self.unions.block(leaf)
     }
 }
