@@ -38,7 +38,8 @@ pub(super) struct TimeIndex {
     first: Ranges,
     second: Ranges,
     merged: Ranges,
-    long_scratch: LongScratch,
+    /// Scratch for the unions and the long buffers' ranges.
+    joined: Joined,
 }
 
 impl TimeIndex {
@@ -66,7 +67,7 @@ impl TimeIndex {
             first: Ranges::default(),
             second: Ranges::default(),
             merged: Ranges::default(),
-            long_scratch: LongScratch::default(),
+            joined: Joined::default(),
         }
     }
 
@@ -94,41 +95,42 @@ impl TimeIndex {
     /// two buckets, one range per buffer: the buckets' entries, already in address order,
     /// filtered by time and merged. Otherwise the buckets at either end filtered, and for the
     /// buckets in between (whose buffers all overlap the lifetime) the [`Unions`] of their
-    /// ranges, sorted: fewer ranges, with the same gaps and the same highest end.
+    /// ranges, joined: fewer ranges, with the same gaps and the same highest end. The long
+    /// buffers' unions are joined likewise ([`Joined::add_long`]).
     pub(super) fn sorted(&mut self, buffer: usize) -> &[(u64, u64)] {
         let (lo, hi) = self.spans[buffer];
         let (first, last) = self.buckets.span(lo, hi);
         let mut out = std::mem::take(&mut self.merged);
         out.clear();
+        self.joined.clear();
         let buckets = &self.buckets;
         let window = |k: usize, starting: bool| buckets.window(k, lo, hi, starting);
         if last == first {
             out.keep(buckets.run(first), window(first, false));
-        } else if last == first + 1 {
+        } else {
+            // An entry of the last bucket met in an earlier one too is kept there, or is in
+            // the unions of those in between.
             self.first.clear();
             self.first.keep(buckets.run(first), window(first, false));
             self.second.clear();
             self.second.keep(buckets.run(last), window(last, true));
             out.merge(self.first.as_slice(), self.second.as_slice());
-        } else {
-            out.keep(buckets.run(first), window(first, false));
-            out.keep(buckets.run(last), window(last, false));
+        }
+        if last > first + 1 {
+            let joined = &mut self.joined;
             self.unions
                 .cover(buckets, first + 1, last, &mut self.scratch, |union| {
-                    union.iter().for_each(|&range| out.push(range))
+                    joined.add(union)
                 });
-            out.sort();
         }
-        if !self.long.is_empty() {
-            let block = self.long_scratch.fill(&self.long, buffer);
-            // The few joined ranges into the buckets' first, then the block's union, often
-            // the longest list, in one pass.
-            for part in [&self.long_scratch.joined[..], block] {
-                if !part.is_empty() {
-                    self.first.clear();
-                    self.first.merge(out.as_slice(), part);
-                    std::mem::swap(&mut out, &mut self.first);
-                }
+        let block = self.joined.add_long(&self.long, buffer);
+        // The joined ranges into the buckets' first, then the block's union, often the
+        // longest list, in one pass.
+        for part in [self.joined.as_slice(), block] {
+            if !part.is_empty() {
+                self.first.clear();
+                self.first.merge(out.as_slice(), part);
+                std::mem::swap(&mut out, &mut self.first);
             }
         }
         self.merged = out;
@@ -138,7 +140,8 @@ impl TimeIndex {
     /// The highest end among the stored buffers overlapping the lifetime of `buffer`, which is
     /// not stored itself (0 if none): in the buckets at its ends from the highest offset down
     /// ([`Buckets::highest_end`]), and in between through the [`Unions`] like
-    /// [`TimeIndex::sorted`] (a union's last range ends highest).
+    /// [`TimeIndex::sorted`] (a union's last range ends highest); the long buffers likewise
+    /// ([`LongTree::highest_end`]).
     pub(super) fn highest_end(&mut self, buffer: usize) -> u64 {
         let (lo, hi) = self.spans[buffer];
         let (first, last) = self.buckets.span(lo, hi);
@@ -153,8 +156,7 @@ impl TimeIndex {
                     highest = highest.max(union.last().map_or(0, |r| r.1))
                 });
         }
-        self.long.for_each(buffer, |p| highest = highest.max(p.end));
-        highest
+        highest.max(self.long.highest_end(buffer, &mut self.joined.raw))
     }
 
     /// How many buckets the lifetime of `buffer` spans.
@@ -191,35 +193,45 @@ impl TimeIndex {
     }
 }
 
-/// Scratch for the long buffers' ranges in a sorted query.
+/// Sorted lists of ranges joined into one, compacted: the same gaps and highest end as all
+/// their ranges sorted, in fewer ranges.
 #[derive(Clone, Debug, Default)]
-struct LongScratch {
-    /// The ranges gathered one by one.
-    raw: Vec<(u64, u64)>,
-    /// The unions and the gathered ranges, joined; `spare` for the next join.
-    joined: Vec<(u64, u64)>,
+struct Joined {
+    ranges: Vec<(u64, u64)>,
+    /// For the next join.
     spare: Vec<(u64, u64)>,
+    /// Ranges gathered one by one, to sort.
+    raw: Vec<(u64, u64)>,
 }
 
-impl LongScratch {
-    /// The ranges of the long buffers overlapping the lifetime of `buffer` (not stored itself)
-    /// as two sorted lists with, together, the same gaps and highest end: the union of its
-    /// block, returned, and in `joined` the other unions and the ranges gathered, sorted,
-    /// joined and compacted ([`LongTree::cover`]).
-    fn fill<'a>(&mut self, long: &'a LongTree, buffer: usize) -> &'a [(u64, u64)] {
-        let (joined, spare) = (&mut self.joined, &mut self.spare);
-        joined.clear();
-        let mut add = |union: &[(u64, u64)]| {
-            spare.clear();
-            join(joined, union, spare);
-            std::mem::swap(joined, spare);
-        };
-        self.raw.clear();
-        let block = long.cover(buffer, &mut self.raw, &mut add);
-        if !self.raw.is_empty() {
-            self.raw.sort_unstable_by_key(|&(offset, _)| offset);
-            add(&self.raw);
+impl Joined {
+    fn clear(&mut self) {
+        self.ranges.clear();
+    }
+
+    fn as_slice(&self) -> &[(u64, u64)] {
+        &self.ranges
+    }
+
+    /// Joins `sorted`, sorted by offset.
+    fn add(&mut self, sorted: &[(u64, u64)]) {
+        self.spare.clear();
+        join(&self.ranges, sorted, &mut self.spare);
+        std::mem::swap(&mut self.ranges, &mut self.spare);
+    }
+
+    /// Joins the ranges of the long buffers overlapping the lifetime of `buffer` (not stored
+    /// itself) but those covering its block, whose union is returned: together, the same gaps
+    /// and highest end as all of them ([`LongTree::cover`]).
+    fn add_long<'a>(&mut self, long: &'a LongTree, buffer: usize) -> &'a [(u64, u64)] {
+        let mut raw = std::mem::take(&mut self.raw);
+        raw.clear();
+        let block = long.cover(buffer, &mut raw, |union| self.add(union));
+        if !raw.is_empty() {
+            raw.sort_unstable_by_key(|&(offset, _)| offset);
+            self.add(&raw);
         }
+        self.raw = raw;
         block
     }
 }
@@ -250,11 +262,6 @@ impl Ranges {
         &mut self.data[self.len..need]
     }
 
-    fn push(&mut self, range: (u64, u64)) {
-        self.room(1)[0] = range;
-        self.len += 1;
-    }
-
     /// Appends the ranges of the entries of `run` that [`Entry::keep`] keeps for `window`,
     /// in order.
     fn keep(&mut self, run: &[Entry], window: Window) {
@@ -265,10 +272,6 @@ impl Ranges {
             kept += usize::from(e.keep(window));
         }
         self.len += kept;
-    }
-
-    fn sort(&mut self) {
-        self.data[..self.len].sort_unstable_by_key(|&(offset, _)| offset);
     }
 
     /// Appends `a` and `b`, both sorted by offset, merged in offset order.

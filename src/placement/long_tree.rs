@@ -226,4 +226,16 @@ impl LongTree {
         }
         self.unions.block(leaf)
     }
+
+    /// The highest end among the stored long buffers overlapping the lifetime of `buffer`,
+    /// which is not stored itself (0 if none), through the unions of [`LongTree::cover`] (a
+    /// union's last range ends highest); `raw` is scratch.
+    pub(super) fn highest_end(&self, buffer: usize, raw: &mut Vec<(u64, u64)>) -> u64 {
+        let last_end = |union: &[(u64, u64)]| union.last().map_or(0, |r| r.1);
+        raw.clear();
+        let mut highest = 0;
+        let block = self.cover(buffer, raw, |union| highest = highest.max(last_end(union)));
+        let gathered = raw.iter().map(|r| r.1).max().unwrap_or(0);
+        highest.max(last_end(block)).max(gathered)
+    }
 }
