@@ -96,8 +96,9 @@ impl TimeIndex {
     /// filtered by time and merged. Otherwise the buckets at either end filtered, and for the
     /// buckets in between (whose buffers all overlap the lifetime) the [`Unions`] of their
     /// ranges, joined: fewer ranges, with the same gaps and the same highest end. The long
-    /// buffers' unions are joined likewise ([`Joined::add_long`]).
-    pub(super) fn sorted(&mut self, buffer: usize) -> &[(u64, u64)] {
+    /// buffers' unions are joined likewise ([`Joined::add_long`]), but for the union of its
+    /// block, often the longest list, merged with the rest as it is read.
+    pub(super) fn sorted(&mut self, buffer: usize) -> Merged<'_> {
         let (lo, hi) = self.spans[buffer];
         let (first, last) = self.buckets.span(lo, hi);
         let mut out = std::mem::take(&mut self.merged);
@@ -124,17 +125,13 @@ impl TimeIndex {
                 });
         }
         let block = self.joined.add_long(&self.long, buffer);
-        // The joined ranges into the buckets' first, then the block's union, often the
-        // longest list, in one pass.
-        for part in [self.joined.as_slice(), block] {
-            if !part.is_empty() {
-                self.first.clear();
-                self.first.merge(out.as_slice(), part);
-                std::mem::swap(&mut out, &mut self.first);
-            }
+        if !self.joined.as_slice().is_empty() {
+            self.first.clear();
+            self.first.merge(out.as_slice(), self.joined.as_slice());
+            std::mem::swap(&mut out, &mut self.first);
         }
         self.merged = out;
-        self.merged.as_slice()
+        Merged::new(self.merged.as_slice(), block)
     }
 
     /// The highest end among the stored buffers overlapping the lifetime of `buffer`, which is
@@ -233,6 +230,47 @@ impl Joined {
         }
         self.raw = raw;
         block
+    }
+}
+
+/// The ranges of two lists sorted by offset, in offset order, read without writing them.
+pub(super) struct Merged<'a> {
+    a: &'a [(u64, u64)],
+    b: &'a [(u64, u64)],
+}
+
+impl<'a> Merged<'a> {
+    /// The ranges of `a` and `b`, both sorted by offset.
+    pub(super) fn new(a: &'a [(u64, u64)], b: &'a [(u64, u64)]) -> Merged<'a> {
+        Merged { a, b }
+    }
+}
+
+impl Iterator for Merged<'_> {
+    type Item = (u64, u64);
+
+    #[inline]
+    fn next(&mut self) -> Option<(u64, u64)> {
+        match (self.a.first(), self.b.first()) {
+            (Some(&x), Some(&y)) => {
+                if x.0 <= y.0 {
+                    self.a = &self.a[1..];
+                    Some(x)
+                } else {
+                    self.b = &self.b[1..];
+                    Some(y)
+                }
+            }
+            (Some(&x), None) => {
+                self.a = &self.a[1..];
+                Some(x)
+            }
+            (None, Some(&y)) => {
+                self.b = &self.b[1..];
+                Some(y)
+            }
+            (None, None) => None,
+        }
     }
 }
 
