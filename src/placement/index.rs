@@ -7,16 +7,27 @@ use super::unions::{join, Unions};
 use crate::problem::Problem;
 
 /// How many bucket entries the index may hold per buffer: buffers are stored in the buckets,
-/// shortest lifetime first, while the entries stay within this many times the buffers; the
-/// rest go to the long tree. Every lifetime within two buckets always fits (at most two
-/// entries each). A long buffer in the buckets is read at every query beside it, one in the
-/// tree mostly through a union with its neighbours in address ([`LongUnions`]): on 1M random
-/// buffers with 5% living up to 100,000 steps, best-fit took 14.6 s with 2, 16.7 s with 3 and
-/// 24.0 s with 8 (with 8 and no unions, where the tree's buffers were gathered and sorted at
-/// each query, 31.1 s).
+/// shortest lifetime first, while the entries stay within this many times the buffers (and
+/// meet at most [`MOST_BUCKETS_MET`] buckets each); the rest go to the long tree. Every
+/// lifetime within two buckets always fits (at most two entries each). An entry costs 20
+/// bytes (with its buffer's index), but scanning it costs a query far less than gathering and
+/// sorting the same buffer from the tree: on 1M random buffers with 1% living up to 100,000
+/// steps, best-fit took 31.6G instructions with 8 (every long buffer in the buckets) and
+/// 42.5G with 4 (the longest third in the tree), for 4% more memory (measured when an entry
+/// took 28 bytes, before the tree kept unions).
+const ENTRIES_PER_BUFFER: usize = 8;
+
+/// The most buckets a buffer's lifetime may meet in the buckets. A long buffer there is read
+/// at every query beside it; in the tree, mostly through a union with its neighbours in
+/// address ([`LongUnions`]), at a cost per query that pays when such buffers are many. On 1M
+/// random buffers (`bench --footprint --algo tflite`, one run each, side by side), with 5%
+/// living up to 100,000 steps: 23.3 s with no such limit, 15.3 s with 256, 11.1 s with 64,
+/// 10.0 s with 32; with 5% up to 10,000 steps (which meet at most about 70 buckets): 3.6 s
+/// with no limit, 3.2 s with 64, 4.0 s with 32 (xla there: 6.6 s, 6.2 s and 7.4 s); with 1% up
+/// to 100,000 steps: 3.8 s with 256, 3.5 s with 64, 3.3 s with 32.
 ///
 /// [`LongUnions`]: super::long_unions::LongUnions
-const ENTRIES_PER_BUFFER: usize = 2;
+const MOST_BUCKETS_MET: usize = 64;
 
 /// The placed buffers indexed by time, so that those overlapping a buffer's lifetime are found
 /// without scanning all placed buffers. Times are ranks among the problem's distinct time
@@ -379,8 +390,8 @@ fn bucket_width(spans: &[(u32, u32)]) -> u32 {
 }
 
 /// Which buffers go to the long tree: those whose lifetimes meet the most buckets, while the
-/// others' entries would exceed [`ENTRIES_PER_BUFFER`] per buffer, and those larger than a
-/// bucket entry holds ([`LARGEST`]).
+/// others' entries would exceed [`ENTRIES_PER_BUFFER`] per buffer, those meeting more than
+/// [`MOST_BUCKETS_MET`], and those larger than a bucket entry holds ([`LARGEST`]).
 fn long_lifetimes(problem: &Problem, spans: &[(u32, u32)], width: u32, points: usize) -> Vec<bool> {
     let buckets_met = |&(lo, hi): &(u32, u32)| {
         let last = lo.max(hi.saturating_sub(1));
@@ -402,6 +413,6 @@ fn long_lifetimes(problem: &Problem, spans: &[(u32, u32)], width: u32, points: u
     spans
         .iter()
         .zip(large)
-        .map(|(s, large)| large || buckets_met(s) > most)
+        .map(|(s, large)| large || buckets_met(s) > most.min(MOST_BUCKETS_MET))
         .collect()
 }
