@@ -22,9 +22,10 @@ const ENTRIES_PER_BUFFER: usize = 8;
 /// address ([`LongUnions`]), at a cost per query that pays when such buffers are many. On 1M
 /// random buffers (`bench --footprint --algo tflite`, one run each, side by side), with 5%
 /// living up to 100,000 steps: 23.3 s with no such limit, 15.3 s with 256, 11.1 s with 64,
-/// 10.0 s with 32; with 5% up to 10,000 steps (which meet at most about 70 buckets): 3.6 s
-/// with no limit, 3.2 s with 64, 4.0 s with 32 (xla there: 6.6 s, 6.2 s and 7.4 s); with 1% up
-/// to 100,000 steps: 3.8 s with 256, 3.5 s with 64, 3.3 s with 32.
+/// 10.0 s with 32; with 5% up to 10,000 steps (which meet at most about 70 buckets): 3.7 s
+/// with no limit, 3.2 s with 64, 4.0 s with 32 (xla there: 6.6 s before the tree kept unions,
+/// 6.2 s with 64, 7.4 s with 32); with 1% up to 100,000 steps: 3.8 s with 256, 3.5 s with 64,
+/// 3.3 s with 32.
 ///
 /// [`LongUnions`]: super::long_unions::LongUnions
 const MOST_BUCKETS_MET: usize = 64;
