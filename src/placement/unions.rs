@@ -226,8 +226,34 @@ pub(super) fn compact(sorted: impl Iterator<Item = (u64, u64)>, out: &mut Vec<(u
 
 /// Appends to `out` the ranges of `a` and `b`, both sorted by offset, merged and compacted as
 /// by [`compact`]: the same gaps and the same highest end as on all of them sorted.
+/// When `b` is much shorter than `a` (`a` already compacted: often a long union joined with a
+/// few ranges), the stretches of `a` between `b`'s ranges are found by binary search and
+/// copied whole.
 pub(super) fn join(a: &[(u64, u64)], b: &[(u64, u64)], out: &mut Vec<(u64, u64)>) {
-    compact(merged(a.iter().copied(), b.iter().copied()), out);
+    if b.len() * 8 > a.len() {
+        return compact(merged(a.iter().copied(), b.iter().copied()), out);
+    }
+    let mut from = 0;
+    for &range in b {
+        let to = from + a[from..].partition_point(|r| r.0 <= range.0);
+        push_compacted(&a[from..to], out);
+        compact(std::iter::once(range), out);
+        from = to;
+    }
+    push_compacted(&a[from..], out);
+}
+
+/// Appends `run`, sorted by offset and compacted, to `out` as [`compact`] would: the ranges
+/// that join the last one there one by one, the rest copied whole.
+fn push_compacted(run: &[(u64, u64)], out: &mut Vec<(u64, u64)>) {
+    let mut joining = 0;
+    if let Some(last) = out.last_mut() {
+        while joining < run.len() && run[joining].0 <= last.1 {
+            last.1 = last.1.max(run[joining].1);
+            joining += 1;
+        }
+    }
+    out.extend_from_slice(&run[joining..]);
 }
 
 /// The ranges of `a` and `b`, both sorted by offset, in offset order.
@@ -268,6 +294,47 @@ mod tests {
                 compact(added.iter().copied(), &mut expected);
                 assert_eq!(union, expected, "round {round}, after {added:?}");
             }
+        }
+    }
+
+    /// A compacted list joined with a sorted one, long or short (both ways of joining), with
+    /// ranges touching, overlapping, empty and equal: the compacted list of all their ranges.
+    #[test]
+    fn joining_gives_the_compacted_list_of_both() {
+        let mut rng = StdRng::seed_from_u64(9);
+        for round in 0..300 {
+            let span = 20 + 10 * round as u64;
+            let mut ranges = |count: usize| {
+                let mut r: Vec<(u64, u64)> = (0..count)
+                    .map(|_| {
+                        let offset = rng.random_range(0..span);
+                        (offset, offset + rng.random_range(0..span / 8))
+                    })
+                    .collect();
+                r.sort_unstable();
+                r
+            };
+            let mut a = Vec::new();
+            compact(ranges(rng_count(round, 0)).into_iter(), &mut a);
+            let b = ranges(rng_count(round, 1));
+            let mut all: Vec<(u64, u64)> = a.iter().chain(&b).copied().collect();
+            all.sort_unstable();
+            let mut expected = Vec::new();
+            compact(all.into_iter(), &mut expected);
+            let mut joined = Vec::new();
+            join(&a, &b, &mut joined);
+            assert_eq!(joined, expected, "round {round}, {a:?} and {b:?}");
+        }
+    }
+
+    /// How many ranges list `which` of `round` gets: from none to many, the second list often
+    /// far shorter than the first.
+    fn rng_count(round: usize, which: usize) -> usize {
+        match (round % 3, which) {
+            (0, 0) => round % 7,
+            (0, _) => round % 5,
+            (_, 0) => 40 + round % 90,
+            (_, _) => round % 4,
         }
     }
 }
