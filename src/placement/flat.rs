@@ -31,3 +31,10 @@ pub(super) fn for_each_cover(leaves: usize, lo: usize, hi: usize, mut visit: imp
         r /= 2;
     }
 }
+
+/// The leaves `[from, to)` under `node` in a bottom-up tree of `leaves` leaves.
+pub(super) fn leaves_under(leaves: usize, node: usize) -> (usize, usize) {
+    let level = leaves.ilog2() - node.ilog2();
+    let from = (node << level) - leaves;
+    (from, from + (1 << level))
+}

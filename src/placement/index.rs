@@ -3,18 +3,32 @@
 
 use super::buckets::{Buckets, Entry, Window, LARGEST, WIDEST};
 use super::long_tree::LongTree;
-use super::unions::Unions;
+use super::unions::{join, Unions};
 use crate::problem::Problem;
 
 /// How many bucket entries the index may hold per buffer: buffers are stored in the buckets,
-/// shortest lifetime first, while the entries stay within this many times the buffers; the
-/// rest go to the long tree. Every lifetime within two buckets always fits (at most two
-/// entries each). An entry costs 20 bytes (with its buffer's index), but scanning it costs a
-/// query far less than gathering and sorting the same buffer from the tree: on 1M random
-/// buffers with 1% living up to 100,000 steps, best-fit took 31.6G instructions with 8 (every
-/// long buffer in the buckets) and 42.5G with 4 (the longest third in the tree), for 4% more
-/// memory (measured when an entry took 28 bytes).
+/// shortest lifetime first, while the entries stay within this many times the buffers (and
+/// meet at most [`MOST_BUCKETS_MET`] buckets each); the rest go to the long tree. Every
+/// lifetime within two buckets always fits (at most two entries each). An entry costs 20
+/// bytes (with its buffer's index), but scanning it costs a query far less than gathering and
+/// sorting the same buffer from the tree: on 1M random buffers with 1% living up to 100,000
+/// steps, best-fit took 31.6G instructions with 8 (every long buffer in the buckets) and
+/// 42.5G with 4 (the longest third in the tree), for 4% more memory (measured when an entry
+/// took 28 bytes, before the tree kept unions).
 const ENTRIES_PER_BUFFER: usize = 8;
+
+/// The most buckets a buffer's lifetime may meet in the buckets. A long buffer there is read
+/// at every query beside it; in the tree, mostly through a union with its neighbours in
+/// address ([`LongUnions`]), at a cost per query that pays when such buffers are many. On 1M
+/// random buffers (`bench --footprint --algo tflite`, one run each, side by side), with 5%
+/// living up to 100,000 steps: 23.3 s with no such limit, 15.3 s with 256, 11.1 s with 64,
+/// 10.0 s with 32; with 5% up to 10,000 steps (which meet at most about 70 buckets): 3.7 s
+/// with no limit, 3.2 s with 64, 4.0 s with 32 (xla there: 6.6 s before the tree kept unions,
+/// 6.2 s with 64, 7.4 s with 32); with 1% up to 100,000 steps: 3.8 s with 256, 3.5 s with 64,
+/// 3.3 s with 32.
+///
+/// [`LongUnions`]: super::long_unions::LongUnions
+const MOST_BUCKETS_MET: usize = 64;
 
 /// The placed buffers indexed by time, so that those overlapping a buffer's lifetime are found
 /// without scanning all placed buffers. Times are ranks among the problem's distinct time
@@ -36,6 +50,8 @@ pub(super) struct TimeIndex {
     first: Ranges,
     second: Ranges,
     merged: Ranges,
+    /// Scratch for the unions and the long buffers' ranges.
+    joined: Joined,
 }
 
 impl TimeIndex {
@@ -63,6 +79,7 @@ impl TimeIndex {
             first: Ranges::default(),
             second: Ranges::default(),
             merged: Ranges::default(),
+            joined: Joined::default(),
         }
     }
 
@@ -90,50 +107,50 @@ impl TimeIndex {
     /// two buckets, one range per buffer: the buckets' entries, already in address order,
     /// filtered by time and merged. Otherwise the buckets at either end filtered, and for the
     /// buckets in between (whose buffers all overlap the lifetime) the [`Unions`] of their
-    /// ranges, sorted: fewer ranges, with the same gaps and the same highest end.
-    pub(super) fn sorted(&mut self, buffer: usize) -> &[(u64, u64)] {
+    /// ranges, joined: fewer ranges, with the same gaps and the same highest end. The long
+    /// buffers' unions are joined likewise ([`Joined::add_long`]), but for the union of its
+    /// block, often the longest list, merged with the rest as it is read.
+    pub(super) fn sorted(&mut self, buffer: usize) -> Merged<'_> {
         let (lo, hi) = self.spans[buffer];
         let (first, last) = self.buckets.span(lo, hi);
         let mut out = std::mem::take(&mut self.merged);
         out.clear();
+        self.joined.clear();
         let buckets = &self.buckets;
         let window = |k: usize, starting: bool| buckets.window(k, lo, hi, starting);
         if last == first {
             out.keep(buckets.run(first), window(first, false));
-        } else if last == first + 1 {
+        } else {
+            // An entry of the last bucket met in an earlier one too is kept there, or is in
+            // the unions of those in between.
             self.first.clear();
             self.first.keep(buckets.run(first), window(first, false));
             self.second.clear();
             self.second.keep(buckets.run(last), window(last, true));
             out.merge(self.first.as_slice(), self.second.as_slice());
-        } else {
-            out.keep(buckets.run(first), window(first, false));
-            out.keep(buckets.run(last), window(last, false));
+        }
+        if last > first + 1 {
+            let joined = &mut self.joined;
             self.unions
                 .cover(buckets, first + 1, last, &mut self.scratch, |union| {
-                    union.iter().for_each(|&range| out.push(range))
+                    joined.add(union)
                 });
-            out.sort();
         }
-        if !self.long.is_empty() {
-            self.second.clear();
-            let long = &mut self.second;
-            self.long.for_each(buffer, |p| long.push((p.offset, p.end)));
-            if long.len > 0 {
-                long.sort();
-                self.first.clear();
-                self.first.merge(out.as_slice(), self.second.as_slice());
-                std::mem::swap(&mut out, &mut self.first);
-            }
+        let block = self.joined.add_long(&self.long, buffer);
+        if !self.joined.as_slice().is_empty() {
+            self.first.clear();
+            self.first.merge(out.as_slice(), self.joined.as_slice());
+            std::mem::swap(&mut out, &mut self.first);
         }
         self.merged = out;
-        self.merged.as_slice()
+        Merged::new(self.merged.as_slice(), block)
     }
 
     /// The highest end among the stored buffers overlapping the lifetime of `buffer`, which is
     /// not stored itself (0 if none): in the buckets at its ends from the highest offset down
     /// ([`Buckets::highest_end`]), and in between through the [`Unions`] like
-    /// [`TimeIndex::sorted`] (a union's last range ends highest).
+    /// [`TimeIndex::sorted`] (a union's last range ends highest); the long buffers likewise
+    /// ([`LongTree::highest_end`]).
     pub(super) fn highest_end(&mut self, buffer: usize) -> u64 {
         let (lo, hi) = self.spans[buffer];
         let (first, last) = self.buckets.span(lo, hi);
@@ -148,8 +165,7 @@ impl TimeIndex {
                     highest = highest.max(union.last().map_or(0, |r| r.1))
                 });
         }
-        self.long.for_each(buffer, |p| highest = highest.max(p.end));
-        highest
+        highest.max(self.long.highest_end(buffer, &mut self.joined.raw))
     }
 
     /// How many buckets the lifetime of `buffer` spans.
@@ -186,6 +202,90 @@ impl TimeIndex {
     }
 }
 
+/// Sorted lists of ranges joined into one, compacted: the same gaps and highest end as all
+/// their ranges sorted, in fewer ranges.
+#[derive(Clone, Debug, Default)]
+struct Joined {
+    ranges: Vec<(u64, u64)>,
+    /// For the next join.
+    spare: Vec<(u64, u64)>,
+    /// Ranges gathered one by one, to sort.
+    raw: Vec<(u64, u64)>,
+}
+
+impl Joined {
+    fn clear(&mut self) {
+        self.ranges.clear();
+    }
+
+    fn as_slice(&self) -> &[(u64, u64)] {
+        &self.ranges
+    }
+
+    /// Joins `sorted`, sorted by offset.
+    fn add(&mut self, sorted: &[(u64, u64)]) {
+        self.spare.clear();
+        join(&self.ranges, sorted, &mut self.spare);
+        std::mem::swap(&mut self.ranges, &mut self.spare);
+    }
+
+    /// Joins the ranges of the long buffers overlapping the lifetime of `buffer` (not stored
+    /// itself) but those covering its block, whose union is returned: together, the same gaps
+    /// and highest end as all of them ([`LongTree::cover`]).
+    fn add_long<'a>(&mut self, long: &'a LongTree, buffer: usize) -> &'a [(u64, u64)] {
+        let mut raw = std::mem::take(&mut self.raw);
+        raw.clear();
+        let block = long.cover(buffer, &mut raw, |union| self.add(union));
+        if !raw.is_empty() {
+            raw.sort_unstable_by_key(|&(offset, _)| offset);
+            self.add(&raw);
+        }
+        self.raw = raw;
+        block
+    }
+}
+
+/// The ranges of two lists sorted by offset, in offset order, read without writing them.
+pub(super) struct Merged<'a> {
+    a: &'a [(u64, u64)],
+    b: &'a [(u64, u64)],
+}
+
+impl<'a> Merged<'a> {
+    /// The ranges of `a` and `b`, both sorted by offset.
+    pub(super) fn new(a: &'a [(u64, u64)], b: &'a [(u64, u64)]) -> Merged<'a> {
+        Merged { a, b }
+    }
+}
+
+impl Iterator for Merged<'_> {
+    type Item = (u64, u64);
+
+    #[inline]
+    fn next(&mut self) -> Option<(u64, u64)> {
+        match (self.a.first(), self.b.first()) {
+            (Some(&x), Some(&y)) => {
+                if x.0 <= y.0 {
+                    self.a = &self.a[1..];
+                    Some(x)
+                } else {
+                    self.b = &self.b[1..];
+                    Some(y)
+                }
+            }
+            (Some(&x), None) => {
+                self.a = &self.a[1..];
+                Some(x)
+            }
+            (None, Some(&y)) => {
+                self.b = &self.b[1..];
+                Some(y)
+            }
+            (None, None) => None,
+        }
+    }
+}
+
 /// Address ranges written without branches: the vector only grows, the first `len` are
 /// current.
 #[derive(Clone, Debug, Default)]
@@ -212,11 +312,6 @@ impl Ranges {
         &mut self.data[self.len..need]
     }
 
-    fn push(&mut self, range: (u64, u64)) {
-        self.room(1)[0] = range;
-        self.len += 1;
-    }
-
     /// Appends the ranges of the entries of `run` that [`Entry::keep`] keeps for `window`,
     /// in order.
     fn keep(&mut self, run: &[Entry], window: Window) {
@@ -227,10 +322,6 @@ impl Ranges {
             kept += usize::from(e.keep(window));
         }
         self.len += kept;
-    }
-
-    fn sort(&mut self) {
-        self.data[..self.len].sort_unstable_by_key(|&(offset, _)| offset);
     }
 
     /// Appends `a` and `b`, both sorted by offset, merged in offset order.
@@ -300,8 +391,8 @@ fn bucket_width(spans: &[(u32, u32)]) -> u32 {
 }
 
 /// Which buffers go to the long tree: those whose lifetimes meet the most buckets, while the
-/// others' entries would exceed [`ENTRIES_PER_BUFFER`] per buffer, and those larger than a
-/// bucket entry holds ([`LARGEST`]).
+/// others' entries would exceed [`ENTRIES_PER_BUFFER`] per buffer, those meeting more than
+/// [`MOST_BUCKETS_MET`], and those larger than a bucket entry holds ([`LARGEST`]).
 fn long_lifetimes(problem: &Problem, spans: &[(u32, u32)], width: u32, points: usize) -> Vec<bool> {
     let buckets_met = |&(lo, hi): &(u32, u32)| {
         let last = lo.max(hi.saturating_sub(1));
@@ -323,6 +414,6 @@ fn long_lifetimes(problem: &Problem, spans: &[(u32, u32)], width: u32, points: u
     spans
         .iter()
         .zip(large)
-        .map(|(s, large)| large || buckets_met(s) > most)
+        .map(|(s, large)| large || buckets_met(s) > most.min(MOST_BUCKETS_MET))
         .collect()
 }

@@ -1,6 +1,7 @@
 //! The buffers too long for the time buckets: a segment tree over their own time points.
 
-use super::flat::{for_each_cover, running_sums};
+use super::flat::{for_each_cover, leaves_under, running_sums};
+use super::long_unions::LongUnions;
 
 /// A placed long buffer: its address range and its index (`buffer == EMPTY` until placed).
 #[derive(Clone, Copy, Debug)]
@@ -47,6 +48,8 @@ pub(super) struct LongTree {
     /// The long buffers by start point; those starting at point `i` from `long_from[i]`.
     starting: Vec<Placed>,
     long_from: Vec<usize>,
+    /// The placed long buffers' ranges as unions, for the sorted queries.
+    unions: LongUnions,
 }
 
 impl LongTree {
@@ -90,6 +93,9 @@ impl LongTree {
         }
         let node_start = running_sums(&node_len);
         let long_from = running_sums(&start_counts);
+        let covers: Vec<(usize, usize)> = long_spans()
+            .map(|span| ((span.after_lower - 1) as usize, span.from_upper as usize))
+            .collect();
         let mut next = long_from.clone();
         for (span, _) in of.iter_mut().zip(is_long).filter(|p| *p.1) {
             let at = &mut next[span.after_lower as usize - 1];
@@ -103,6 +109,7 @@ impl LongTree {
             covering: vec![Placed::EMPTY; *node_start.last().unwrap_or(&0)],
             starting: vec![Placed::EMPTY; *long_from.last().unwrap_or(&0)],
             long_from,
+            unions: LongUnions::new(leaves, &covers, spans.len()),
         }
     }
 
@@ -115,6 +122,7 @@ impl LongTree {
     pub(super) fn clear(&mut self) {
         self.nodes.iter_mut().for_each(|node| node.1 = 0);
         self.starting.iter_mut().for_each(|p| *p = Placed::EMPTY);
+        self.unions.clear();
     }
 
     /// Stores the long buffer `buffer` at `[offset, end)`.
@@ -126,17 +134,14 @@ impl LongTree {
             buffer: buffer as u32,
         };
         self.starting[span.slot as usize] = placed;
+        let (first, last) = ((span.after_lower - 1) as usize, span.from_upper as usize);
+        self.unions.insert(first, last, offset, end);
         let (nodes, covering) = (&mut self.nodes, &mut self.covering);
-        for_each_cover(
-            self.leaves,
-            (span.after_lower - 1) as usize,
-            span.from_upper as usize,
-            |node| {
-                let (start, len) = &mut nodes[node];
-                covering[*start + *len as usize] = placed;
-                *len += 1;
-            },
-        );
+        for_each_cover(self.leaves, first, last, |node| {
+            let (start, len) = &mut nodes[node];
+            covering[*start + *len as usize] = placed;
+            *len += 1;
+        });
     }
 
     /// Calls `visit` for every stored long buffer but `buffer` itself that overlaps the
@@ -169,5 +174,68 @@ impl LongTree {
                 .iter()
                 .for_each(&mut keep);
         }
+    }
+
+    /// The stored long buffers overlapping the lifetime of `buffer`, which is not stored
+    /// itself, for a sorted query: the union of the ranges of those covering its block, if
+    /// any, returned; `visit` gets other unions (each sorted, in the
+    /// [`compact`](super::unions::compact) form) and `raw` the ranges of the rest, unsorted.
+    /// Those live at its `lo`: the union of its block, and the buffers stored below the block
+    /// on its leaf's path; those starting strictly inside it: the unions of the cover's nodes
+    /// at or above the block level, and the starts under the lower ones.
+    pub(super) fn cover(
+        &self,
+        buffer: usize,
+        raw: &mut Vec<(u64, u64)>,
+        mut visit: impl FnMut(&[(u64, u64)]),
+    ) -> &[(u64, u64)] {
+        if self.is_empty() {
+            return &[];
+        }
+        let span = self.of[buffer];
+        let (after_lower, from_upper) = (span.after_lower as usize, span.from_upper as usize);
+        let mut gather = |p: &Placed| {
+            if p.buffer != EMPTY {
+                raw.push((p.offset, p.end));
+            }
+        };
+        if after_lower < from_upper {
+            for_each_cover(self.leaves, after_lower, from_upper, |node| {
+                match self.unions.starts(node) {
+                    Some(union) => visit(union),
+                    None => {
+                        let (from, to) = leaves_under(self.leaves, node);
+                        self.starting[self.long_from[from]..self.long_from[to]]
+                            .iter()
+                            .for_each(&mut gather);
+                    }
+                }
+            });
+        }
+        if after_lower == 0 {
+            return &[];
+        }
+        let leaf = after_lower - 1;
+        let mut node = self.leaves + leaf;
+        for _ in 0..self.unions.level() {
+            let (start, len) = self.nodes[node];
+            self.covering[start..start + len as usize]
+                .iter()
+                .for_each(&mut gather);
+            node /= 2;
+        }
+        self.unions.block(leaf)
+    }
+
+    /// The highest end among the stored long buffers overlapping the lifetime of `buffer`,
+    /// which is not stored itself (0 if none), through the unions of [`LongTree::cover`] (a
+    /// union's last range ends highest); `raw` is scratch.
+    pub(super) fn highest_end(&self, buffer: usize, raw: &mut Vec<(u64, u64)>) -> u64 {
+        let last_end = |union: &[(u64, u64)]| union.last().map_or(0, |r| r.1);
+        raw.clear();
+        let mut highest = 0;
+        let block = self.cover(buffer, raw, |union| highest = highest.max(last_end(union)));
+        let gathered = raw.iter().map(|r| r.1).max().unwrap_or(0);
+        highest.max(last_end(block)).max(gathered)
     }
 }

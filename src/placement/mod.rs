@@ -4,16 +4,19 @@
 //! The placed buffers are indexed by time (`index.rs`): in buckets of time that keep them sorted
 //! by offset (`buckets.rs`), so that a buffer's neighbours come in address order without a sort;
 //! in unions over stretches of buckets (`unions.rs`) for lifetimes that span many; and, for the
-//! few lifetimes too long for the buckets, in a segment tree (`long_tree.rs`).
+//! few lifetimes too long for the buckets, in a segment tree (`long_tree.rs`), whose ranges are
+//! also kept as unions by stretch of time (`long_unions.rs`), so that a query reads a union
+//! where the tree holds thousands of buffers.
 
 mod buckets;
 mod flat;
 mod index;
 mod long_tree;
+mod long_unions;
 mod unions;
 
 use crate::problem::{align_up, for_each_overlap, Problem};
-use index::TimeIndex;
+use index::{Merged, TimeIndex};
 
 /// How to choose an offset among the gaps left by the placed buffers that overlap in time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -182,7 +185,7 @@ impl<'p> Placer<'p> {
         // The index's sorted answer serves an unplaced buffer without gaps; the others (a
         // placed buffer must not meet itself) take the exact neighbours.
         let ranges = if self.gapped || self.offsets[buffer].is_some() {
-            self.neighbours(buffer)
+            Merged::new(self.neighbours(buffer), &[])
         } else {
             self.index.sorted(buffer)
         };
@@ -193,10 +196,16 @@ impl<'p> Placer<'p> {
 /// The offset `fit` (not [`Fit::Stack`]) chooses for `size` bytes aligned to `alignment`
 /// among `ranges`, sorted by offset: the gaps are where no range lies below the highest end,
 /// `heap_top` the peak of all placed buffers.
-fn choose(ranges: &[(u64, u64)], fit: Fit, size: u64, alignment: u64, heap_top: u64) -> u64 {
+fn choose(
+    ranges: impl Iterator<Item = (u64, u64)>,
+    fit: Fit,
+    size: u64,
+    alignment: u64,
+    heap_top: u64,
+) -> u64 {
     let mut top = 0u64; // the highest end seen so far while scanning upward
     let mut best: Option<(u64, u64)> = None; // (gap length, offset)
-    for &(offset, end) in ranges {
+    for (offset, end) in ranges {
         // A gap [top, offset) where the buffer fits, tested without a branch: most ranges
         // leave no gap, or one too small.
         let (candidate, fitting) = fits_between(top, offset, size, alignment);

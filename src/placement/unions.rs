@@ -2,7 +2,7 @@
 //! for lifetimes that span many buckets.
 
 use super::buckets::Buckets;
-use super::flat::for_each_cover;
+use super::flat::{for_each_cover, leaves_under};
 
 /// For every node of a binary tree over the buckets, up to a height, the union of the address
 /// ranges of the buffers stored in or below it: ranges sorted by offset, each starting above
@@ -150,9 +150,7 @@ impl Shape {
 
     /// The buckets `[from, to)` under `node`.
     fn buckets_of(&self, node: usize) -> (usize, usize) {
-        let level = self.leaves.ilog2() - node.ilog2();
-        let from = (node << level) - self.leaves;
-        (from, from + (1 << level))
+        leaves_under(self.leaves, node)
     }
 
     /// Calls `visit` with each node of the canonical cover of buckets `[first, last)`: at
@@ -196,7 +194,7 @@ impl Shape {
 /// Adds `[offset, end)` to `union` (sorted, each range starting above the end of the one
 /// before), joining the ranges it meets or touches; false if a range already covered it (then
 /// nothing changes).
-fn add(union: &mut Vec<(u64, u64)>, offset: u64, end: u64) -> bool {
+pub(super) fn add(union: &mut Vec<(u64, u64)>, offset: u64, end: u64) -> bool {
     // The first range ending at or above `offset`: the first the new one may join.
     let first = union.partition_point(|r| r.1 < offset);
     match union.get(first) {
@@ -224,6 +222,38 @@ pub(super) fn compact(sorted: impl Iterator<Item = (u64, u64)>, out: &mut Vec<(u
             _ => out.push((offset, end)),
         }
     }
+}
+
+/// Appends to `out` the ranges of `a` and `b`, both sorted by offset, merged and compacted as
+/// by [`compact`]: the same gaps and the same highest end as on all of them sorted.
+/// When `b` is much shorter than `a` (`a` already compacted: often a long union joined with a
+/// few ranges), the stretches of `a` between `b`'s ranges are found by binary search and
+/// copied whole.
+pub(super) fn join(a: &[(u64, u64)], b: &[(u64, u64)], out: &mut Vec<(u64, u64)>) {
+    if b.len() * 8 > a.len() {
+        return compact(merged(a.iter().copied(), b.iter().copied()), out);
+    }
+    let mut from = 0;
+    for &range in b {
+        let to = from + a[from..].partition_point(|r| r.0 <= range.0);
+        push_compacted(&a[from..to], out);
+        compact(std::iter::once(range), out);
+        from = to;
+    }
+    push_compacted(&a[from..], out);
+}
+
+/// Appends `run`, sorted by offset and compacted, to `out` as [`compact`] would: the ranges
+/// that join the last one there one by one, the rest copied whole.
+fn push_compacted(run: &[(u64, u64)], out: &mut Vec<(u64, u64)>) {
+    let mut joining = 0;
+    if let Some(last) = out.last_mut() {
+        while joining < run.len() && run[joining].0 <= last.1 {
+            last.1 = last.1.max(run[joining].1);
+            joining += 1;
+        }
+    }
+    out.extend_from_slice(&run[joining..]);
 }
 
 /// The ranges of `a` and `b`, both sorted by offset, in offset order.
@@ -264,6 +294,47 @@ mod tests {
                 compact(added.iter().copied(), &mut expected);
                 assert_eq!(union, expected, "round {round}, after {added:?}");
             }
+        }
+    }
+
+    /// A compacted list joined with a sorted one, long or short (both ways of joining), with
+    /// ranges touching, overlapping, empty and equal: the compacted list of all their ranges.
+    #[test]
+    fn joining_gives_the_compacted_list_of_both() {
+        let mut rng = StdRng::seed_from_u64(9);
+        for round in 0..300 {
+            let span = 20 + 10 * round as u64;
+            let mut ranges = |count: usize| {
+                let mut r: Vec<(u64, u64)> = (0..count)
+                    .map(|_| {
+                        let offset = rng.random_range(0..span);
+                        (offset, offset + rng.random_range(0..span / 8))
+                    })
+                    .collect();
+                r.sort_unstable();
+                r
+            };
+            let mut a = Vec::new();
+            compact(ranges(rng_count(round, 0)).into_iter(), &mut a);
+            let b = ranges(rng_count(round, 1));
+            let mut all: Vec<(u64, u64)> = a.iter().chain(&b).copied().collect();
+            all.sort_unstable();
+            let mut expected = Vec::new();
+            compact(all.into_iter(), &mut expected);
+            let mut joined = Vec::new();
+            join(&a, &b, &mut joined);
+            assert_eq!(joined, expected, "round {round}, {a:?} and {b:?}");
+        }
+    }
+
+    /// How many ranges list `which` of `round` gets: from none to many, the second list often
+    /// far shorter than the first.
+    fn rng_count(round: usize, which: usize) -> usize {
+        match (round % 3, which) {
+            (0, 0) => round % 7,
+            (0, _) => round % 5,
+            (_, 0) => 40 + round % 90,
+            (_, _) => round % 4,
         }
     }
 }

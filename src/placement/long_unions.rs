@@ -1,0 +1,161 @@
+//! What the long buffers cover in address, kept as unions for the sorted queries: per block of
+//! the long tree's leaves, the buffers live over all of it; per node, those starting under it.
+
+use super::unions::add;
+
+/// How many block entries (a long buffer's range added to a block it covers) the unions may
+/// take per buffer of the problem: the blocks are the narrowest whose entries stay within this
+/// (at most 16 bytes each, fewer once ranges join).
+const BLOCK_ENTRIES_PER_BUFFER: usize = 4;
+
+/// The narrowest blocks, as a level of the long tree: below it, the leaves' buffers are few
+/// enough to gather and sort at each query.
+const LOWEST_BLOCK_LEVEL: u32 = 2;
+
+/// Unions of the long buffers' address ranges (each sorted, each range starting above the end
+/// of the one before: the [`compact`](super::unions::compact) form), over the long tree's
+/// leaves. The buffers live at a leaf are those stored on its path to the root; those stored
+/// at its block's node (level `level`) or above cover the whole block, and their union is
+/// `blocks[leaf >> level]`, so that a query reads one union instead of the thousands of
+/// buffers stored high in the tree, and gathers only those stored below the block. For the
+/// buffers starting in a stretch of leaves, each node at the block level or above keeps the
+/// union of those starting under it, `starts[node]`: a query reads the unions of the nodes
+/// covering the stretch, and gathers the starts under the lower nodes of the cover.
+#[derive(Clone, Debug, Default)]
+pub(super) struct LongUnions {
+    /// A power of two, as in the long tree.
+    leaves: usize,
+    /// The level of the blocks: `1 << level` leaves each.
+    level: u32,
+    blocks: Vec<Vec<(u64, u64)>>,
+    /// Indexed by node, for the nodes at or above the block level.
+    starts: Vec<Vec<(u64, u64)>>,
+}
+
+impl LongUnions {
+    /// The empty unions over `leaves` leaves (a power of two) for long buffers covering the
+    /// leaves `covers` (each `[first, end)`), among `buffers` buffers in all.
+    pub(super) fn new(leaves: usize, covers: &[(usize, usize)], buffers: usize) -> LongUnions {
+        let budget = BLOCK_ENTRIES_PER_BUFFER * buffers;
+        let top = leaves.ilog2();
+        let level = (LOWEST_BLOCK_LEVEL.min(top)..=top)
+            .find(|&level| {
+                let entries = covers.iter().map(|&(s, e)| whole_blocks(level, s, e).len());
+                entries.sum::<usize>() <= budget
+            })
+            .unwrap_or(top);
+        LongUnions {
+            leaves,
+            level,
+            blocks: vec![Vec::new(); leaves >> level],
+            starts: vec![Vec::new(); (2 * leaves) >> level],
+        }
+    }
+
+    /// Empties every union.
+    pub(super) fn clear(&mut self) {
+        self.blocks.iter_mut().for_each(Vec::clear);
+        self.starts.iter_mut().for_each(Vec::clear);
+    }
+
+    /// The level of the blocks in the long tree.
+    pub(super) fn level(&self) -> u32 {
+        self.level
+    }
+
+    /// Adds `[offset, end)`, a long buffer covering leaves `[first, last)` (and so starting
+    /// at leaf `first`).
+    pub(super) fn insert(&mut self, first: usize, last: usize, offset: u64, end: u64) {
+        for block in whole_blocks(self.level, first, last) {
+            add(&mut self.blocks[block], offset, end);
+        }
+        // The unions of the nodes above hold their children's: once one covers the range
+        // already, so do all above it.
+        let mut node = (self.leaves + first) >> self.level;
+        while node > 0 && add(&mut self.starts[node], offset, end) {
+            node /= 2;
+        }
+    }
+
+    /// The union of the long buffers covering all of `leaf`'s block.
+    pub(super) fn block(&self, leaf: usize) -> &[(u64, u64)] {
+        &self.blocks[leaf >> self.level]
+    }
+
+    /// The union of the long buffers starting under `node`, if kept (the node is at or above
+    /// the block level).
+    pub(super) fn starts(&self, node: usize) -> Option<&[(u64, u64)]> {
+        self.starts.get(node).map(Vec::as_slice)
+    }
+}
+
+/// The blocks of `1 << level` leaves lying wholly within leaves `[first, last)`.
+fn whole_blocks(level: u32, first: usize, last: usize) -> std::ops::Range<usize> {
+    let from = first.div_ceil(1 << level);
+    let to = last >> level;
+    from..to.max(from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::flat::leaves_under;
+    use super::super::unions::compact;
+    use super::*;
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
+
+    /// The compacted union of `ranges`.
+    fn union_of(mut ranges: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+        ranges.sort_unstable();
+        let mut out = Vec::new();
+        compact(ranges.into_iter(), &mut out);
+        out
+    }
+
+    /// Long buffers over random stretches of leaves, stored one by one at random ranges (some
+    /// empty, many touching or overlapping), with a clear halfway: after each store, every
+    /// block's union is that of the buffers covering the whole block, and every kept node's
+    /// union that of the buffers starting under it.
+    #[test]
+    fn unions_hold_the_buffers_covering_each_block_and_starting_under_each_node() {
+        let mut rng = StdRng::seed_from_u64(3);
+        for round in 0..30 {
+            let leaves = 1usize << rng.random_range(0..7);
+            let n = rng.random_range(1..40);
+            let covers: Vec<(usize, usize)> = (0..n)
+                .map(|_| {
+                    let first = rng.random_range(0..leaves);
+                    (first, rng.random_range(first + 1..=leaves))
+                })
+                .collect();
+            let mut unions = LongUnions::new(leaves, &covers, n + rng.random_range(0..4 * n));
+            let mut stored = Vec::new();
+            for (i, &(first, last)) in covers.iter().enumerate() {
+                if i == n / 2 {
+                    unions.clear();
+                    stored.clear();
+                }
+                let offset = rng.random_range(0..200u64);
+                let end = offset + rng.random_range(0..30u64);
+                unions.insert(first, last, offset, end);
+                stored.push((first, last, (offset, end)));
+                let level = unions.level();
+                for leaf in 0..leaves {
+                    let (from, to) = leaves_under(leaves, (leaves + leaf) >> level);
+                    let covering = stored.iter().filter(|s| s.0 <= from && to <= s.1);
+                    let expected = union_of(covering.map(|s| s.2).collect());
+                    assert_eq!(unions.block(leaf), expected, "round {round}, leaf {leaf}");
+                }
+                for node in 1..2 * leaves {
+                    let Some(union) = unions.starts(node) else {
+                        continue;
+                    };
+                    let (from, to) = leaves_under(leaves, node);
+                    let starting = stored.iter().filter(|s| (from..to).contains(&s.0));
+                    let expected = union_of(starting.map(|s| s.2).collect());
+                    assert_eq!(union, expected, "round {round}, node {node}");
+                }
+            }
+        }
+    }
+}
