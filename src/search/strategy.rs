@@ -86,7 +86,7 @@ impl Portfolio {
     /// The default round robin (`fixed/WAT~/TAW~/TWA`): the fixed policy, then the static
     /// orders WAT and TAW with diversified restarts (seeded by `seed`; see
     /// [`Diversity`](super::Diversity)) and TWA plain (what each choice is worth:
-    /// models/README.md, "Diversified restarts win every validation set").
+    /// benches/ARCHIVE.md, "Diversified restarts win every validation set").
     pub fn round_robin(buffers: usize, conflict_boost: bool, seed: u64) -> Portfolio {
         let mut policies: Vec<Box<dyn NodePolicy>> =
             vec![Box::new(FixedPolicy::new(buffers, conflict_boost))];

@@ -16,7 +16,7 @@ placement, backtracks, node-cache hits) predicts which strategy to favour afterw
       per-problem oracle, and a cost-sensitive linear chooser trained on effort-train-fifth and
       applied to validation-sample80.
 
-Run from the repository root after `cargo build --release` and the races of models/README.md.
+Run from the repository root after `cargo build --release` and the races of benches/ARCHIVE.md ("The former `policy.json` card").
 """
 import itertools, json, os, re, subprocess, sys
 from multiprocessing import Pool
