@@ -158,6 +158,25 @@ fn race_line(strategies: &[String], runs: &[EvalRun]) -> String {
         .join(", ")
 }
 
+/// How many strategies the smaller head ranks, `fixed` included.
+const FEW_STRATEGIES: usize = 4;
+
+/// `fixed` and the `count - 1` other strategies that decided the most races (fewest PAR2 nodes
+/// among equals), in the order of `strategies`.
+fn fewest_best(strategies: &[String], runs: &[EvalRun], budget: u64, count: usize) -> Vec<String> {
+    let mut others: Vec<usize> = (1..strategies.len()).collect();
+    others.sort_by_key(|&i| {
+        let f = Figures::of(&strategies[i], runs, budget);
+        (std::cmp::Reverse(f.decided), f.par2_nodes, i)
+    });
+    others.truncate(count.saturating_sub(1));
+    others.sort_unstable();
+    std::iter::once(0)
+        .chain(others)
+        .map(|i| strategies[i].clone())
+        .collect()
+}
+
 /// The strategy that decided the most races (fewest PAR2 nodes among equals; the first of
 /// equals in `strategies`).
 fn best_strategy(strategies: &[String], runs: &[EvalRun], budget: u64) -> usize {
@@ -339,31 +358,41 @@ pub fn run(args: LearnArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot write {}: {e}", shipped.display()))?;
     let candidate = work("candidate.json");
     let path = |p: PathBuf| p.display().to_string();
-    let trained = portfolio::run(PortfolioArgs::parse_from([
-        "portfolio".to_string(),
-        "--runs".into(),
-        path(work("races-train.json")),
-        "--validation-runs".into(),
-        path(work("races-held-out.json")),
-        "--problems".into(),
-        path(args.problems.clone()),
-        "--strategies".into(),
-        args.strategies.join(","),
-        "--base".into(),
-        path(shipped),
-        "--out".into(),
-        path(candidate.clone()),
-        "--rank-candidates".into(),
-        "false".into(),
-        "--share-temperatures".into(),
-        "0.5,1,2,4".into(),
-        "--share-floors".into(),
-        "0.02,0.05,0.1,0.2,1".into(),
-        "--hidden".into(),
-        "16".into(),
-        "--seed".into(),
-        args.seed.to_string(),
-    ]));
+    let train_head = |strategies: &[String], out: &Path| {
+        portfolio::run(PortfolioArgs::parse_from([
+            "portfolio".to_string(),
+            "--runs".into(),
+            path(work("races-train.json")),
+            "--validation-runs".into(),
+            path(work("races-held-out.json")),
+            "--problems".into(),
+            path(args.problems.clone()),
+            "--strategies".into(),
+            strategies.join(","),
+            "--base".into(),
+            path(shipped.clone()),
+            "--out".into(),
+            path(out.to_path_buf()),
+            "--rank-candidates".into(),
+            "false".into(),
+            "--share-temperatures".into(),
+            "0.5,1,2,4".into(),
+            "--share-floors".into(),
+            "0.02,0.05,0.1,0.2,1".into(),
+            "--hidden".into(),
+            "16".into(),
+            "--seed".into(),
+            args.seed.to_string(),
+        ]))
+    };
+    let trained = train_head(&args.strategies, &candidate);
+    // Fewer strategies leave a larger share of each round to what they share (the
+    // slack-filling lottery): a head over `fixed` and the three that decided the most races.
+    let few = fewest_best(&args.strategies, &train_races, args.nodes, FEW_STRATEGIES);
+    let few_candidate = work("candidate-few.json");
+    let few_trained = (few.len() < args.strategies.len())
+        .then(|| train_head(&few, &few_candidate))
+        .and_then(Result::ok);
     let mut report = format!(
         "# telamalloc-train learn\n\nProblems: {} ({} training, {} held out); every run at most \
          {} nodes; strategies {}; seed {}.\n\nDecided by each strategy alone: training {}; held \
@@ -389,6 +418,15 @@ pub fn run(args: LearnArgs) -> Result<(), String> {
             candidates.extend(head_variants(&candidate, &args.work)?);
         }
         Err(why) => report.push_str(&format!("No portfolio head was trained: {why}.\n\n")),
+    }
+    if few_trained.is_some() {
+        candidates.push((
+            format!(
+                "a head over {} only, shares chosen by replay",
+                few.join(", ")
+            ),
+            few_candidate,
+        ));
     }
     let lead = best_strategy(&args.strategies, &train_races, args.nodes);
     let leading = work("leading.json");
@@ -529,6 +567,21 @@ mod tests {
             a.beats(&c) && !c.beats(&a) && !a.beats(&a),
             "equal decided: fewer nodes win"
         );
+    }
+
+    #[test]
+    fn the_few_best_are_fixed_and_the_most_deciding_in_race_order() {
+        let names: Vec<String> = ["fixed", "A", "B", "C", "D"].map(String::from).to_vec();
+        let runs = [
+            run_of("fixed", "limit", 100),
+            run_of("A", "limit", 100),
+            run_of("B", "solved", 50),
+            run_of("C", "solved", 10),
+            run_of("D", "solved", 20),
+        ];
+        assert_eq!(fewest_best(&names, &runs, 100, 3), ["fixed", "C", "D"]);
+        assert_eq!(fewest_best(&names, &runs, 100, 1), ["fixed"]);
+        assert_eq!(fewest_best(&names, &runs, 100, 9).len(), 5);
     }
 
     #[test]
