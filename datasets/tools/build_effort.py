@@ -130,6 +130,33 @@ def candidates(split):
                         index += 1
 
 
+def select(path, budget, flags):
+    """Keeps the problem file `path` when `telamalloc solve` with `flags` does not decide it
+    within `budget` nodes: its sha256, or None when decided (the file is then removed)."""
+    solved = run([BIN, "solve", path, "--nodes", str(budget), *flags, "-o", os.devnull])
+    if solved.returncode == 0 or "infeasible" in solved.stderr:
+        os.remove(path)
+        return None
+    if "limit" not in solved.stderr:
+        raise RuntimeError(f"unexpected answer on {path}: {solved.stderr}")
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def generate(args, seed, folder, family):
+    """Runs `telamalloc gen ARGS --seed SEED` into `folder`, naming the file
+    FAMILY.nBUFFERS.sSEED.CAPACITY.csv: (path, buffers, capacity, load)."""
+    tmp = os.path.join(folder, f"tmp.{seed}.csv")
+    out = run([BIN, "gen", *args, "--seed", str(seed), "-o", tmp])
+    if out.returncode != 0:
+        raise RuntimeError(f"gen failed for {family} {seed}: {out.stderr}")
+    capacity, _ = report_value(out.stderr, "capacity")
+    buffers, load = report_value(out.stderr, "buffers")
+    path = os.path.join(folder, f"{family}.n{buffers}.s{seed}.{capacity}.csv")
+    os.replace(tmp, path)
+    return path, buffers, capacity, load
+
+
 def build(candidate, folder):
     """Generates one candidate, selects it; returns its manifest row, or None when dropped."""
     c = candidate
@@ -156,14 +183,9 @@ def build(candidate, folder):
         raise RuntimeError(f"gen failed for {c}: {out.stderr}")
     buffers, load = report_value(out.stderr, "buffers")
     budget = 10 * buffers
-    solved = run([BIN, "solve", path, "--nodes", str(budget), *SELECTION_FLAGS, "-o", os.devnull])
-    if solved.returncode == 0 or "infeasible" in solved.stderr:
-        os.remove(path)
+    digest = select(path, budget, SELECTION_FLAGS)
+    if digest is None:
         return None
-    if "limit" not in solved.stderr:
-        raise RuntimeError(f"unexpected answer on {path}: {solved.stderr}")
-    with open(path, "rb") as f:
-        digest = hashlib.sha256(f.read()).hexdigest()
     if c["kind"] == "perfect":
         family = f"perfect-{c['style']}-{c['cuts']}"
         fields = [family, buffers, capacity, load, "generator", "", c["style"], c["cuts"],

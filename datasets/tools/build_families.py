@@ -26,13 +26,10 @@ Usage (from the repository root):
 """
 
 import argparse
-import hashlib
-import os
 import sys
 
-from build_effort import build_splits, report_value, run
+from build_effort import build_splits, generate, select
 
-BIN = "target/release/telamalloc"
 SELECTION_FLAGS = ["--no", "learned-holes", "--no", "learned-order"]
 SIZES = [1000, 1500, 2000, 2500, 3000]
 FIRST_SEED = {
@@ -70,23 +67,11 @@ def build(candidate, folder):
     """Generates one candidate, selects it; returns its manifest row, or None when dropped."""
     family, seed = candidate
     args = options(family, seed)
-    tmp = os.path.join(folder, f"tmp.{seed}.csv")
-    out = run([BIN, "gen", *args, "--seed", str(seed), "-o", tmp])
-    if out.returncode != 0:
-        raise RuntimeError(f"gen failed for {candidate}: {out.stderr}")
-    capacity, _ = report_value(out.stderr, "capacity")
-    buffers, load = report_value(out.stderr, "buffers")
-    path = os.path.join(folder, f"{family}.n{buffers}.s{seed}.{capacity}.csv")
-    os.replace(tmp, path)
+    path, buffers, capacity, load = generate(args, seed, folder, family)
     budget = 10 * buffers
-    solved = run([BIN, "solve", path, "--nodes", str(budget), *SELECTION_FLAGS, "-o", os.devnull])
-    if solved.returncode == 0 or "infeasible" in solved.stderr:
-        os.remove(path)
+    digest = select(path, budget, SELECTION_FLAGS)
+    if digest is None:
         return None
-    if "limit" not in solved.stderr:
-        raise RuntimeError(f"unexpected answer on {path}: {solved.stderr}")
-    with open(path, "rb") as f:
-        digest = hashlib.sha256(f.read()).hexdigest()
     return [path, family, buffers, capacity, load, " ".join(args), seed, budget, digest]
 
 
