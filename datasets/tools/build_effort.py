@@ -157,6 +157,18 @@ def generate(args, seed, folder, family):
     return path, buffers, capacity, load
 
 
+def generated_row(family, seed, args, folder, nodes_per_buffer, flags):
+    """Generates `gen ARGS --seed SEED` into `folder` and selects it (`select` at
+    `nodes_per_buffer` x buffers nodes with `flags`): its manifest row (file, family, buffers,
+    capacity, load, options, seed, selection nodes, sha256), or None when dropped."""
+    path, buffers, capacity, load = generate(args, seed, folder, family)
+    budget = nodes_per_buffer * buffers
+    digest = select(path, budget, flags)
+    if digest is None:
+        return None
+    return [path, family, buffers, capacity, load, " ".join(args), seed, budget, digest]
+
+
 def build(candidate, folder):
     """Generates one candidate, selects it; returns its manifest row, or None when dropped."""
     c = candidate

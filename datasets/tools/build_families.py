@@ -28,7 +28,7 @@ Usage (from the repository root):
 import argparse
 import sys
 
-from build_effort import build_splits, generate, select
+from build_effort import build_splits, generated_row
 
 SELECTION_FLAGS = ["--no", "learned-holes", "--no", "learned-order"]
 SIZES = [1000, 1500, 2000, 2500, 3000]
@@ -66,13 +66,7 @@ def candidates(split):
 def build(candidate, folder):
     """Generates one candidate, selects it; returns its manifest row, or None when dropped."""
     family, seed = candidate
-    args = options(family, seed)
-    path, buffers, capacity, load = generate(args, seed, folder, family)
-    budget = 10 * buffers
-    digest = select(path, budget, SELECTION_FLAGS)
-    if digest is None:
-        return None
-    return [path, family, buffers, capacity, load, " ".join(args), seed, budget, digest]
+    return generated_row(family, seed, options(family, seed), folder, 10, SELECTION_FLAGS)
 
 
 def main():

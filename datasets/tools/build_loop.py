@@ -31,7 +31,7 @@ Usage (from the repository root):
 import argparse
 import sys
 
-from build_effort import build_splits, generate, select
+from build_effort import build_splits, generated_row
 
 SELECTION_FLAGS = ["--no", "learned-holes", "--no", "learned-order"]
 FAMILIES = ["time-slab", "stress", "layers"]
@@ -74,13 +74,7 @@ def builder(family):
     def build(candidate, folder):
         """Generates one candidate, selects it; its manifest row, or None when dropped."""
         split, seed = candidate
-        args = options(family, seed)
-        path, buffers, capacity, load = generate(args, seed, folder, family)
-        budget = 4 * buffers
-        digest = select(path, budget, SELECTION_FLAGS)
-        if digest is None:
-            return None
-        return [path, family, buffers, capacity, load, " ".join(args), seed, budget, digest]
+        return generated_row(family, seed, options(family, seed), folder, 4, SELECTION_FLAGS)
 
     return candidates, build
 
