@@ -35,6 +35,7 @@ use telamalloc::training::{PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION};
 
 /// Trains the CP-SAT gate from races of the round robin and of CP-SAT.
 #[derive(Parser, Debug)]
+#[command(bin_name = "telamalloc-train cpsat-gate")]
 pub struct GateArgs {
     /// The round robin's race on the training problems (`eval.json` files, comma-separated).
     #[arg(long, value_delimiter = ',', required = true)]

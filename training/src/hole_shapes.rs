@@ -33,6 +33,7 @@ use telamalloc::training::{
 
 /// Trains the hole-shape model from the removed pieces of generated slack packings.
 #[derive(Parser, Debug)]
+#[command(bin_name = "telamalloc-train hole-shapes")]
 pub struct HoleArgs {
     /// The training split's manifest (CSV with `file`, `source`, `style`, `cuts`, `remove`,
     /// `capacity`, `alignment` and `seed` columns).
@@ -169,6 +170,7 @@ fn split(path: &Path, args: &HoleArgs) -> Result<Split, String> {
 /// `telamalloc-train hole-odds`: how hard each slack packing's holes are for the lottery to
 /// draw with a hole-shape model.
 #[derive(Parser, Debug)]
+#[command(bin_name = "telamalloc-train hole-odds")]
 pub struct OddsArgs {
     /// The split's manifest (as for `hole-shapes`).
     #[arg(long)]

@@ -22,6 +22,7 @@ use telamalloc::{Limits, PolicySpec, Problem, SearchOptions, Solver};
 
 /// Learns a model from a folder of problems and reports it against the shipped default.
 #[derive(Parser, Debug)]
+#[command(bin_name = "telamalloc-train learn")]
 pub struct LearnArgs {
     /// The folder of problem files (CSV or JSON, each with its capacity).
     problems: PathBuf,

@@ -33,6 +33,7 @@ use telamalloc::training::{
 
 /// Trains the portfolio head and adds it to a model file.
 #[derive(Parser, Debug)]
+#[command(bin_name = "telamalloc-train portfolio")]
 pub struct PortfolioArgs {
     /// `eval.json` files of strategy races on training problems (comma-separated).
     #[arg(long, required = true, value_delimiter = ',')]

@@ -17,6 +17,7 @@ use std::path::PathBuf;
 
 /// Replays round robins over strategy races and prints what each decides.
 #[derive(Parser, Debug)]
+#[command(bin_name = "telamalloc-train replay")]
 pub struct ReplayArgs {
     /// `eval.json` files of strategy races (comma-separated); together they give each problem
     /// its strategies' runs.

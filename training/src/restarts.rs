@@ -29,6 +29,7 @@ use telamalloc::training::{
 
 /// Trains the restart model from the run lines of solve logs.
 #[derive(Parser, Debug)]
+#[command(bin_name = "telamalloc-train restarts")]
 pub struct RestartArgs {
     /// Folders of training logs (comma-separated).
     #[arg(long, value_delimiter = ',', required = true)]
