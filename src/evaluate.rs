@@ -30,6 +30,32 @@ pub struct EvalRun {
     pub deepest: u64,
 }
 
+impl EvalRun {
+    /// Whether the run decided its problem: solved it or proved it infeasible.
+    pub fn decided(&self) -> bool {
+        self.status == "solved" || self.status == "infeasible"
+    }
+
+    /// Its nodes for a PAR2 score under a node limit of `limit`: its nodes when it decided,
+    /// twice the limit when it did not.
+    pub fn par2_nodes(&self, limit: u64) -> u64 {
+        if self.decided() {
+            self.nodes
+        } else {
+            2 * limit
+        }
+    }
+
+    /// Its seconds for a PAR2 score: its seconds when it decided, twice them when it did not.
+    pub fn par2_seconds(&self) -> f64 {
+        if self.decided() {
+            self.seconds
+        } else {
+            2.0 * self.seconds
+        }
+    }
+}
+
 /// Runs `solver` (with its policy `policy`) on `problem` at its capacity; a problem without a
 /// capacity, or one that breaks the rules, counts as `invalid`. A solver whose algorithm is not
 /// the search (CP-SAT) is named by its algorithm; CP-SAT's nodes are the node equivalents of its
@@ -150,7 +176,7 @@ pub fn summarise(runs: &[EvalRun]) -> Vec<PolicySummary> {
         .into_iter()
         .map(|policy| {
             let mine: Vec<&EvalRun> = runs.iter().filter(|r| r.policy == policy).collect();
-            let decided: Vec<&&EvalRun> = mine.iter().filter(|r| decided(r)).collect();
+            let decided: Vec<&&EvalRun> = mine.iter().filter(|r| r.decided()).collect();
             let mut seconds: Vec<f64> = decided.iter().map(|r| r.seconds).collect();
             seconds.sort_by(f64::total_cmp);
             let mut nodes: Vec<u64> = decided.iter().map(|r| r.nodes).collect();
@@ -194,10 +220,6 @@ pub struct PairedSummary {
     pub reference_seconds: f64,
 }
 
-fn decided(r: &EvalRun) -> bool {
-    r.status == "solved" || r.status == "infeasible"
-}
-
 /// Each policy after the first against the first, on the problems both decide.
 pub fn paired(runs: &[EvalRun]) -> Vec<PairedSummary> {
     let summaries = summarise(runs);
@@ -206,7 +228,7 @@ pub fn paired(runs: &[EvalRun]) -> Vec<PairedSummary> {
     };
     let of = |policy: &str| -> std::collections::BTreeMap<&str, &EvalRun> {
         runs.iter()
-            .filter(|r| r.policy == policy && decided(r))
+            .filter(|r| r.policy == policy && r.decided())
             .map(|r| (r.problem.as_str(), r))
             .collect()
     };
@@ -344,7 +366,7 @@ pub fn cactus_svg(runs: &[EvalRun]) -> String {
         let colour = colours[i % colours.len()];
         let mut times: Vec<f64> = runs
             .iter()
-            .filter(|r| r.policy == s.policy && (r.status == "solved" || r.status == "infeasible"))
+            .filter(|r| r.policy == s.policy && r.decided())
             .map(|r| r.seconds)
             .collect();
         times.sort_by(f64::total_cmp);

@@ -11,7 +11,7 @@ use crate::portfolio::{self, PortfolioArgs};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
-use telamalloc::evaluate::{evaluate, EvalRun};
+use telamalloc::evaluate::{evaluate, summarise, EvalRun, PolicySummary};
 use telamalloc::io::file_name;
 use telamalloc::learned::BUILT_IN_MODEL;
 use telamalloc::training::{
@@ -57,63 +57,59 @@ pub struct LearnArgs {
 
 /// One policy's figures on the held-out problems.
 struct Figures {
-    policy: String,
-    problems: usize,
-    decided: usize,
+    /// Problems, decided, median and p90 nodes of the decided.
+    summary: PolicySummary,
     /// Nodes, with each undecided run counted as twice the budget.
     par2_nodes: u64,
     /// Seconds, with each undecided run counted twice.
     par2_seconds: f64,
-    median_nodes: Option<u64>,
-    p90_nodes: Option<u64>,
 }
 
 impl Figures {
     fn of(policy: &str, runs: &[EvalRun], budget: u64) -> Figures {
-        let mine: Vec<&EvalRun> = runs.iter().filter(|r| r.policy == policy).collect();
-        let decided = |r: &EvalRun| r.status == "solved" || r.status == "infeasible";
-        let mut nodes: Vec<u64> = mine
+        let mine: Vec<EvalRun> = runs
             .iter()
-            .filter(|r| decided(r))
-            .map(|r| r.nodes)
+            .filter(|r| r.policy == policy)
+            .cloned()
             .collect();
-        nodes.sort_unstable();
-        let pick = |p: f64| {
-            (!nodes.is_empty()).then(|| nodes[((nodes.len() - 1) as f64 * p).round() as usize])
-        };
-        Figures {
+        let summary = summarise(&mine).pop().unwrap_or(PolicySummary {
             policy: policy.to_string(),
-            problems: mine.len(),
-            decided: nodes.len(),
-            par2_nodes: mine
-                .iter()
-                .map(|r| if decided(r) { r.nodes } else { 2 * budget })
-                .sum(),
-            par2_seconds: mine
-                .iter()
-                .map(|r| r.seconds * if decided(r) { 1.0 } else { 2.0 })
-                .sum(),
-            median_nodes: pick(0.5),
-            p90_nodes: pick(0.9),
+            problems: 0,
+            decided: 0,
+            median_seconds: 0.0,
+            p90_seconds: 0.0,
+            median_nodes: 0,
+            p90_nodes: 0,
+            total_seconds: 0.0,
+            major_backtracks: 0,
+        });
+        Figures {
+            summary,
+            par2_nodes: mine.iter().map(|r| r.par2_nodes(budget)).sum(),
+            par2_seconds: mine.iter().map(EvalRun::par2_seconds).sum(),
         }
+    }
+
+    /// The order of merit: the most decided first, then the fewest PAR2 nodes.
+    fn rank_key(&self) -> (std::cmp::Reverse<usize>, u64) {
+        (std::cmp::Reverse(self.summary.decided), self.par2_nodes)
     }
 
     /// Whether these figures beat `other`'s: at least as many decided and fewer PAR2 nodes.
     fn beats(&self, other: &Figures) -> bool {
-        self.decided >= other.decided && self.par2_nodes < other.par2_nodes
+        self.summary.decided >= other.summary.decided && self.par2_nodes < other.par2_nodes
     }
 
     fn row(&self) -> String {
-        let opt = |v: Option<u64>| v.map_or("-".into(), |v| v.to_string());
+        let s = &self.summary;
+        let (median, p90) = if s.decided == 0 {
+            ("-".to_string(), "-".to_string())
+        } else {
+            (s.median_nodes.to_string(), s.p90_nodes.to_string())
+        };
         format!(
-            "| {} | {} | {} | {} | {:.1} | {} | {} |",
-            self.policy,
-            self.problems,
-            self.decided,
-            self.par2_nodes,
-            self.par2_seconds,
-            opt(self.median_nodes),
-            opt(self.p90_nodes)
+            "| {} | {} | {} | {} | {:.1} | {median} | {p90} |",
+            s.policy, s.problems, s.decided, self.par2_nodes, self.par2_seconds,
         )
     }
 }
@@ -151,7 +147,7 @@ fn race_line(strategies: &[String], runs: &[EvalRun]) -> String {
         .map(|s| {
             let decided = runs
                 .iter()
-                .filter(|r| &r.policy == s && (r.status == "solved" || r.status == "infeasible"))
+                .filter(|r| &r.policy == s && r.decided())
                 .count();
             format!("{s} {decided}")
         })
@@ -162,32 +158,27 @@ fn race_line(strategies: &[String], runs: &[EvalRun]) -> String {
 /// How many strategies the smaller head ranks, `fixed` included.
 const FEW_STRATEGIES: usize = 4;
 
-/// `fixed` and the `count - 1` other strategies that decided the most races (fewest PAR2 nodes
-/// among equals), in the order of `strategies`.
-fn fewest_best(strategies: &[String], runs: &[EvalRun], budget: u64, count: usize) -> Vec<String> {
-    let mut others: Vec<usize> = (1..strategies.len()).collect();
-    others.sort_by_key(|&i| {
-        let f = Figures::of(&strategies[i], runs, budget);
-        (std::cmp::Reverse(f.decided), f.par2_nodes, i)
-    });
-    others.truncate(count.saturating_sub(1));
-    others.sort_unstable();
-    std::iter::once(0)
-        .chain(others)
-        .map(|i| strategies[i].clone())
-        .collect()
+/// The strategies' indices in order of merit over their races (see [`Figures::rank_key`]; the
+/// first of equals in `strategies` first).
+fn ranked(strategies: &[String], runs: &[EvalRun], budget: u64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..strategies.len()).collect();
+    order.sort_by_key(|&i| (Figures::of(&strategies[i], runs, budget).rank_key(), i));
+    order
 }
 
-/// The strategy that decided the most races (fewest PAR2 nodes among equals; the first of
-/// equals in `strategies`).
-fn best_strategy(strategies: &[String], runs: &[EvalRun], budget: u64) -> usize {
-    let score = |s: &String| {
-        let f = Figures::of(s, runs, budget);
-        (std::cmp::Reverse(f.decided), f.par2_nodes)
-    };
-    (0..strategies.len())
-        .min_by_key(|&i| score(&strategies[i]))
-        .unwrap_or(0)
+/// `fixed` and the `count - 1` other strategies that did best in their races, in the order of
+/// `strategies`.
+fn fewest_best(strategies: &[String], runs: &[EvalRun], budget: u64, count: usize) -> Vec<String> {
+    let mut chosen: Vec<usize> = ranked(strategies, runs, budget)
+        .into_iter()
+        .filter(|&i| i != 0)
+        .take(count.saturating_sub(1))
+        .collect();
+    chosen.sort_unstable();
+    std::iter::once(0)
+        .chain(chosen)
+        .map(|i| strategies[i].clone())
+        .collect()
 }
 
 /// A portfolio head that gives every problem the same plan: strategy `lead` first with
@@ -429,7 +420,7 @@ pub fn run(args: LearnArgs) -> Result<(), String> {
             few_candidate,
         ));
     }
-    let lead = best_strategy(&args.strategies, &train_races, args.nodes);
+    let lead = ranked(&args.strategies, &train_races, args.nodes)[0];
     let leading = work("leading.json");
     let mut model = ModelFile::from_json(BUILT_IN_MODEL).map_err(|e| e.to_string())?;
     model.rank_candidates = false;
@@ -477,14 +468,7 @@ pub fn run(args: LearnArgs) -> Result<(), String> {
     report.push('\n');
     // The best candidate: the most decided, then the fewest PAR2 nodes (the first of equals).
     let best = (1..figures.len())
-        .reduce(|b, i| {
-            let key = |f: &Figures| (f.decided, std::cmp::Reverse(f.par2_nodes));
-            if key(&figures[i]) > key(&figures[b]) {
-                i
-            } else {
-                b
-            }
-        })
+        .min_by_key(|&i| (figures[i].rank_key(), i))
         .expect("at least one candidate");
     let (before, after) = (&figures[0], &figures[best]);
     let chosen = &candidates[best - 1].1;
@@ -498,8 +482,8 @@ pub fn run(args: LearnArgs) -> Result<(), String> {
              `policy=\"{out}\"`; C: `options.policy = \"{out}\"`).\n",
             candidates[best - 1].0,
             ratio,
-            after.decided,
-            before.decided
+            after.summary.decided,
+            before.summary.decided
         ));
     } else {
         report.push_str(&format!(
@@ -508,8 +492,8 @@ pub fn run(args: LearnArgs) -> Result<(), String> {
              and {out} is not written.\n",
             candidates[best - 1].0,
             ratio,
-            after.decided,
-            before.decided
+            after.summary.decided,
+            before.summary.decided
         ));
     }
     finish(&report, &work("report.md"))
@@ -549,10 +533,10 @@ mod tests {
             run_of("b", "solved", 5),
         ];
         let a = Figures::of("a", &runs, 100);
-        assert_eq!((a.problems, a.decided), (3, 2));
+        assert_eq!((a.summary.problems, a.summary.decided), (3, 2));
         assert_eq!(a.par2_nodes, 10 + 200 + 30);
         assert!((a.par2_seconds - (0.01 + 0.2 + 0.03)).abs() < 1e-9);
-        assert_eq!((a.median_nodes, a.p90_nodes), (Some(30), Some(30)));
+        assert_eq!((a.summary.median_nodes, a.summary.p90_nodes), (30, 30));
         let b = Figures::of("b", &runs, 100);
         assert!(
             !b.beats(&a),
