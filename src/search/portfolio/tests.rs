@@ -23,6 +23,23 @@ const PLAIN_SWITCHES: PortfolioSwitches = PortfolioSwitches {
     draw_lead: false,
 };
 
+/// The settings of a test run with nothing beside the policies: no clock, `node_limit`, no
+/// observer, oracle, lottery or judge, and [`PLAIN_SWITCHES`].
+fn plain_settings<'a>(node_limit: Option<u64>) -> RunSettings<'a> {
+    RunSettings {
+        stop: Deadline::none(),
+        node_limit,
+        observer: None,
+        weights: Vec::new(),
+        external: None,
+        filled: &[],
+        drawer: None,
+        slack: SlackFill::default(),
+        switches: PLAIN_SWITCHES,
+        run_judge: None,
+    }
+}
+
 /// Proves "infeasible" once granted `threshold` node equivalents; records its budgets. Its
 /// share is 4 policies: as much as the four policies of the round robin together.
 struct Oracle {
@@ -90,16 +107,8 @@ fn search(
         budgets: Mutex::new(Vec::new()),
     };
     let settings = RunSettings {
-        stop: Deadline::none(),
-        node_limit,
-        observer: None,
-        weights: Vec::new(),
         external: Some(&oracle),
-        filled: &[],
-        drawer: None,
-        slack: SlackFill::default(),
-        switches: PLAIN_SWITCHES,
-        run_judge: None,
+        ..plain_settings(node_limit)
     };
     let policies = Portfolio::round_robin(instance.sizes.len(), true, 0).policies;
     let mut stats = SearchStats::default();
@@ -113,18 +122,7 @@ fn counted(
     options: &SearchOptions,
     nodes: u64,
 ) -> (Option<Vec<u64>>, bool, [u64; 4]) {
-    let settings = RunSettings {
-        stop: Deadline::none(),
-        node_limit: Some(nodes),
-        observer: None,
-        weights: Vec::new(),
-        external: None,
-        filled: &[],
-        drawer: None,
-        slack: SlackFill::default(),
-        switches: PLAIN_SWITCHES,
-        run_judge: None,
-    };
+    let settings = plain_settings(Some(nodes));
     let policies = Portfolio::round_robin(instance.sizes.len(), true, 0).policies;
     let mut stats = SearchStats::default();
     let verdict = run(instance, options, policies, settings, &mut stats);
@@ -650,16 +648,9 @@ fn the_restart_model_ends_only_runs_within_their_workers_largest_budget() {
     let model = dooming_model();
     let mut log = RunLog(Vec::new());
     let settings = RunSettings {
-        stop: Deadline::none(),
-        node_limit: Some(40_000),
         observer: Some(&mut log),
-        weights: Vec::new(),
-        external: None,
-        filled: &[],
-        drawer: None,
-        slack: SlackFill::default(),
-        switches: PLAIN_SWITCHES,
         run_judge: Some(&model),
+        ..plain_settings(Some(40_000))
     };
     let policies = Portfolio::round_robin(instance.sizes.len(), true, 0).policies;
     let mut stats = SearchStats::default();
