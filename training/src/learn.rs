@@ -262,13 +262,12 @@ fn head_variants(candidate: &Path, work: &Path) -> Result<Vec<(String, PathBuf)>
     Ok(variants)
 }
 
-/// Writes `model` as JSON to `file`.
+/// Checks `model` and writes it to `file`.
 fn save(model: &ModelFile, file: &Path) -> Result<(), String> {
     model
         .check()
         .map_err(|e| format!("{}: {e}", file.display()))?;
-    std::fs::write(file, model.to_json())
-        .map_err(|e| format!("cannot write {}: {e}", file.display()))
+    portfolio::write_model(model, file)
 }
 
 /// Runs the loop.
