@@ -25,6 +25,21 @@ from executorch.runtime import Runtime
 import telamalloc.executorch as tex
 
 
+def _example():
+    """python/examples/executorch_check.py as a module (its `pin_large` pins large specs)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "executorch_check.py"
+    spec = importlib.util.spec_from_file_location("executorch_check", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+pin_large = _example().pin_large
+
+
 class Net(torch.nn.Module):
     """A pre-norm transformer layer (two-head self-attention and an MLP), where ExecuTorch's
     greedy plan needs more than LOAD."""
@@ -217,20 +232,6 @@ def test_a_mutable_buffer_keeps_its_state_across_calls(tmp_path):
             eager = model(x)  # updates the eager model's state the same way
         assert torch.equal(ours, default)
         assert torch.allclose(ours, eager, atol=1e-5)
-
-
-def pin_large(algo, threshold):
-    """``algo`` after moving every spec of at least ``threshold`` bytes to memory id 2 (as a pass
-    that pins large tensors to a second memory does)."""
-
-    def pinned(alignment, specs, graph_module, graph_signature, extra_padding):
-        for spec in specs:
-            if spec.mem_id is None and spec.realign(alignment) >= threshold:
-                spec.mem_id = 2
-        return algo(alignment, specs, graph_module, graph_signature, extra_padding)
-
-    pinned.__name__ = f"pinned_{getattr(algo, '__name__', 'algo')}"
-    return pinned
 
 
 def test_two_memory_ids_are_planned_apart_and_run(tmp_path):
