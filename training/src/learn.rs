@@ -381,9 +381,7 @@ pub fn run(args: LearnArgs) -> Result<(), String> {
     // slack-filling lottery): a head over `fixed` and the three that decided the most races.
     let few = fewest_best(&args.strategies, &train_races, args.nodes, FEW_STRATEGIES);
     let few_candidate = work("candidate-few.json");
-    let few_trained = (few.len() < args.strategies.len())
-        .then(|| train_head(&few, &few_candidate))
-        .and_then(Result::ok);
+    let few_trained = (few.len() < args.strategies.len()).then(|| train_head(&few, &few_candidate));
     let mut report = format!(
         "# telamalloc-train learn\n\nProblems: {} ({} training, {} held out); every run at most \
          {} nodes; strategies {}; seed {}.\n\nDecided by each strategy alone: training {}; held \
@@ -397,8 +395,8 @@ pub fn run(args: LearnArgs) -> Result<(), String> {
         race_line(&args.strategies, &train_races),
         race_line(&args.strategies, &held_races)
     );
-    // The candidates: the trained head (when the races taught it anything) and the strategy
-    // that decided the most training races leading every round.
+    // The candidates: the trained head with its plans (when the races taught it anything), the
+    // head over fewer strategies, and the strategy that did best in its races leading.
     let mut candidates: Vec<(String, PathBuf)> = Vec::new();
     match trained {
         Ok(()) => {
@@ -410,14 +408,19 @@ pub fn run(args: LearnArgs) -> Result<(), String> {
         }
         Err(why) => report.push_str(&format!("No portfolio head was trained: {why}.\n\n")),
     }
-    if few_trained.is_some() {
-        candidates.push((
+    match few_trained {
+        Some(Ok(())) => candidates.push((
             format!(
                 "a head over {} only, shares chosen by replay",
                 few.join(", ")
             ),
             few_candidate,
-        ));
+        )),
+        Some(Err(why)) => report.push_str(&format!(
+            "No head over {} was trained: {why}.\n\n",
+            few.join(", ")
+        )),
+        None => {}
     }
     let lead = ranked(&args.strategies, &train_races, args.nodes)[0];
     let leading = work("leading.json");
