@@ -49,6 +49,7 @@ pub use model_file::{
     ShareSchedule, TrainingInfo, BUILT_IN_MODEL, DEFAULT_MODEL_PATH, MAX_LEAD, MODEL_FORMAT,
     MODEL_FORMAT_VERSION,
 };
+pub(crate) use network::placement_risk;
 pub use network::{Network, PortfolioNetwork};
 pub use node_policy::{fallback_warning, LearnedPolicy};
 pub use portfolio_head::PortfolioRanker;

@@ -69,6 +69,12 @@ pub struct ModelFile {
     /// others at each node (each group keeps its order). `None`: the risk head is not used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub postpone_risk: Option<f32>,
+    /// With a risk head: the search backjumps by it (switch `learned-backjump`, on by default):
+    /// major backtracks are on, and each goes back to the earliest placement behind the last
+    /// conflict whose risk, estimated when it was made, is at least this; if none is, to the
+    /// riskiest one (0: always the earliest, the hand-made rule). `None`: no learned backjumps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backjump_risk: Option<f32>,
     /// The optional per-problem portfolio head: which strategies to run first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub portfolio: Option<PortfolioHead>,
@@ -187,6 +193,7 @@ impl ModelFile {
             order_prior: 0.0,
             rank_candidates: true,
             postpone_risk: None,
+            backjump_risk: None,
             portfolio: None,
             training: TrainingInfo {
                 data: "hand-made".into(),
@@ -279,6 +286,13 @@ impl ModelFile {
             if self.risk.is_none() || !(threshold > 0.0 && threshold <= 1.0) {
                 return malformed(format!(
                     "postpone_risk {threshold} needs a risk head and a value in (0, 1]"
+                ));
+            }
+        }
+        if let Some(threshold) = self.backjump_risk {
+            if self.risk.is_none() || !(0.0..=1.0).contains(&threshold) {
+                return malformed(format!(
+                    "backjump_risk {threshold} needs a risk head and a value in [0, 1]"
                 ));
             }
         }

@@ -5,6 +5,7 @@
 use super::model_file::{
     DenseLayer, ModelError, ModelFile, Normalisation, PortfolioHead, ShareSchedule,
 };
+use crate::search::{PlacementRisk, SearchOptions, CANDIDATE_FEATURES};
 use ndarray::{Array1, Array2, ArrayView2, Axis};
 use std::sync::{Arc, OnceLock};
 
@@ -30,6 +31,17 @@ impl Dense {
         let mut y = x.dot(&self.w);
         y += &self.b;
         y
+    }
+
+    /// `x W + b` for one row, into `out`.
+    fn apply_row(&self, x: &[f32], out: &mut Vec<f32>) {
+        out.clear();
+        out.extend(self.b.iter());
+        for (&xi, row) in x.iter().zip(self.w.rows()) {
+            for (o, &w) in out.iter_mut().zip(row) {
+                *o += xi * w;
+            }
+        }
     }
 
     /// Folds the input normalisation `x' = (x - mean) * inv_std` into the layer:
@@ -96,6 +108,7 @@ pub struct Network {
     prior: f32,
     rank_candidates: bool,
     postpone_risk: Option<f32>,
+    backjump_risk: Option<f32>,
     portfolio: Option<PortfolioNetwork>,
 }
 
@@ -116,6 +129,7 @@ impl Network {
             prior: model.order_prior,
             rank_candidates: model.rank_candidates,
             postpone_risk: model.postpone_risk,
+            backjump_risk: model.backjump_risk,
             portfolio: model
                 .portfolio
                 .as_ref()
@@ -228,6 +242,20 @@ impl Network {
         (scores, risks)
     }
 
+    /// The risk head's estimate for one row of features, without building a batch (what the
+    /// search asks at every placement with `learned-backjump`); `None` without a risk head.
+    pub fn risk_of_row(&self, features: &[f32]) -> Option<f32> {
+        let head = self.risk.as_ref()?;
+        let (mut x, mut y) = (features.to_vec(), Vec::new());
+        for layer in &self.trunk.hidden {
+            layer.apply_row(&x, &mut y);
+            y.iter_mut().for_each(|v| *v = v.max(0.0));
+            std::mem::swap(&mut x, &mut y);
+        }
+        head.apply_row(&x, &mut y);
+        Some(1.0 / (1.0 + (-y[0]).exp()))
+    }
+
     /// The scores of a batch (see [`Network::forward`]).
     pub fn scores(&self, features: ArrayView2<'_, f32>) -> Array1<f32> {
         self.forward(features, false).0
@@ -321,4 +349,34 @@ impl PortfolioNetwork {
         }
         (ratio.round() as u32).clamp(1, self.lead)
     }
+}
+
+impl PlacementRisk for Network {
+    /// The risk head's estimate; 0 (no risk) without a risk head.
+    fn risk(&self, features: &[f32; CANDIDATE_FEATURES.len()]) -> f32 {
+        self.risk_of_row(features).unwrap_or(0.0)
+    }
+
+    fn threshold(&self) -> f32 {
+        self.backjump_risk.unwrap_or(0.0)
+    }
+}
+
+/// The risk head that steers major backtracks (switch `learned-backjump`): that of `model` (the
+/// policy's, else the built-in one) when the model sets `backjump_risk`.
+pub(crate) fn placement_risk<'a>(
+    options: &SearchOptions,
+    model: Option<&'a Arc<Network>>,
+) -> Option<&'a dyn PlacementRisk> {
+    static BUILT_IN: OnceLock<Option<Arc<Network>>> = OnceLock::new();
+    if !options.learned_backjump {
+        return None;
+    }
+    let network: &'a Network = match model {
+        Some(network) => network,
+        None => BUILT_IN
+            .get_or_init(|| Network::built_in().ok())
+            .as_deref()?,
+    };
+    (network.has_risk() && network.backjump_risk.is_some()).then_some(network as &dyn PlacementRisk)
 }

@@ -36,7 +36,7 @@ pub use features::{
     run_features, RunProgress, CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION, NODE_FEATURES,
     PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION, RUN_FEATURES, RUN_FEATURE_SCHEMA_VERSION,
 };
-pub use judge::RunJudge;
+pub use judge::{PlacementRisk, RunJudge};
 pub use observer::{
     RunEnded, RunObserver, RunSummary, SearchObserver, SearchStart, TryCounts, TryEnd,
 };
@@ -114,6 +114,9 @@ pub(crate) struct FitRequest<'a> {
     /// The judge that may end runs early (`learned-restarts`): the front door gives the
     /// compiled-in restart model when the switch is on.
     pub(crate) run_judge: Option<&'a dyn RunJudge>,
+    /// The placement risk a major backtrack reads (`learned-backjump`): the front door gives
+    /// the policy model's risk head when the switch is on.
+    pub(crate) placement_risk: Option<&'a dyn PlacementRisk>,
 }
 
 /// Fits `problem` (which passed [`Problem::check`]) under `capacity` with the request's
@@ -134,6 +137,7 @@ pub(crate) fn fit(problem: &Problem, capacity: u64, request: FitRequest<'_>) -> 
         external,
         hole_model,
         run_judge,
+        placement_risk,
     } = request;
     // The solver gives an empty portfolio the default one (`Solver::build_portfolio`): nothing
     // to run would never decide.
@@ -174,6 +178,7 @@ pub(crate) fn fit(problem: &Problem, capacity: u64, request: FitRequest<'_>) -> 
         external: None,
         hole_model,
         run_judge,
+        placement_risk,
     };
     let outcome = if let Some(why) = trivially_infeasible(problem, capacity, load) {
         Outcome::Infeasible(why)
@@ -199,6 +204,7 @@ pub(crate) fn fit(problem: &Problem, capacity: u64, request: FitRequest<'_>) -> 
                     external,
                     hole_model,
                     run_judge,
+                    placement_risk,
                 };
                 let (outcome, exhausted) =
                     search_portfolio(problem, capacity, (search, stop), &mut stats);
@@ -291,6 +297,7 @@ fn search_portfolio(
         slack,
         switches,
         run_judge: request.run_judge,
+        placement_risk: request.placement_risk,
     };
     match portfolio::run(&instance, options, portfolio.policies, settings, stats) {
         portfolio::Verdict::Found(offsets) => (Outcome::Found(Solution { offsets }), false),

@@ -73,6 +73,11 @@ pub struct SearchOptions {
     /// search stays complete.
     #[serde(default)]
     pub learned_restarts: bool,
+    /// Learned backjumping, when the policy model sets `backjump_risk` (the built-in model's when
+    /// the policy has none): major backtracks are on, and each goes back to the placement behind
+    /// the last conflict that the model's risk head predicts is the culprit (see
+    /// [`ModelFile::backjump_risk`](crate::learned::ModelFile::backjump_risk)).
+    pub learned_backjump: bool,
     /// Restarts over a portfolio of policies with growing node budgets (off: one complete run of
     /// the first policy).
     pub restarts: bool,
@@ -160,6 +165,7 @@ impl Default for SearchOptions {
             conflict_boost: true,
             major_backtrack: false,
             learned_restarts: false,
+            learned_backjump: true,
             restarts: true,
             slack_fill: true,
             learned_holes: true,
@@ -232,7 +238,7 @@ macro_rules! switch {
 }
 
 /// Every switch of [`SearchOptions`], in the order of the ablation table.
-pub const SWITCHES: [Switch; 32] = [
+pub const SWITCHES: [Switch; 33] = [
     switch!(
         "canonical",
         canonical,
@@ -307,6 +313,11 @@ pub const SWITCHES: [Switch; 32] = [
         "learned-restarts",
         learned_restarts,
         "end a run early when the learned restart model predicts it will not decide"
+    ),
+    switch!(
+        "learned-backjump",
+        learned_backjump,
+        "major backtracks to the placements the model's risk head predicts caused a conflict"
     ),
     switch!(
         "restarts",

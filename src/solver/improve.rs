@@ -301,6 +301,7 @@ impl Window {
             external: None,
             hole_model: crate::learned::hole_model::lottery_weights(options),
             run_judge: crate::learned::restart_model::run_judge(options),
+            placement_risk: crate::learned::placement_risk(options, None),
         };
         let result = search::fit(&window, target, request);
         match result.outcome {

@@ -180,6 +180,7 @@ pub(crate) fn minimize(
             external: None,
             hole_model: crate::learned::hole_model::lottery_weights(options),
             run_judge: crate::learned::restart_model::run_judge(options),
+            placement_risk: crate::learned::placement_risk(options, None),
         };
         let result = search::fit(problem, capacity, request);
         stats.add(&result.stats);

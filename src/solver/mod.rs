@@ -694,6 +694,7 @@ impl Solver {
             external: member.as_ref().map(|m| m as &dyn ExternalMember),
             hole_model: crate::learned::hole_model::lottery_weights(&self.options),
             run_judge: crate::learned::restart_model::run_judge(&self.options),
+            placement_risk: crate::learned::placement_risk(&self.options, model.as_ref()),
         };
         let result = search::fit(problem, capacity, request);
         if let Some(member) = member {

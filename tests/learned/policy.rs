@@ -12,7 +12,7 @@ use rand::{RngExt, SeedableRng};
 use std::path::PathBuf;
 use telamalloc::generate::{random, RandomOptions};
 use telamalloc::learned::{
-    fallback_warning, DenseLayer, LearnedPolicy, ModelError, ModelFile, BUILT_IN_MODEL,
+    fallback_warning, DenseLayer, LearnedPolicy, ModelError, ModelFile, Network, BUILT_IN_MODEL,
     DEFAULT_MODEL_PATH,
 };
 use telamalloc::search::{
@@ -771,10 +771,13 @@ fn policy_features_match_the_solve_log() {
             seen: seen.clone(),
         };
         // The log records the candidates a node tries; cover branching narrows them after the
-        // policy has ordered them all, so here it is off and both see the same lists.
+        // policy has ordered them all, so here it is off and both see the same lists. A major
+        // backtrack that lands at a node has the policy order its candidates again, one more
+        // list than the log's one decision, so learned backjumps are off too.
         let solver = Solver::new()
             .options(SearchOptions {
                 cover_branching: false,
+                learned_backjump: false,
                 ..options(true)
             })
             .limits(limits(5000))
@@ -936,4 +939,83 @@ fn a_model_read_ahead_is_built_without_reading_the_file_again() {
     assert_eq!(fallback.portfolio.policies.len(), 1);
     // Other specs name no file.
     assert!(PolicySpec::Portfolio.load_model().unwrap().is_none());
+}
+
+#[test]
+fn the_risk_of_one_row_is_the_batched_risk() {
+    for seed in 0..6u64 {
+        let network = Network::new(&random_mlp(seed, 0.0)).expect("a well-formed model");
+        let mut rng = StdRng::seed_from_u64(seed + 100);
+        let rows: Vec<f32> = (0..5 * WIDTH)
+            .map(|_| rng.random_range(-2.0f32..2.0))
+            .collect();
+        let batch = ndarray::ArrayView2::from_shape((5, WIDTH), &rows).expect("5 rows");
+        let risks = network.forward(batch, true).1.expect("a risk head");
+        for (i, row) in rows.chunks(WIDTH).enumerate() {
+            let one = network.risk_of_row(row).expect("a risk head");
+            assert!((one - risks[i]).abs() < 1e-5, "seed {seed} row {i}");
+        }
+    }
+    let mut no_head = random_mlp(1, 0.0);
+    no_head.risk = None;
+    let network = Network::new(&no_head).expect("a well-formed model");
+    assert_eq!(network.risk_of_row(&[0.0; WIDTH]), None);
+}
+
+#[test]
+fn learned_backjumps_jump_and_keep_the_verdicts() {
+    // Major backtracks land at the placements a random risk head finds riskiest; the failure
+    // budget still doubles, so every verdict is the fixed policy's and every solution is valid.
+    let shape = TinyShape {
+        max_buffers: 16,
+        max_size: 12,
+        horizon: 10,
+    };
+    let mut majors = 0;
+    for seed in 0..80u64 {
+        let p = tiny_problem(seed, shape);
+        let load = naive_load(&p);
+        let mut model = random_mlp(seed, 0.0);
+        model.rank_candidates = false;
+        model.backjump_risk = Some(0.5);
+        let path = temp_path(&format!("backjump-{seed}.json"));
+        std::fs::write(&path, model.to_json()).expect("writable temp dir");
+        for capacity in [load, load + 1] {
+            let fixed = search_with(
+                &p,
+                capacity,
+                FixedPolicy::new(p.len(), true),
+                &options(true),
+                2_000_000,
+            );
+            let solver = Solver::new()
+                .options(options(true))
+                .limits(limits(2_000_000))
+                .policy(PolicySpec::Learned {
+                    model: Some(path.clone()),
+                });
+            let learned = Searched::of(solver.solve(&p, Goal::Fit(capacity)).expect("solves"));
+            assert_eq!(
+                learned.status, fixed.status,
+                "seed {seed} capacity {capacity}"
+            );
+            if let Some(solution) = &learned.solution {
+                assert!(validate(&p, solution, Some(capacity)).is_valid());
+            }
+            majors += learned.stats.major_backtracks;
+        }
+        std::fs::remove_file(&path).ok();
+    }
+    assert!(
+        majors > 0,
+        "no major backtrack: the test misses the backjumps"
+    );
+    // A threshold needs a risk head, and lies in [0, 1].
+    let mut no_head = random_mlp(1, 0.0);
+    no_head.backjump_risk = Some(0.5);
+    no_head.risk = None;
+    assert!(matches!(no_head.check(), Err(ModelError::Malformed(_))));
+    let mut above = random_mlp(1, 0.0);
+    above.backjump_risk = Some(1.5);
+    assert!(above.check().is_err());
 }

@@ -184,6 +184,7 @@ fn run(args: Args) -> Result<(), String> {
             order_prior: if args.no_prior { 0.0 } else { prior },
             rank_candidates: true,
             postpone_risk: None,
+            backjump_risk: None,
             portfolio: None,
             training: TrainingInfo::default(),
             metrics: BTreeMap::new(),

@@ -163,6 +163,7 @@ impl Searcher<'_> {
         while next < candidates.len() {
             let c = candidates[next];
             let before = watched.then(|| self.counts());
+            self.note_placement(node, unplaced, &c);
             let child = self.try_candidate(node, c, kept_rank);
             if let Some(before) = before {
                 self.report_try(&c, before, child);

@@ -53,6 +53,10 @@ impl Searcher<'_> {
                 self.conflicts[b as usize] += 1;
             }
         }
+        if let Some(culprits) = self.culprits.as_ref() {
+            let members = self.instance.members[s].iter().copied();
+            earliest = culprits.culprit(self.state, members);
+        }
         self.majors.note_conflict(earliest);
         self.policy.on_conflict(involved);
         if let Some(observer) = self.observer.as_mut() {
@@ -62,9 +66,10 @@ impl Searcher<'_> {
 
     /// Records a conflict for an unplaced buffer that no longer fits under the capacity.
     pub(super) fn conflict_for_buffer(&mut self, b: usize) {
-        let earliest = match self.instance.neighbours.get(b) {
-            Some(list) => earliest_placed(self.state, list),
-            None => earliest_placed_neighbour(self.instance, self.state, b),
+        let earliest = match (self.instance.neighbours.get(b), self.culprits.as_ref()) {
+            (Some(list), Some(culprits)) => culprits.culprit(self.state, list.iter().copied()),
+            (Some(list), None) => earliest_placed(self.state, list),
+            (None, _) => earliest_placed_neighbour(self.instance, self.state, b),
         };
         self.majors.note_conflict(earliest);
         self.policy.on_conflict(&[b as u32]);

@@ -2,7 +2,7 @@
 //! at every node with the clock read at an adaptive stride.
 
 use crate::outcome::Deadline;
-use crate::search::RunJudge;
+use crate::search::{PlacementRisk, RunJudge};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -30,6 +30,8 @@ pub struct RunLimits<'a> {
     /// The judge that may end this run early (switch `learned-restarts`), for a run the
     /// portfolio lets end early.
     pub run_judge: Option<&'a dyn RunJudge>,
+    /// The placement risk that chooses major backtracks' targets (switch `learned-backjump`).
+    pub placement_risk: Option<&'a dyn PlacementRisk>,
 }
 
 /// How often a run reads the clock (for the deadline, and whether an earlier run of its round
@@ -143,6 +145,7 @@ mod tests {
             stop,
             outranked: None,
             run_judge: None,
+            placement_risk: None,
         }
     }
 

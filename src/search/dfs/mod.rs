@@ -13,6 +13,7 @@ mod branch;
 mod checkpoint;
 mod conflict;
 mod cover;
+mod culprit;
 mod decompose;
 mod limits;
 mod node;
@@ -31,6 +32,7 @@ use super::state::State;
 use super::stats::SearchStats;
 use backjump::MajorBacktracks;
 use checkpoint::{Checkpoints, Counters};
+use culprit::Culprits;
 use limits::Limiter;
 use node::Node;
 use node_cache::{node_key, NodeCache};
@@ -89,6 +91,8 @@ pub struct Searcher<'a> {
     edge: Option<EdgeFinder>,
     /// The run's checkpoints (for the observer and the restart model).
     checkpoints: Checkpoints<'a>,
+    /// With `learned-backjump` (and `major-backtrack`): each placement's estimated risk.
+    culprits: Option<Culprits<'a>>,
 }
 
 impl<'a> Searcher<'a> {
@@ -104,7 +108,9 @@ impl<'a> Searcher<'a> {
         failed_nodes: &'a mut HashSet<u128>,
     ) -> Searcher<'a> {
         let n = instance.sizes.len();
-        let counted = observer.is_some() || policy.reads_conflicts();
+        let culprits = (limits.placement_risk).map(|judge| Culprits::new(judge, n));
+        // The risk head reads the conflict counts too.
+        let counted = observer.is_some() || policy.reads_conflicts() || culprits.is_some();
         let checkpoints = Checkpoints::new(
             instance.free.len(),
             limits.nodes,
@@ -126,6 +132,7 @@ impl<'a> Searcher<'a> {
             node_cache: NodeCache::new(failed_nodes),
             edge: options.edge_finding.then(|| EdgeFinder::new(instance)),
             checkpoints,
+            culprits,
         }
     }
 
@@ -237,7 +244,8 @@ impl<'a> Searcher<'a> {
     /// for one to the earliest placement behind the last conflict.
     fn after_failure(&mut self) {
         self.stats.minor_backtracks += 1;
-        if self.options.major_backtrack && self.majors.count_failure() {
+        let major = self.options.major_backtrack || self.culprits.is_some();
+        if major && self.majors.count_failure() {
             self.stats.major_backtracks += 1;
         }
     }
@@ -299,6 +307,9 @@ impl<'a> Searcher<'a> {
                 let mark = self.state.mark();
                 self.state
                     .place(instance, b, offset, node.depth, self.options.unplaced_floor);
+                if let Some(culprits) = self.culprits.as_mut() {
+                    culprits.note_forced(b);
+                }
                 forced.push((b, mark));
                 continue;
             }
@@ -375,6 +386,22 @@ impl<'a> Searcher<'a> {
         self.conflict_in_section(s);
         self.after_failure();
         Flow::Failed
+    }
+
+    /// With `learned-backjump`: estimates the risk of placing `c` at `node` (of `unplaced`
+    /// unplaced buffers) before it is tried.
+    #[inline]
+    fn note_placement(&mut self, node: &Node, unplaced: usize, c: &Candidate) {
+        if let Some(culprits) = self.culprits.as_mut() {
+            let view = node_view(
+                self.instance,
+                self.state,
+                &self.conflicts,
+                &self.stats,
+                (node.depth, unplaced),
+            );
+            culprits.note_placement(&view, c);
+        }
     }
 
     /// Puts a node's `candidates` in the policy's order.

@@ -14,7 +14,7 @@ mod worker;
 
 use super::external::ExternalMember;
 use super::instance::Instance;
-use super::judge::RunJudge;
+use super::judge::{PlacementRisk, RunJudge};
 use super::observer::{RunEnded, RunSummary, SearchObserver};
 use super::options::SearchOptions;
 use super::policy::NodePolicy;
@@ -66,6 +66,8 @@ pub struct RunSettings<'a> {
     /// The judge (switch `learned-restarts`): it may end the runs within their worker's
     /// largest budget so far.
     pub run_judge: Option<&'a dyn RunJudge>,
+    /// The placement risk of major backtracks (switch `learned-backjump`).
+    pub placement_risk: Option<&'a dyn PlacementRisk>,
 }
 
 /// Runs the portfolio until a verdict, on a stack deep enough for its search (see
@@ -290,6 +292,7 @@ impl Rounds<'_, '_> {
             budgets: &plan.budgets,
             may_end_early: &plan.may_end_early,
             run_judge: self.settings.run_judge,
+            placement_risk: self.settings.placement_risk,
             stop: self.settings.stop,
         };
         match &self.pool {

@@ -37,6 +37,7 @@ fn plain_settings<'a>(node_limit: Option<u64>) -> RunSettings<'a> {
         slack: SlackFill::default(),
         switches: PLAIN_SWITCHES,
         run_judge: None,
+        placement_risk: None,
     }
 }
 
@@ -168,6 +169,7 @@ fn logged_run(
         slack: SlackFill::new(options, None),
         switches: crate::policy_spec::configured(Portfolio::new(Vec::new()), options).switches,
         run_judge: None,
+        placement_risk: None,
     };
     let policies = Portfolio::round_robin(instance.sizes.len(), true, 0).policies;
     let verdict = run(
@@ -344,6 +346,7 @@ fn a_lottery_run_makes_short_draws_until_its_budget_is_spent() {
             stop: Deadline::none(),
             outranked: None,
             run_judge: None,
+            placement_risk: None,
         };
         let how = (&options, false);
         let (end, stats, _) = run_draws(&instance, how, &mut worker, limits, (None, per_draw));

@@ -10,7 +10,7 @@ use crate::search::observer::RunObserver;
 use crate::search::options::SearchOptions;
 use crate::search::slack::{lottery::draw_budget, SlackFill};
 use crate::search::stats::SearchStats;
-use crate::search::RunJudge;
+use crate::search::{PlacementRisk, RunJudge};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -76,6 +76,8 @@ pub(super) struct Round<'a> {
     pub(super) may_end_early: &'a [bool],
     /// The judge of the runs that may end early.
     pub(super) run_judge: Option<&'a dyn RunJudge>,
+    /// The placement risk of every run's major backtracks.
+    pub(super) placement_risk: Option<&'a dyn PlacementRisk>,
     pub(super) stop: Deadline<'a>,
 }
 
@@ -95,6 +97,7 @@ impl Round<'_> {
                     stop: self.stop,
                     outranked,
                     run_judge: self.run_judge.filter(|_| self.may_end_early[i]),
+                    placement_risk: self.placement_risk,
                 };
                 let how = (self.options, self.slack.distinct_draws);
                 let (end, stats, observer) = match worker.kind {
