@@ -13,10 +13,12 @@
 //! assert!(result.solution.unwrap().peak(&problem) <= 12);
 //! ```
 
+mod by_time;
 mod cpsat_member;
 mod improve;
 mod memories;
 mod minimize;
+mod part_fit;
 
 pub use memories::{greedy_admission, EXACT_ASSIGNMENTS};
 pub use minimize::{MinimizePhase, DEFAULT_TIMEOUT as DEFAULT_MINIMIZE_TIMEOUT};
