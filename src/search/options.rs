@@ -126,8 +126,8 @@ pub struct SearchOptions {
     /// a lower target, the buffers crossing a window's edges held); on problems of more than
     /// 100,000 buffers, instead of probes of the whole problem. Skipped with gaps.
     pub lns: bool,
-    /// Minimise: keep a tenth of the time and nodes to prove, at the end, a lower bound above
-    /// LOAD on windows of time (the buffers live in one, lifetimes clipped to it, proven by the
+    /// Minimise: prove, at the end (with a tenth of the time and nodes kept for it), a lower
+    /// bound above LOAD on windows of time (the buffers live in one, lifetimes clipped to it, proven by the
     /// search not to fit under the bound). Skipped with gaps.
     pub window_bound: bool,
     /// CP-SAT as one more member of the portfolio, after the policies, with deterministic

@@ -102,11 +102,25 @@ impl Bound {
     }
 }
 
+/// Whether the bound phase can search a window at the time of LOAD: the first section of the
+/// largest total holds at most [`Effort::most_held`] buffers (on some large graphs thousands
+/// live at once, and no window there is searched).
+pub(crate) fn can_search_at_load(timeline: &Timeline) -> bool {
+    let Some(most) = timeline.totals.iter().max() else {
+        return false;
+    };
+    let at = timeline.totals.iter().position(|t| t == most);
+    let at = at.expect("the largest total is one of them");
+    let live = timeline.buffer_sections.iter().filter(|s| s.contains(&at));
+    live.count() <= EFFORT.most_held
+}
+
 /// Raises `lower` (a proven bound, from `source`) on `problem` (no gaps; `timeline` is its
 /// timeline) by windows of time: around each centre (the first section of the buffers ending
 /// at `layout`'s peak, then the sections of the largest totals), windows of 1, 3, 5, 9, 17, ...
 /// sections are asked, each within its [`Effort`] of nodes, whether their
-/// buffers fit under the bound; one proven not to raises it by one and is asked again, one
+/// buffers fit under the bound; one proven not to raises it to the next multiple of the
+/// problem's [`granule`] (the optimum is one) and is asked again, one
 /// that fits widens, one the budget does not decide moves on to the next centre. Stops at
 /// `deadline`, when `nodes` are spent, or when the bound reaches the layout's peak.
 pub(crate) fn prove(
@@ -118,9 +132,10 @@ pub(crate) fn prove(
 ) -> Bound {
     let peak = layout.peak(problem);
     let mut bound = Bound::of((lower, source));
-    if timeline.is_empty() || lower >= peak {
+    if timeline.is_empty() || lower >= peak || deadline.passed() {
         return bound;
     }
+    let granule = granule(problem);
     let by_time = ByTime::new(problem);
     // Each window asked, by its sections and height: whether its buffers fit (else undecided).
     let mut asked = HashMap::new();
@@ -168,7 +183,7 @@ pub(crate) fn prove(
                             buffers: part.len(),
                             height: bound.lower,
                         };
-                        bound.lower += 1;
+                        bound.lower = (bound.lower / granule + 1) * granule;
                     }
                     Outcome::Found(_) => {
                         break;
@@ -182,6 +197,24 @@ pub(crate) fn prove(
         }
     }
     bound
+}
+
+/// The greatest common divisor of the sizes, the fixed offsets and the alignments above 1: some
+/// optimal layout has every offset a multiple of it (take one and push its buffers down in order
+/// of offset: each lands on 0, on the top of a buffer below it or a fixed one, or on its
+/// alignment above such a top, all multiples), so the optimum is a multiple of it too.
+fn granule(problem: &Problem) -> u64 {
+    let gcd = |mut a: u64, mut b: u64| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    let values = problem.buffers.iter().flat_map(|b| {
+        let alignment = (b.alignment > 1).then_some(b.alignment);
+        [Some(b.size), b.offset, alignment].into_iter().flatten()
+    });
+    values.fold(0, gcd).max(1)
 }
 
 /// The sections around which windows are tried, in order, each once: the first section of each
@@ -326,6 +359,28 @@ mod tests {
         };
         assert!(buffers <= 7 && height == 4, "{buffers} buffers at {height}");
         assert_eq!(run(&problem, 100_000).stats.nodes, bound.stats.nodes);
+    }
+
+    /// The gadget with every size times 1024: its optimum is a multiple of 1024, so the proof
+    /// that it does not fit under 4096 gives 5120 at once.
+    #[test]
+    fn a_bound_rises_by_the_granule_of_the_sizes() {
+        let mut buffers = gadget(0);
+        for b in &mut buffers {
+            b.size *= 1024;
+        }
+        let problem = Problem::new(buffers, None);
+        assert_eq!(granule(&problem), 1024);
+        let bound = run(&problem, 100_000);
+        assert_eq!(bound.lower, 5 * 1024);
+        assert!(matches!(
+            bound.source,
+            BoundSource::Window { height: 4096, .. }
+        ));
+        let mut aligned = problem.clone();
+        aligned.buffers[0].alignment = 512;
+        aligned.buffers[1].offset = Some(2048);
+        assert_eq!(granule(&aligned), 512);
     }
 
     /// On random small problems the bound is never below LOAD nor above the peak minimise finds

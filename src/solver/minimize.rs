@@ -2,7 +2,7 @@
 //! best baseline peak, with the gap to LOAD that remains unproven. Its first phase always
 //! answers, so minimise returns a layout however short the limit.
 
-use super::bound::{prove, BoundSource};
+use super::bound::{can_search_at_load, prove, BoundSource};
 use super::improve::improve;
 use crate::analysis::Timeline;
 use crate::baselines::{first_fit_or_lanes, Baseline};
@@ -115,9 +115,9 @@ pub(crate) fn minimize(
         } => Some(DEFAULT_TIMEOUT),
         Limits { timeout, .. } => timeout,
     };
-    // The bound phase's share is kept for the end.
+    // The bound phase's share is kept for the end, when it can search a window at LOAD.
     let bounding = options.window_bound && !problem.has_gaps();
-    let layout_limits = match bounding {
+    let layout_limits = match bounding && can_search_at_load(timeline) {
         true => Limits {
             timeout: timeout.map(|t| t - t / BOUND_SHARE as u32),
             nodes: limits.nodes.map(|n| n - n / BOUND_SHARE),
