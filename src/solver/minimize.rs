@@ -124,15 +124,15 @@ pub(crate) fn minimize(
         },
         false => Limits { timeout, ..limits },
     };
+    let deadline = Deadline::after(start, timeout, cancel);
     let mut minimized = phases(
         (problem, timeline),
         options,
         portfolio,
-        (start, layout_limits),
+        (start, layout_limits, &deadline),
         cancel,
     );
     if bounding {
-        let deadline = Deadline::after(start, timeout, cancel);
         let nodes = limits
             .nodes
             .map(|n| n.saturating_sub(minimized.stats.nodes));
@@ -150,18 +150,20 @@ pub(crate) fn minimize(
     minimized
 }
 
-/// The phases of [`minimize`], from `start` within `limits` (the time limit, if any, given).
+/// The phases of [`minimize`] before the bound phase, from `start` within `limits` (the time
+/// limit, if any, given); the first, which always answers, within `whole`, the whole solve's
+/// deadline.
 fn phases(
     (problem, timeline): (&Problem, &Timeline),
     options: &SearchOptions,
     portfolio: &dyn Fn(usize) -> PortfolioConfig,
-    (start, limits): (Instant, Limits),
+    (start, limits, whole): (Instant, Limits, &Deadline<'_>),
     cancel: Option<&AtomicBool>,
 ) -> Minimized {
     let timeout = limits.timeout;
     let deadline = Deadline::after(start, timeout, cancel);
     let mut stats = SearchStats::default();
-    let (mut best, in_lanes) = first_fit_or_lanes(problem, &deadline);
+    let (mut best, in_lanes) = first_fit_or_lanes(problem, whole);
     let mut phase = MinimizePhase::Guarantee { in_lanes };
     let mut peak = best.peak(problem);
     let rank = |b: Baseline| Baseline::FAST.iter().position(|&f| f == b);
