@@ -118,11 +118,11 @@ pub(crate) fn can_search_at_load(timeline: &Timeline) -> bool {
 /// Raises `lower` (a proven bound, from `source`) on `problem` (no gaps; `timeline` is its
 /// timeline) by windows of time: around each centre (the first section of the buffers ending
 /// at `layout`'s peak, then the sections of the largest totals), windows of 1, 3, 5, 9, 17, ...
-/// sections are asked, each within its [`Effort`] of nodes, whether their
-/// buffers fit under the bound; one proven not to raises it to the next multiple of the
-/// problem's [`granule`] (the optimum is one) and is asked again, one
-/// that fits widens, one the budget does not decide moves on to the next centre. Stops at
-/// `deadline`, when `nodes` are spent, or when the bound reaches the layout's peak.
+/// sections are asked, each within its [`Effort`] of nodes, whether their buffers fit under
+/// the bound. One proven not to raises the bound to the next multiple of the problem's
+/// [`granule`] (the optimum is one) and is asked again; one that fits widens; one the budget
+/// does not decide moves on to the next centre. Stops at `deadline`, when `nodes` are spent,
+/// or when the bound reaches the layout's peak.
 pub(crate) fn prove(
     (problem, timeline, layout): (&Problem, &Timeline, &Solution),
     (lower, source): (u64, BoundSource),
@@ -185,9 +185,7 @@ pub(crate) fn prove(
                         };
                         bound.lower = (bound.lower / granule + 1) * granule;
                     }
-                    Outcome::Found(_) => {
-                        break;
-                    }
+                    Outcome::Found(_) => break,
                     Outcome::LimitReached => continue 'centres,
                 }
             }
