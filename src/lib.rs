@@ -65,8 +65,8 @@ pub use problem::{align_up, Assignment, Buffer, Gap, Memory, Piece, Problem, Sol
 pub use report_text::{cpsat_share_line, solution_text, spill_line, summary_lines};
 pub use search::{SearchOptions, SearchStats};
 pub use solver::{
-    greedy_admission, Algorithm, Allocation, Goal, MinimizePhase, PortfolioFactory, SolveError,
-    Solver, DEFAULT_ASSIGN_TIMEOUT, DEFAULT_MINIMIZE_TIMEOUT, EXACT_ASSIGNMENTS,
+    greedy_admission, Algorithm, Allocation, BoundSource, Goal, MinimizePhase, PortfolioFactory,
+    SolveError, Solver, DEFAULT_ASSIGN_TIMEOUT, DEFAULT_MINIMIZE_TIMEOUT, EXACT_ASSIGNMENTS,
 };
 pub use validate::{validate, validate_assignment, Report, Violation};
 

@@ -54,6 +54,9 @@ pub fn solution_text(
     if let Some(bound) = allocation.lower_bound {
         value["lower_bound"] = bound.into();
     }
+    if let Some(source) = &allocation.lower_bound_source {
+        value["lower_bound_source"] = source.to_string().into();
+    }
     if let Some(phase) = allocation.found_by {
         value["found_by"] = phase.to_string().into();
     }
@@ -61,7 +64,8 @@ pub fn solution_text(
 }
 
 /// The summary lines of a solve: how it ended, the peak against LOAD and the capacity, the time,
-/// and for minimisation the phase that found the layout and the gap to the lower bound.
+/// and for minimisation the phase that found the layout, the lower bound and its source, and
+/// the gap to it.
 pub fn summary_lines(allocation: &Allocation, algorithm: &str, goal: Goal) -> Vec<String> {
     let seconds = allocation.elapsed.as_secs_f64();
     if let (Some(_), Some(assignment)) = (&allocation.solution, &allocation.assignment) {
@@ -99,17 +103,32 @@ pub fn summary_lines(allocation: &Allocation, algorithm: &str, goal: Goal) -> Ve
         lines.push(format!("found by {phase}"));
     }
     if let Some(bound) = allocation.lower_bound {
+        if let Some(source) = &allocation.lower_bound_source {
+            let over = bound.saturating_sub(allocation.load);
+            lines.push(format!(
+                "lower bound {bound} (LOAD + {over}, {:.2}% over LOAD), from {source}",
+                percent(over, allocation.load)
+            ));
+        }
         let gap = peak - bound;
         lines.push(if gap == 0 {
             "gap to the lower bound: 0 (proven optimal)".to_string()
         } else {
             format!(
                 "gap to the lower bound {bound}: {gap} bytes ({:.2}% of the peak; not proven optimal)",
-                100.0 * gap as f64 / peak as f64
+                percent(gap, peak)
             )
         });
     }
     lines
+}
+
+/// `part` as a percentage of `whole` (0 for an empty whole).
+fn percent(part: u64, whole: u64) -> f64 {
+    match whole {
+        0 => 0.0,
+        _ => 100.0 * part as f64 / whole as f64,
+    }
 }
 
 /// The spill goal's answer against greedy admission's (see

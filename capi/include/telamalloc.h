@@ -113,6 +113,13 @@ uint64_t tm_result_peak(const tm_result *result);
 /* LOAD: the most bytes live at one time, a lower bound on any peak. */
 uint64_t tm_result_load(const tm_result *result);
 
+/* The best proven lower bound on any peak: LOAD, or more when minimise proved it. */
+uint64_t tm_result_lower_bound(const tm_result *result);
+
+/* Where minimise's lower bound comes from ("LOAD", or e.g. "window [0,5) of 7 buffers infeasible
+ * at 4"); "" for the other goals. Owned by the result. */
+const char *tm_result_lower_bound_source(const tm_result *result);
+
 /* Search nodes the solve expanded (0 for a heuristic). */
 uint64_t tm_result_nodes(const tm_result *result);
 

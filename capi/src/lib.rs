@@ -72,6 +72,7 @@ pub struct TmProblem {
 pub struct TmResult {
     allocation: Allocation,
     message: CString,
+    bound_source: CString,
 }
 
 thread_local! {
@@ -424,9 +425,13 @@ unsafe fn solve_for(
             Err(e) => return fail(TmError::InvalidProblem, &e.to_string()),
         };
         let message = CString::new(allocation.status.to_string()).unwrap_or_default();
+        let source = allocation.lower_bound_source.as_ref();
+        let bound_source =
+            CString::new(source.map(|s| s.to_string()).unwrap_or_default()).unwrap_or_default();
         let made = Box::new(TmResult {
             allocation,
             message,
+            bound_source,
         });
         // SAFETY: checked non-null; the caller provides writable memory.
         unsafe { result.write(Box::into_raw(made)) };
@@ -478,6 +483,30 @@ pub unsafe extern "C" fn tm_result_peak(result: *const TmResult) -> u64 {
 pub unsafe extern "C" fn tm_result_load(result: *const TmResult) -> u64 {
     // SAFETY: forwarded from the caller.
     unsafe { allocation(result) }.map_or(0, |a| a.load)
+}
+
+/// The best proven lower bound on any peak: LOAD, or more when minimise proved it.
+///
+/// # Safety
+/// As for [`tm_result_free`].
+#[no_mangle]
+pub unsafe extern "C" fn tm_result_lower_bound(result: *const TmResult) -> u64 {
+    // SAFETY: forwarded from the caller.
+    unsafe { allocation(result) }.map_or(0, |a| a.lower_bound.unwrap_or(a.load))
+}
+
+/// Where the lower bound of minimise comes from (`LOAD`, or e.g. `window [0,5) of 7 buffers
+/// infeasible at 4`); empty for the other goals.
+///
+/// # Safety
+/// As for [`tm_result_free`].
+#[no_mangle]
+pub unsafe extern "C" fn tm_result_lower_bound_source(result: *const TmResult) -> *const c_char {
+    if result.is_null() {
+        return c"".as_ptr();
+    }
+    // SAFETY: a live result.
+    unsafe { (*result).bound_source.as_ptr() }
 }
 
 /// Search nodes of the solve.

@@ -251,6 +251,10 @@ pub struct Allocation {
     /// A proven lower bound on the peak (minimisation), if any.
     #[pyo3(get)]
     lower_bound: Option<u64>,
+    /// Where the lower bound comes from (minimisation): ``"LOAD"``, or e.g.
+    /// ``"window [0,5) of 7 buffers infeasible at 4"``.
+    #[pyo3(get)]
+    lower_bound_source: Option<String>,
     /// The capacity fitted (None when minimising).
     #[pyo3(get)]
     capacity: Option<u64>,
@@ -340,6 +344,10 @@ impl Allocation {
             peak: allocation.peak,
             load: allocation.load,
             lower_bound: allocation.lower_bound,
+            lower_bound_source: allocation
+                .lower_bound_source
+                .as_ref()
+                .map(|s| s.to_string()),
             capacity: match goal {
                 Goal::Fit(c) | Goal::Spill(c) => Some(c),
                 Goal::Minimize | Goal::Memories => None,

@@ -89,6 +89,7 @@ def test_minimize_finds_the_optimum_with_a_proof():
     assert result.status == "solved"
     assert result.peak == 10  # the optimum (see datasets/examples/README.md)
     assert result.lower_bound == 10
+    assert result.lower_bound_source == "the search on the whole problem"
     assert result.capacity is None
     assert telamalloc.validate(problem, result, capacity=10)
 

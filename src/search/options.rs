@@ -131,6 +131,10 @@ pub struct SearchOptions {
     /// a lower target, the buffers crossing a window's edges held); on problems of more than
     /// 100,000 buffers, instead of probes of the whole problem. Skipped with gaps.
     pub lns: bool,
+    /// Minimise: prove, at the end (with a tenth of the time and nodes kept for it), a lower
+    /// bound above LOAD on windows of time (the buffers live in one, lifetimes clipped to it, proven by the
+    /// search not to fit under the bound). Skipped with gaps.
+    pub window_bound: bool,
     /// CP-SAT as one more member of the portfolio, after the policies, with deterministic
     /// budgets (needs OR-tools at run time; the front door supplies it, see [`crate::cpsat`]).
     /// Off by default.
@@ -181,6 +185,7 @@ impl Default for SearchOptions {
             learned_order: true,
             heuristic_first: true,
             lns: true,
+            window_bound: true,
             cpsat: false,
             cpsat_share: 1.0,
             cpsat_gate: true,
@@ -238,7 +243,7 @@ macro_rules! switch {
 }
 
 /// Every switch of [`SearchOptions`], in the order of the ablation table.
-pub const SWITCHES: [Switch; 33] = [
+pub const SWITCHES: [Switch; 34] = [
     switch!(
         "canonical",
         canonical,
@@ -388,6 +393,11 @@ pub const SWITCHES: [Switch; 33] = [
         "lns",
         lns,
         "minimise: improve the best layout window by window (large-neighbourhood search)"
+    ),
+    switch!(
+        "window-bound",
+        window_bound,
+        "minimise: prove a lower bound above LOAD on windows of time"
     ),
     Switch {
         name: "cpsat",

@@ -3,10 +3,11 @@
 //! freed, those crossing its edges stay where they are (fixed), and the search re-places the
 //! freed ones under the target; a window that fits replaces its part of the layout.
 
-use crate::analysis::Timeline;
-use crate::outcome::{Deadline, Limits};
+use super::by_time::ByTime;
+use super::part_fit::fit_part;
+use crate::outcome::Deadline;
 use crate::problem::{Problem, Solution};
-use crate::search::{self, FitRequest, Outcome, PortfolioConfig, SearchOptions, SearchStats};
+use crate::search::{Outcome, PortfolioConfig, SearchOptions, SearchStats};
 
 /// Search nodes a window gets per freed buffer (a fixed budget: the same windows give the same
 /// layout on any machine).
@@ -41,77 +42,6 @@ pub(crate) struct Improved {
     pub(crate) windows: u64,
     /// The search's counters, summed over every window.
     pub(crate) stats: SearchStats,
-}
-
-/// The buffers of a problem by time, to find those overlapping a window without a scan of all:
-/// the short ones by start, the few long ones apart.
-struct ByTime {
-    /// The short buffers by `lower`, and their `lower`s.
-    short: Vec<u32>,
-    lowers: Vec<u64>,
-    /// The longest lifetime among the short buffers.
-    longest_short: u64,
-    /// The buffers living longer (about one in a hundred).
-    long: Vec<u32>,
-}
-
-impl ByTime {
-    fn new(problem: &Problem) -> ByTime {
-        let b = &problem.buffers;
-        let mut lifetimes: Vec<u64> = b.iter().map(|x| x.lifetime()).collect();
-        let at = lifetimes.len() * 99 / 100;
-        let longest_short = if lifetimes.is_empty() {
-            0
-        } else {
-            *lifetimes.select_nth_unstable(at).1
-        };
-        let (mut short, mut long) = (Vec::new(), Vec::new());
-        for (i, x) in b.iter().enumerate() {
-            if x.lifetime() <= longest_short {
-                short.push(i as u32);
-            } else {
-                long.push(i as u32);
-            }
-        }
-        short.sort_by_key(|&i| (b[i as usize].lower, i));
-        let lowers = short.iter().map(|&i| b[i as usize].lower).collect();
-        ByTime {
-            short,
-            lowers,
-            longest_short,
-            long,
-        }
-    }
-
-    /// The window of time `(from, to)` around `buffer`'s lifetime that reaches `starts` starts
-    /// of short buffers before it and after it.
-    fn around(&self, buffer: &crate::problem::Buffer, starts: usize) -> (u64, u64) {
-        if self.lowers.is_empty() {
-            return (buffer.lower, buffer.upper);
-        }
-        let at = self.lowers.partition_point(|&l| l < buffer.lower);
-        let before = self.lowers[at.saturating_sub(starts)];
-        let after = self.lowers[(at + starts).min(self.lowers.len() - 1)];
-        (buffer.lower.min(before), buffer.upper.max(after))
-    }
-
-    /// The buffers live at some time in `[from, to)`, in index order.
-    fn overlapping(&self, problem: &Problem, (from, to): (u64, u64)) -> Vec<usize> {
-        let b = &problem.buffers;
-        let first = self
-            .lowers
-            .partition_point(|&l| l < from.saturating_sub(self.longest_short));
-        let last = self.lowers.partition_point(|&l| l < to);
-        let live = |i: usize| b[i].lower < to && from < b[i].upper;
-        let mut found: Vec<usize> = self.short[first..last]
-            .iter()
-            .chain(&self.long)
-            .map(|&i| i as usize)
-            .filter(|&i| live(i))
-            .collect();
-        found.sort_unstable();
-        found
-    }
 }
 
 /// Lowers the peak of `start`, a valid layout of `problem` (no gaps), towards `lower` (a proven
@@ -284,26 +214,7 @@ impl Window {
             b
         });
         let window = Problem::new(freed.chain(held).collect(), Some(target));
-        let timeline = Timeline::new(&window);
-        let timeout = deadline
-            .at
-            .map(|at| at.saturating_duration_since(std::time::Instant::now()));
-        let request = FitRequest {
-            portfolio: portfolio(window.len()),
-            timeline: &timeline,
-            options,
-            limits: Limits {
-                timeout,
-                nodes: Some(nodes),
-            },
-            cancel: deadline.cancel,
-            observer: None,
-            external: None,
-            hole_model: crate::learned::hole_model::lottery_weights(options),
-            run_judge: crate::learned::restart_model::run_judge(options),
-            placement_risk: crate::learned::placement_risk(options, None),
-        };
-        let result = search::fit(&window, target, request);
+        let result = fit_part(&window, target, options, portfolio, (deadline, nodes));
         match result.outcome {
             Outcome::Found(solution) => (Some(solution), result.stats),
             _ => (None, result.stats),

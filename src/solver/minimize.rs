@@ -2,6 +2,7 @@
 //! best baseline peak, with the gap to LOAD that remains unproven. Its first phase always
 //! answers, so minimise returns a layout however short the limit.
 
+use super::bound::{can_search_at_load, prove, BoundSource};
 use super::improve::improve;
 use crate::analysis::Timeline;
 use crate::baselines::{first_fit_or_lanes, Baseline};
@@ -18,6 +19,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// The most buffers the search probes the whole problem for when the improvement phase follows
 /// (the search's model of 100,000 buffers took about 760 MiB; the windows are small).
 const WHOLE_SEARCH_MOST: usize = 100_000;
+
+/// The bound phase gets one part in this many of the time and of the nodes.
+const BOUND_SHARE: u64 = 10;
 
 /// Which phase of minimise produced its answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,6 +83,8 @@ pub(crate) struct Minimized {
     pub(crate) phase: MinimizePhase,
     /// A proven lower bound on any peak (LOAD, or higher when capacities were proven infeasible).
     pub(crate) lower_bound: u64,
+    /// Where the lower bound comes from.
+    pub(crate) bound_source: BoundSource,
     /// Counters, summed over every probe.
     pub(crate) stats: SearchStats,
 }
@@ -109,9 +115,55 @@ pub(crate) fn minimize(
         } => Some(DEFAULT_TIMEOUT),
         Limits { timeout, .. } => timeout,
     };
+    // The bound phase's share is kept for the end, when it can search a window at LOAD.
+    let bounding = options.window_bound && !problem.has_gaps();
+    let layout_limits = match bounding && can_search_at_load(timeline) {
+        true => Limits {
+            timeout: timeout.map(|t| t - t / BOUND_SHARE as u32),
+            nodes: limits.nodes.map(|n| n - n / BOUND_SHARE),
+        },
+        false => Limits { timeout, ..limits },
+    };
+    let deadline = Deadline::after(start, timeout, cancel);
+    let mut minimized = phases(
+        (problem, timeline),
+        options,
+        portfolio,
+        (start, layout_limits, &deadline),
+        cancel,
+    );
+    if bounding {
+        let nodes = limits
+            .nodes
+            .map(|n| n.saturating_sub(minimized.stats.nodes));
+        let bound = prove(
+            (problem, timeline, &minimized.solution),
+            (minimized.lower_bound, minimized.bound_source.clone()),
+            options,
+            portfolio,
+            (&deadline, nodes),
+        );
+        minimized.stats.add(&bound.stats);
+        (minimized.lower_bound, minimized.bound_source) = (bound.lower, bound.source);
+    }
+    minimized.stats.seconds = start.elapsed().as_secs_f64();
+    minimized
+}
+
+/// The phases of [`minimize`] before the bound phase, from `start` within `limits` (the time
+/// limit, if any, given); the first, which always answers, within `whole`, the whole solve's
+/// deadline.
+fn phases(
+    (problem, timeline): (&Problem, &Timeline),
+    options: &SearchOptions,
+    portfolio: &dyn Fn(usize) -> PortfolioConfig,
+    (start, limits, whole): (Instant, Limits, &Deadline<'_>),
+    cancel: Option<&AtomicBool>,
+) -> Minimized {
+    let timeout = limits.timeout;
     let deadline = Deadline::after(start, timeout, cancel);
     let mut stats = SearchStats::default();
-    let (mut best, in_lanes) = first_fit_or_lanes(problem, &deadline);
+    let (mut best, in_lanes) = first_fit_or_lanes(problem, whole);
     let mut phase = MinimizePhase::Guarantee { in_lanes };
     let mut peak = best.peak(problem);
     let rank = |b: Baseline| Baseline::FAST.iter().position(|&f| f == b);
@@ -223,11 +275,15 @@ pub(crate) fn minimize(
             };
         }
     }
-    stats.seconds = start.elapsed().as_secs_f64();
+    let bound_source = match lower > timeline.load() {
+        true => BoundSource::WholeProblem,
+        false => BoundSource::Load,
+    };
     Minimized {
         solution: best,
         phase,
         lower_bound: lower.min(peak),
+        bound_source,
         stats,
     }
 }

@@ -13,11 +13,15 @@
 //! assert!(result.solution.unwrap().peak(&problem) <= 12);
 //! ```
 
+mod bound;
+mod by_time;
 mod cpsat_member;
 mod improve;
 mod memories;
 mod minimize;
+mod part_fit;
 
+pub use bound::BoundSource;
 pub use memories::{greedy_admission, EXACT_ASSIGNMENTS};
 pub use minimize::{MinimizePhase, DEFAULT_TIMEOUT as DEFAULT_MINIMIZE_TIMEOUT};
 
@@ -142,6 +146,8 @@ pub struct Allocation {
     /// smaller capacities were proven infeasible); the solution is optimal when it equals the
     /// peak.
     pub lower_bound: Option<u64>,
+    /// Where the lower bound comes from, when there is one.
+    pub lower_bound_source: Option<BoundSource>,
     /// What the caller should be told (e.g. a learned model that could not be used).
     pub warnings: Vec<String>,
     /// CP-SAT's counters, when it ran ([`Algorithm::CpSat`]).
@@ -164,6 +170,7 @@ impl Allocation {
             elapsed: Duration::ZERO,
             search: None,
             lower_bound: None,
+            lower_bound_source: None,
             warnings: Vec::new(),
             cpsat: None,
             assignment: None,
@@ -641,6 +648,10 @@ impl Solver {
         };
         allocation.status = answer.status;
         allocation.lower_bound = answer.lower_bound;
+        allocation.lower_bound_source = answer.lower_bound.map(|bound| match bound > load {
+            true => BoundSource::CpSat,
+            false => BoundSource::Load,
+        });
         allocation.cpsat = answer.stats;
         Ok(answer.solution)
     }
@@ -768,6 +779,7 @@ impl Solver {
         allocation.status = Status::Solved;
         allocation.found_by = Some(result.phase);
         allocation.lower_bound = Some(result.lower_bound);
+        allocation.lower_bound_source = Some(result.bound_source);
         allocation.search = Some(result.stats);
         Some(result.solution)
     }

@@ -6,6 +6,7 @@ mod common;
 #[path = "../search_support/mod.rs"]
 mod support;
 
+mod bound;
 mod brute_force;
 mod cover_branching;
 mod cpsat;

@@ -166,6 +166,10 @@ class Allocation:
     def lower_bound(self) -> int | None:
         """A proven lower bound on the peak (minimisation), if any."""
     @property
+    def lower_bound_source(self) -> str | None:
+        """Where the lower bound comes from (minimisation): "LOAD", or e.g.
+        "window [0,5) of 7 buffers infeasible at 4"."""
+    @property
     def capacity(self) -> int | None:
         """The capacity fitted (None when minimising)."""
     @property
