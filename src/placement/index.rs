@@ -284,6 +284,23 @@ impl Iterator for Merged<'_> {
             (None, None) => None,
         }
     }
+
+    /// The ranges in the order of [`Merged::next`], the next one chosen without a branch:
+    /// which list gives it cannot be predicted.
+    #[inline]
+    fn fold<B, F: FnMut(B, (u64, u64)) -> B>(self, init: B, mut f: F) -> B {
+        let (a, b) = (self.a, self.b);
+        let (mut acc, mut i, mut j) = (init, 0, 0);
+        while i < a.len() && j < b.len() {
+            // `next` takes from `a` on equal offsets.
+            let take_a = a[i].0 <= b[j].0;
+            acc = f(acc, if take_a { a[i] } else { b[j] });
+            i += usize::from(take_a);
+            j += usize::from(!take_a);
+        }
+        let acc = a[i..].iter().fold(acc, |acc, &x| f(acc, x));
+        b[j..].iter().fold(acc, |acc, &y| f(acc, y))
+    }
 }
 
 /// Address ranges written without branches: the vector only grows, the first `len` are
