@@ -137,6 +137,7 @@ impl TimeIndex {
                 });
         }
         let block = self.joined.add_long(&self.long, buffer);
+        self.joined.finish();
         if !self.joined.as_slice().is_empty() {
             self.first.clear();
             self.first.merge(out.as_slice(), self.joined.as_slice());
@@ -203,7 +204,9 @@ impl TimeIndex {
 }
 
 /// Sorted lists of ranges joined into one, compacted: the same gaps and highest end as all
-/// their ranges sorted, in fewer ranges.
+/// their ranges sorted, in fewer ranges. The lists are kept as they come and joined at
+/// [`Joined::finish`], shortest first: a list is copied once more for each join after its
+/// own, and the longest come last.
 #[derive(Clone, Debug, Default)]
 struct Joined {
     ranges: Vec<(u64, u64)>,
@@ -211,22 +214,40 @@ struct Joined {
     spare: Vec<(u64, u64)>,
     /// Ranges gathered one by one, to sort.
     raw: Vec<(u64, u64)>,
+    /// The lists to join, one after another, and where each starts and ends there.
+    pending: Vec<(u64, u64)>,
+    lists: Vec<(usize, usize)>,
 }
 
 impl Joined {
     fn clear(&mut self) {
         self.ranges.clear();
+        self.pending.clear();
+        self.lists.clear();
     }
 
+    /// The joined list, once [`Joined::finish`]ed.
     fn as_slice(&self) -> &[(u64, u64)] {
         &self.ranges
     }
 
-    /// Joins `sorted`, sorted by offset.
+    /// Keeps `sorted`, sorted by offset, to join.
     fn add(&mut self, sorted: &[(u64, u64)]) {
-        self.spare.clear();
-        join(&self.ranges, sorted, &mut self.spare);
-        std::mem::swap(&mut self.ranges, &mut self.spare);
+        if !sorted.is_empty() {
+            let start = self.pending.len();
+            self.pending.extend_from_slice(sorted);
+            self.lists.push((start, self.pending.len()));
+        }
+    }
+
+    /// Joins the lists kept, shortest first (the result is the same in any order).
+    fn finish(&mut self) {
+        self.lists.sort_unstable_by_key(|&(start, end)| end - start);
+        for &(start, end) in &self.lists {
+            self.spare.clear();
+            join(&self.ranges, &self.pending[start..end], &mut self.spare);
+            std::mem::swap(&mut self.ranges, &mut self.spare);
+        }
     }
 
     /// Joins the ranges of the long buffers overlapping the lifetime of `buffer` (not stored
@@ -283,6 +304,23 @@ impl Iterator for Merged<'_> {
             }
             (None, None) => None,
         }
+    }
+
+    /// The ranges in the order of [`Merged::next`], the next one chosen without a branch:
+    /// which list gives it cannot be predicted.
+    #[inline]
+    fn fold<B, F: FnMut(B, (u64, u64)) -> B>(self, init: B, mut f: F) -> B {
+        let (a, b) = (self.a, self.b);
+        let (mut acc, mut i, mut j) = (init, 0, 0);
+        while i < a.len() && j < b.len() {
+            // `next` takes from `a` on equal offsets.
+            let take_a = a[i].0 <= b[j].0;
+            acc = f(acc, if take_a { a[i] } else { b[j] });
+            i += usize::from(take_a);
+            j += usize::from(!take_a);
+        }
+        let acc = a[i..].iter().fold(acc, |acc, &x| f(acc, x));
+        b[j..].iter().fold(acc, |acc, &y| f(acc, y))
     }
 }
 

@@ -231,7 +231,7 @@ pub(super) fn compact(sorted: impl Iterator<Item = (u64, u64)>, out: &mut Vec<(u
 /// copied whole.
 pub(super) fn join(a: &[(u64, u64)], b: &[(u64, u64)], out: &mut Vec<(u64, u64)>) {
     if b.len() * 8 > a.len() {
-        return compact(merged(a.iter().copied(), b.iter().copied()), out);
+        return merge_compacted(a, b, out);
     }
     let mut from = 0;
     for &range in b {
@@ -241,6 +241,41 @@ pub(super) fn join(a: &[(u64, u64)], b: &[(u64, u64)], out: &mut Vec<(u64, u64)>
         from = to;
     }
     push_compacted(&a[from..], out);
+}
+
+/// Appends to `out` the ranges of `a` and `b`, both sorted by offset, merged (those of `a`
+/// first on equal offsets) and compacted as by [`compact`], without a branch per range: which
+/// list gives the next range, and whether it joins the last one, are both unpredictable.
+fn merge_compacted(a: &[(u64, u64)], b: &[(u64, u64)], out: &mut Vec<(u64, u64)>) {
+    let (mut i, mut j) = (0, 0);
+    // The range still open to joins: the last of `out`, else the first to come.
+    let mut open = match (out.pop(), a.first(), b.first()) {
+        (Some(last), _, _) => last,
+        (None, Some(&x), Some(&y)) if x.0 <= y.0 => (i += 1, x).1,
+        (None, Some(&x), None) => (i += 1, x).1,
+        (None, _, Some(&y)) => (j += 1, y).1,
+        (None, None, None) => return,
+    };
+    out.reserve(a.len() + b.len() + 1);
+    // The open range is written each time, and kept only if the next range does not join it.
+    let mut push = |range: (u64, u64)| {
+        let joins = range.0 <= open.1;
+        out.push(open);
+        out.truncate(out.len() - usize::from(joins));
+        open = if joins {
+            (open.0, open.1.max(range.1))
+        } else {
+            range
+        };
+    };
+    while i < a.len() && j < b.len() {
+        let take_a = a[i].0 <= b[j].0;
+        push(if take_a { a[i] } else { b[j] });
+        i += usize::from(take_a);
+        j += usize::from(!take_a);
+    }
+    a[i..].iter().chain(&b[j..]).for_each(|&range| push(range));
+    out.push(open);
 }
 
 /// Appends `run`, sorted by offset and compacted, to `out` as [`compact`] would: the ranges
@@ -268,6 +303,26 @@ fn merged(
         (Some(_), None) => a.next(),
         (None, None) => None,
     })
+}
+
+/// `count` random ranges sorted by offset: offsets below `offsets`, lengths below
+/// `longest` (some 0).
+#[cfg(test)]
+pub(super) fn random_sorted(
+    rng: &mut rand::rngs::StdRng,
+    count: usize,
+    offsets: u64,
+    longest: u64,
+) -> Vec<(u64, u64)> {
+    use rand::RngExt;
+    let mut ranges: Vec<(u64, u64)> = (0..count)
+        .map(|_| {
+            let offset = rng.random_range(0..offsets);
+            (offset, offset + rng.random_range(0..longest))
+        })
+        .collect();
+    ranges.sort_unstable();
+    ranges
 }
 
 #[cfg(test)]
@@ -299,24 +354,17 @@ mod tests {
 
     /// A compacted list joined with a sorted one, long or short (both ways of joining), with
     /// ranges touching, overlapping, empty and equal: the compacted list of all their ranges.
+    /// And the sorted one merged with a third without branches, after the compacted list in
+    /// `out`: the list [`compact`] appends.
     #[test]
-    fn joining_gives_the_compacted_list_of_both() {
+    fn joining_and_merging_give_the_compacted_list_of_all() {
         let mut rng = StdRng::seed_from_u64(9);
         for round in 0..300 {
             let span = 20 + 10 * round as u64;
-            let mut ranges = |count: usize| {
-                let mut r: Vec<(u64, u64)> = (0..count)
-                    .map(|_| {
-                        let offset = rng.random_range(0..span);
-                        (offset, offset + rng.random_range(0..span / 8))
-                    })
-                    .collect();
-                r.sort_unstable();
-                r
-            };
+            let mut ranges = |count: usize| random_sorted(&mut rng, count, span, span / 8);
             let mut a = Vec::new();
             compact(ranges(rng_count(round, 0)).into_iter(), &mut a);
-            let b = ranges(rng_count(round, 1));
+            let (b, c) = (ranges(rng_count(round, 1)), ranges(round % 7));
             let mut all: Vec<(u64, u64)> = a.iter().chain(&b).copied().collect();
             all.sort_unstable();
             let mut expected = Vec::new();
@@ -324,6 +372,14 @@ mod tests {
             let mut joined = Vec::new();
             join(&a, &b, &mut joined);
             assert_eq!(joined, expected, "round {round}, {a:?} and {b:?}");
+            let mut expected = a.clone();
+            compact(merged(b.iter().copied(), c.iter().copied()), &mut expected);
+            let mut found = a;
+            merge_compacted(&b, &c, &mut found);
+            assert_eq!(
+                found, expected,
+                "round {round}, {b:?} and {c:?} after the first"
+            );
         }
     }
 
