@@ -46,9 +46,10 @@ BIN = "target/release/telamalloc"
 CAPACITY = 1048576
 # The solver the selection ran when the corpus was frozen: the default of that day. Later
 # changes to the default search are undone here (the round robin of then, without diversified
-# restarts; no edge finding, slack filling or cover branching), so the corpus rebuilds bit for bit.
+# restarts; no edge finding, slack filling, cover branching or learned backjumps), so the corpus
+# rebuilds bit for bit.
 SELECTION_FLAGS = ["--policy", "fixed/WAT/TAW/TWA", "--no", "edge-finding", "--no", "slack-fill",
-                   "--no", "cover-branching"]
+                   "--no", "cover-branching", "--no", "learned-backjump"]
 STYLES = ["guillotine", "non-guillotine", "mixed", "thin", "time-slab"]
 CUTS = ["uniform", "central", "edge"]
 SIZES = list(range(100, 501, 50))

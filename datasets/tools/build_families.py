@@ -30,7 +30,7 @@ import sys
 
 from build_effort import build_splits, generated_row
 
-SELECTION_FLAGS = ["--no", "learned-holes", "--no", "learned-order"]
+SELECTION_FLAGS = ["--no", "learned-holes", "--no", "learned-order", "--no", "learned-backjump"]
 SIZES = [1000, 1500, 2000, 2500, 3000]
 FIRST_SEED = {
     ("stress", "train"): 200000, ("stress", "validation"): 210000, ("stress", "test"): 220000,
