@@ -91,7 +91,8 @@ pub struct Searcher<'a> {
     edge: Option<EdgeFinder>,
     /// The run's checkpoints (for the observer and the restart model).
     checkpoints: Checkpoints<'a>,
-    /// With `learned-backjump` (and `major-backtrack`): each placement's estimated risk.
+    /// With `learned-backjump` and a model that sets `backjump_risk`: each placement's
+    /// estimated risk (major backtracks are then on).
     culprits: Option<Culprits<'a>>,
 }
 
