@@ -6,7 +6,8 @@
 //! forced placements, a candidate's placement), `branch` (a node's candidates and their tries),
 //! `cover` (zero-slack reasoning and cover branching), `decompose` (independent parts),
 //! `node_cache`, `limits` (budget, deadline, clock), `conflict` (recording conflicts),
-//! `backjump` (major backtracks), `watch` (the observer's reports) and `node` (a node's value).
+//! `backjump` (major backtracks), `culprit` (the learned risk of placements, which chooses where
+//! they go), `watch` (the observer's reports) and `node` (a node's value).
 
 mod backjump;
 mod branch;
