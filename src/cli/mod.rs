@@ -170,8 +170,12 @@ pub fn read_problems_with_capacity(
     Ok(problems)
 }
 
-/// Writes `text` to `path` (see [`telamalloc::io::write_file`]).
+/// Writes `text` to `path` (see [`telamalloc::io::write_file`]); `-` is standard output.
 pub fn write_file(path: &std::path::Path, text: &str) -> Result<(), CliError> {
+    if path.as_os_str() == "-" {
+        print!("{text}");
+        return Ok(());
+    }
     telamalloc::io::write_file(path, text)
         .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", path.display())))
 }

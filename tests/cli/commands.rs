@@ -364,6 +364,25 @@ fn gen(args: &[&str]) -> Run {
 }
 
 #[test]
+fn a_dash_as_the_output_is_standard_output() {
+    // `gen -o -` and `solve -o -` print what they would write and leave no file named `-`.
+    let scratch = Scratch::new();
+    let generated = common::telamalloc_in(
+        scratch.dir(),
+        ["gen", "random", "--buffers", "12", "--seed", "3", "-o", "-"],
+    );
+    assert_eq!(generated.code, 0, "{}", generated.stderr);
+    let problem =
+        parse_csv_problem(&generated.stdout, "gen.csv", None).expect("a problem on stdout");
+    assert_eq!(problem.len(), 12);
+    std::fs::write(scratch.dir().join("p.csv"), &generated.stdout).expect("writable");
+    let solved = common::telamalloc_in(scratch.dir(), ["solve", "p.csv", "--minimize", "-o", "-"]);
+    assert_eq!(solved.code, 0, "{}", solved.stderr);
+    assert!(solved.stdout.lines().count() > 12, "{}", solved.stdout);
+    assert!(!scratch.dir().join("-").exists());
+}
+
+#[test]
 fn gen_is_deterministic_from_the_seed() {
     for kind in ["perfect", "overlap", "random"] {
         let args =
