@@ -141,14 +141,17 @@ impl Network {
     /// The network of the built-in model ([`ModelFile::built_in`]): parsed and built once per
     /// process, then shared.
     pub fn built_in() -> Result<Arc<Network>, ModelError> {
+        Network::built_in_shared().clone()
+    }
+
+    /// The process's one built network of the built-in model (or why there is none).
+    fn built_in_shared() -> &'static Result<Arc<Network>, ModelError> {
         static BUILT_IN: OnceLock<Result<Arc<Network>, ModelError>> = OnceLock::new();
-        BUILT_IN
-            .get_or_init(|| {
-                ModelFile::built_in()
-                    .and_then(|m| Network::new(&m))
-                    .map(Arc::new)
-            })
-            .clone()
+        BUILT_IN.get_or_init(|| {
+            ModelFile::built_in()
+                .and_then(|m| Network::new(&m))
+                .map(Arc::new)
+        })
     }
 
     /// Whether the policy reorders candidates (see [`ModelFile::rank_candidates`]).
@@ -368,15 +371,12 @@ pub(crate) fn placement_risk<'a>(
     options: &SearchOptions,
     model: Option<&'a Arc<Network>>,
 ) -> Option<&'a dyn PlacementRisk> {
-    static BUILT_IN: OnceLock<Option<Arc<Network>>> = OnceLock::new();
     if !options.learned_backjump {
         return None;
     }
     let network: &'a Network = match model {
         Some(network) => network,
-        None => BUILT_IN
-            .get_or_init(|| Network::built_in().ok())
-            .as_deref()?,
+        None => Network::built_in_shared().as_deref().ok()?,
     };
     (network.has_risk() && network.backjump_risk.is_some()).then_some(network as &dyn PlacementRisk)
 }
