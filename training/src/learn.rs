@@ -1,12 +1,15 @@
 //! `telamalloc-train learn`: the user loop. From a folder of a deployment's problems it races
 //! the search's strategies under a node budget, trains a portfolio head (which strategies to
 //! run, with what share of the budget, per problem) on one part, chooses its share schedule on
-//! the held-out part, runs the shipped default and the new model side by side on that held-out
-//! part, and writes the new model only when it wins there, with a report either way.
+//! the held-out part, then records solve logs of the training part and trains the ranking and
+//! risk heads on them (`learn_heads`), runs the shipped default and every candidate side by side
+//! on the held-out part, and writes the best model only when it wins there, with a report
+//! either way.
 //!
 //! Every run is limited by nodes, not time, so the same folder, budget and seed give the same
 //! model and the same report's node figures on any machine.
 
+use crate::learn_heads;
 use crate::portfolio::{self, PortfolioArgs};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -38,7 +41,7 @@ pub struct LearnArgs {
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "fixed,TWA,TAW,WAT,TWA+,WAT+,TAW+"
+        default_value = "fixed,TWA,TAW,WAT,TWA+,WAT+,TAW+,ZAT,ZAT+"
     )]
     strategies: Vec<String>,
     /// Runs in parallel (each single-threaded; the results do not depend on it).
@@ -438,10 +441,11 @@ pub fn run(args: LearnArgs) -> Result<(), String> {
     candidates.push((format!("{} leading", args.strategies[lead]), leading));
 
     let shipped_name = PolicySpec::Portfolio.to_string();
-    let mut policies = vec![PolicySpec::Portfolio];
-    policies.extend(candidates.iter().map(|(_, file)| PolicySpec::Learned {
+    let learned = |file: &PathBuf| PolicySpec::Learned {
         model: Some(file.clone()),
-    }));
+    };
+    let mut policies = vec![PolicySpec::Portfolio];
+    policies.extend(candidates.iter().map(|(_, file)| learned(file)));
     let side_by_side = run_and_save(
         &held,
         &policies,
@@ -449,10 +453,41 @@ pub fn run(args: LearnArgs) -> Result<(), String> {
         args.threads,
         &work("held-out.json"),
     )?;
-    let figures: Vec<Figures> = policies
+    let mut figures: Vec<Figures> = policies
         .iter()
         .map(|p| Figures::of(&p.to_string(), &side_by_side, args.nodes))
         .collect();
+    // The first stage's best: the most decided, then the fewest PAR2 nodes (the first of equals).
+    let best = |figures: &[Figures]| {
+        (1..figures.len())
+            .min_by_key(|&i| (figures[i].rank_key(), i))
+            .expect("at least one candidate")
+    };
+    let first_best = candidates[best(&figures) - 1].1.clone();
+
+    // The second stage: ranking and risk heads from the training problems' solve logs, used by
+    // the first stage's best.
+    println!("recording solve logs of the training problems and training the heads");
+    let second = learn_heads::train(&train, &solver, args.threads, args.seed, &args.work)
+        .and_then(|heads| learn_heads::variants(&first_best, &heads, &args.work));
+    match second {
+        Ok(variants) => {
+            let more: Vec<PolicySpec> = variants.iter().map(|(_, file)| learned(file)).collect();
+            let runs = run_and_save(
+                &held,
+                &more,
+                &solver,
+                args.threads,
+                &work("held-out-heads.json"),
+            )?;
+            figures.extend(
+                more.iter()
+                    .map(|p| Figures::of(&p.to_string(), &runs, args.nodes)),
+            );
+            candidates.extend(variants);
+        }
+        Err(why) => report.push_str(&format!("No ranking or risk head was trained: {why}.\n\n")),
+    }
     report.push_str(&format!(
         "On the held-out problems, side by side (`{shipped_name}` is the shipped default; PAR2 \
          counts an undecided run twice: twice the budget in nodes, twice its time in \
@@ -468,10 +503,7 @@ pub fn run(args: LearnArgs) -> Result<(), String> {
         report.push_str(&format!("- `{}`: {what}.\n", path(file.clone())));
     }
     report.push('\n');
-    // The best candidate: the most decided, then the fewest PAR2 nodes (the first of equals).
-    let best = (1..figures.len())
-        .min_by_key(|&i| (figures[i].rank_key(), i))
-        .expect("at least one candidate");
+    let best = best(&figures);
     let (before, after) = (&figures[0], &figures[best]);
     let chosen = &candidates[best - 1].1;
     let ratio = after.par2_nodes as f64 / before.par2_nodes.max(1) as f64;

@@ -18,6 +18,7 @@ mod data;
 mod eval;
 mod hole_shapes;
 mod learn;
+mod learn_heads;
 mod net;
 mod portfolio;
 mod replay_cmd;
