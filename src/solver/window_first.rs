@@ -142,3 +142,79 @@ fn around(
     }
     placer.offsets().map(|offsets| Solution { offsets })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{perfect, PerfectOptions};
+    use crate::policy_spec::PolicySpec;
+    use crate::validate::validate;
+
+    /// A perfect packing of 60 buffers at LOAD 1024 over steps [0, 100), then 40 small buffers
+    /// one after another over [100, 140), far below LOAD: a layout at LOAD exists.
+    fn problem() -> Problem {
+        let options = PerfectOptions {
+            buffers: 60,
+            ..PerfectOptions::default()
+        };
+        let (packed, _) = perfect(&options, 7);
+        let mut buffers = packed.buffers;
+        for k in 0..40u64 {
+            let size = 1 + (k * 37) % 200;
+            buffers.push(Buffer::new(format!("tail{k}"), 100 + k, 101 + k, size));
+        }
+        Problem::new(buffers, None)
+    }
+
+    /// Every buffer stacked on the one before: a valid layout, far above LOAD.
+    fn stacked(problem: &Problem) -> Solution {
+        let mut top = 0;
+        let offsets = problem.buffers.iter().map(|b| {
+            top += b.size;
+            top - b.size
+        });
+        Solution {
+            offsets: offsets.collect(),
+        }
+    }
+
+    fn run(problem: &Problem, threads: usize) -> WindowFirst {
+        let options = SearchOptions {
+            threads,
+            ..SearchOptions::default()
+        };
+        let portfolio = |buffers: usize| {
+            PolicySpec::Portfolio
+                .configure(buffers, &options, 0, None)
+                .0
+        };
+        let timeline = Timeline::new(problem);
+        window_first(
+            (problem, &timeline),
+            (timeline.load(), &stacked(problem)),
+            &options,
+            &portfolio,
+            (&Deadline::none(), Some(20_000)),
+        )
+    }
+
+    /// From the stacked layout, the window of the packing is laid out at LOAD by the search and
+    /// the tail around it: the layout is valid and at LOAD, the same under a node budget with
+    /// one thread or two.
+    #[test]
+    fn the_window_of_the_largest_totals_is_laid_out_first_at_load() {
+        let problem = problem();
+        let timeline = Timeline::new(&problem);
+        assert_eq!(timeline.load(), 1024);
+        assert!(stacked(&problem).peak(&problem) > 2 * 1024);
+        let built = run(&problem, 1);
+        let layout = built.solution.expect("a layout");
+        assert!(validate(&problem, &layout, Some(1024)).is_valid());
+        assert_eq!(layout.peak(&problem), 1024);
+        for threads in [1, 2] {
+            let again = run(&problem, threads);
+            assert_eq!(again.solution, Some(layout.clone()), "{threads} threads");
+            assert_eq!(again.stats.nodes, built.stats.nodes, "{threads} threads");
+        }
+    }
+}
