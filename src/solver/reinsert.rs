@@ -170,6 +170,9 @@ impl Part {
         let mut base = Placer::new(&sub);
         let freed = self.freed.len();
         for (k, &i) in self.held.iter().enumerate() {
+            if k % 4096 == 4095 && deadline.passed() {
+                return (None, 0);
+            }
             base.place(freed + k, offsets[i]);
         }
         let current: Vec<u64> = self.freed.iter().map(|&i| offsets[i]).collect();

@@ -95,6 +95,9 @@ pub(crate) fn window_first(
                 break;
             };
             let layout_peak = layout.peak(problem);
+            if layout_peak >= peak {
+                break; // the rest does not fit around this window: a lower target will not help
+            }
             if layout_peak < best_peak {
                 (best_peak, result.solution) = (layout_peak, Some(layout));
             }
