@@ -138,7 +138,7 @@ pub struct SearchOptions {
     /// Minimise, with `lns`, up to 100,000 buffers: before the probes, lay out the buffers
     /// live in the window of time of the largest live totals by the search (under LOAD or a
     /// little above), keep them there and lay the others around them by first-fit in the order
-    /// of the best layout's offsets. Skipped with gaps.
+    /// of the best layout's offsets. Skipped with gaps or fixed offsets.
     pub window_first: bool,
     /// Minimise: prove, at the end (with a tenth of the time and nodes kept for it), a lower
     /// bound above LOAD on windows of time (the buffers live in one, lifetimes clipped to it, proven by the

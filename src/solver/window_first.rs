@@ -30,7 +30,8 @@ pub(crate) struct WindowFirst {
     pub(crate) stats: SearchStats,
 }
 
-/// Lays out `problem` (no gaps; `timeline` is its timeline) window first (see the module doc),
+/// Lays out `problem` (no gaps; `timeline` is its timeline) window first (see the module doc;
+/// nothing when a buffer has a fixed offset),
 /// with each window of [`SHARES`] fitted under `lower` (a proven bound) by the search within
 /// [`NODES_PER_BUFFER`] nodes per buffer (and what is left of `nodes`), and the others placed
 /// by best-fit, largest first; the layout of the lowest peak, the first of equals.
@@ -45,6 +46,10 @@ pub(crate) fn window_first(
         solution: None,
         stats: SearchStats::default(),
     };
+    if problem.buffers.iter().any(|b| b.offset.is_some()) {
+        // A buffer fixed outside the window may meet, there, one laid out inside it.
+        return result;
+    }
     let by_time = ByTime::new(problem);
     let load = timeline.load();
     let mut best_peak = u64::MAX;
