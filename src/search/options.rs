@@ -131,6 +131,15 @@ pub struct SearchOptions {
     /// a lower target, the buffers crossing a window's edges held); on problems of more than
     /// 100,000 buffers, instead of probes of the whole problem. Skipped with gaps.
     pub lns: bool,
+    /// Minimise, with `lns`: lower the best layout's peak by ruin and recreate, over the
+    /// lifetime of a buffer making the peak: the buffers with tops in a band below the peak
+    /// taken out and put back by best-fit or first-fit in several orders. Skipped with gaps.
+    pub reinsert: bool,
+    /// Minimise, with `lns`, up to 100,000 buffers: before the probes, lay out the buffers
+    /// live in the window of time of the largest live totals by the search (under LOAD or a
+    /// little above), keep them there and lay the others around them by first-fit in the order
+    /// of the best layout's offsets. Skipped with gaps or fixed offsets.
+    pub window_first: bool,
     /// Minimise: prove, at the end (with a tenth of the time and nodes kept for it), a lower
     /// bound above LOAD on windows of time (the buffers live in one, lifetimes clipped to it, proven by the
     /// search not to fit under the bound). Skipped with gaps.
@@ -185,6 +194,8 @@ impl Default for SearchOptions {
             learned_order: true,
             heuristic_first: true,
             lns: true,
+            reinsert: true,
+            window_first: true,
             window_bound: true,
             cpsat: false,
             cpsat_share: 1.0,
@@ -243,7 +254,7 @@ macro_rules! switch {
 }
 
 /// Every switch of [`SearchOptions`], in the order of the ablation table.
-pub const SWITCHES: [Switch; 34] = [
+pub const SWITCHES: [Switch; 36] = [
     switch!(
         "canonical",
         canonical,
@@ -393,6 +404,16 @@ pub const SWITCHES: [Switch; 34] = [
         "lns",
         lns,
         "minimise: improve the best layout window by window (large-neighbourhood search)"
+    ),
+    switch!(
+        "reinsert",
+        reinsert,
+        "minimise, with lns: take out the buffers topping the peak and put them back in other orders"
+    ),
+    switch!(
+        "window-first",
+        window_first,
+        "minimise, with lns: lay out the window of the largest live totals first, the rest around it"
     ),
     switch!(
         "window-bound",

@@ -4,6 +4,8 @@
 
 use super::bound::{can_search_at_load, prove, BoundSource};
 use super::improve::improve;
+use super::reinsert::reinsert;
+use super::window_first::window_first;
 use crate::analysis::Timeline;
 use crate::baselines::{first_fit_or_lanes, Baseline};
 use crate::outcome::{Deadline, Limits};
@@ -19,6 +21,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// The most buffers the search probes the whole problem for when the improvement phase follows
 /// (the search's model of 100,000 buffers took about 760 MiB; the windows are small).
 const WHOLE_SEARCH_MOST: usize = 100_000;
+
+/// The seed of ruin and recreate's draws.
+const REINSERT_SEED: u64 = 0x5eed;
 
 /// The bound phase gets one part in this many of the time and of the nodes.
 const BOUND_SHARE: u64 = 10;
@@ -47,6 +52,13 @@ pub enum MinimizePhase {
         /// How many windows of time it re-placed.
         windows: u64,
     },
+    /// The layout built from the window of the largest live totals (the `window-first` switch).
+    WindowFirst,
+    /// Ruin and recreate (the `reinsert` switch) from the best layout of the phases before.
+    Reinsert {
+        /// How many moves were kept.
+        moves: u64,
+    },
 }
 
 impl std::fmt::Display for MinimizePhase {
@@ -70,6 +82,14 @@ impl std::fmt::Display for MinimizePhase {
             MinimizePhase::Improve { windows } => write!(
                 f,
                 "large-neighbourhood search, {windows} windows of time re-placed"
+            ),
+            MinimizePhase::WindowFirst => write!(
+                f,
+                "the search on the window of the largest live totals, the rest around it"
+            ),
+            MinimizePhase::Reinsert { moves } => write!(
+                f,
+                "ruin and recreate, {moves} moves of the buffers topping the peak kept"
             ),
         }
     }
@@ -150,6 +170,69 @@ pub(crate) fn minimize(
     minimized
 }
 
+/// The time at a quarter of what is left of `timeout` from `start`, as a time limit from it.
+fn quarter_left(start: Instant, timeout: Duration) -> Duration {
+    start.elapsed() + timeout.saturating_sub(start.elapsed()) / 4
+}
+
+/// What the improvement phases give: a better layout, if one was found, with the phase that
+/// found it, and the search's counters (ruin and recreate counts each buffer it puts back as
+/// a node).
+struct Improvement {
+    solution: Option<(Solution, MinimizePhase)>,
+    stats: SearchStats,
+}
+
+/// Improves `best` (above `lower`, a proven bound), within `deadline` and `nodes`: by windows
+/// of time ([`improve`]), then, with what they leave when they give up, by ruin and recreate
+/// ([`reinsert`], the `reinsert` switch).
+fn improvement(
+    (problem, timeline): (&Problem, &Timeline),
+    (best, lower): (&Solution, u64),
+    options: &SearchOptions,
+    portfolio: &dyn Fn(usize) -> PortfolioConfig,
+    (deadline, nodes): (&Deadline<'_>, Option<u64>),
+) -> Improvement {
+    let improved = improve(
+        problem,
+        best.clone(),
+        lower,
+        options,
+        portfolio,
+        (deadline, nodes),
+    );
+    let mut stats = improved.stats;
+    let mut peak = best.peak(problem);
+    let mut solution = None;
+    if improved.solution.peak(problem) < peak {
+        peak = improved.solution.peak(problem);
+        let found_by = MinimizePhase::Improve {
+            windows: improved.windows,
+        };
+        solution = Some((improved.solution, found_by));
+    }
+    if !options.reinsert || peak <= lower || deadline.passed() {
+        return Improvement { solution, stats };
+    }
+    let from = solution.as_ref().map_or(best, |(layout, _)| layout).clone();
+    let nodes = nodes.map(|n| n.saturating_sub(stats.nodes));
+    let reinserted = reinsert(
+        (problem, timeline),
+        from,
+        lower,
+        REINSERT_SEED,
+        (deadline, nodes),
+    );
+    stats.nodes += reinserted.placements;
+    if reinserted.solution.peak(problem) < peak {
+        let found_by = MinimizePhase::Reinsert {
+            moves: reinserted.moves,
+        };
+        solution = Some((reinserted.solution, found_by));
+    }
+    Improvement { solution, stats }
+}
+
 /// The phases of [`minimize`] before the bound phase, from `start` within `limits` (the time
 /// limit, if any, given); the first, which always answers, within `whole`, the whole solve's
 /// deadline.
@@ -192,6 +275,26 @@ fn phases(
         }
     }
     let mut lower = timeline.load();
+    // A layout from the window of the largest live totals, with a quarter of the time and
+    // nodes left (not above the probes' limit: its rest is placed over the whole problem).
+    let mut limits = limits;
+    if improving && options.window_first && problem.len() <= WHOLE_SEARCH_MOST && peak > lower {
+        let share = Deadline::after(start, timeout.map(|t| quarter_left(start, t)), cancel);
+        let nodes = limits.nodes.map(|n| n / 4);
+        let built = window_first(
+            (problem, timeline),
+            (lower, &best),
+            options,
+            portfolio,
+            (&share, nodes),
+        );
+        stats.add(&built.stats);
+        limits.nodes = limits.nodes.map(|n| n.saturating_sub(built.stats.nodes));
+        if let Some(layout) = built.solution.filter(|l| l.peak(problem) < peak) {
+            (peak, best) = (layout.peak(problem), layout);
+            phase = MinimizePhase::WindowFirst;
+        }
+    }
     let mut probe_low = lower; // Lowest capacity not yet tried (not proven infeasible).
                                // With the improvement phase after them, the probes get half of the time and nodes left,
                                // and none on a problem too large for the search to build.
@@ -258,21 +361,17 @@ fn phases(
         if let (Some(left), Some(share)) = (nodes_left, improve_nodes.as_mut()) {
             *share += left; // what the probes left
         }
-        let improved = improve(
-            problem,
-            best.clone(),
-            lower,
+        let improved = improvement(
+            (problem, timeline),
+            (&best, lower),
             options,
             portfolio,
             (&deadline, improve_nodes),
         );
         stats.add(&improved.stats);
-        let improved_peak = improved.solution.peak(problem);
-        if improved_peak < peak {
-            (best, peak) = (improved.solution, improved_peak);
-            phase = MinimizePhase::Improve {
-                windows: improved.windows,
-            };
+        if let Some((layout, found_by)) = improved.solution.filter(|(l, _)| l.peak(problem) < peak)
+        {
+            (peak, best, phase) = (layout.peak(problem), layout, found_by);
         }
     }
     let bound_source = match lower > timeline.load() {

@@ -20,6 +20,8 @@ mod improve;
 mod memories;
 mod minimize;
 mod part_fit;
+mod reinsert;
+mod window_first;
 
 pub use bound::BoundSource;
 pub use memories::{greedy_admission, EXACT_ASSIGNMENTS};
