@@ -194,17 +194,14 @@ impl PolicySpec {
     ) -> BuiltPortfolio {
         let boost = options.conflict_boost;
         let portfolio = match self {
+            // The built-in model's portfolio when it has a head (`learned-order`); otherwise
+            // the hand-made round robin.
             PolicySpec::Portfolio => {
-                let mut portfolio = Portfolio::round_robin(buffers, boost, seed);
-                if let Some(head) = options
-                    .learned_order
-                    .then(|| portfolio_head(Network::built_in()))
-                    .flatten()
-                {
-                    let ranker = PortfolioRanker::new(head, "fixed").order_only();
-                    portfolio.ranker = Some(Box::new(ranker));
+                let network = Network::built_in();
+                if options.learned_order && portfolio_head(network.clone()).is_some() {
+                    return learned_portfolio(network, buffers, boost, seed);
                 }
-                portfolio
+                Portfolio::round_robin(buffers, boost, seed)
             }
             PolicySpec::Learned { model: path } => {
                 let network = match (model, path) {

@@ -12,8 +12,6 @@ use std::sync::Arc;
 pub struct PortfolioRanker {
     head: Arc<PortfolioNetwork>,
     own_name: String,
-    /// Plan the order only: every strategy gets one run per round, whatever the head's weights.
-    order_only: bool,
 }
 
 impl PortfolioRanker {
@@ -22,16 +20,7 @@ impl PortfolioRanker {
         PortfolioRanker {
             head,
             own_name: own_name.to_string(),
-            order_only: false,
         }
-    }
-
-    /// This ranker planning the order only: the head's most promising strategy runs first in
-    /// every round, and every strategy gets one run per round. A wrong first choice then costs
-    /// at most one run per round of the round robin's own budgets.
-    pub fn order_only(mut self) -> PortfolioRanker {
-        self.order_only = true;
-        self
     }
 }
 
@@ -61,9 +50,6 @@ impl StrategyRanker for PortfolioRanker {
             .collect();
         weights.extend(missing.iter().map(|_| 1));
         order.extend(missing);
-        if self.order_only {
-            weights.fill(1);
-        }
         Some(StrategyPlan { order, weights })
     }
 }

@@ -63,8 +63,13 @@ fn learned_policy_runs_outside_the_repository() {
     portfolio.sort_unstable();
     let expected = [
         "TAW",
+        "TAW+",
         "TWA",
+        "TWA+",
         "WAT",
+        "WAT+",
+        "ZAT",
+        "ZAT+",
         "learned",
         "slack-fill",
         "slack-fill-draw",

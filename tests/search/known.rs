@@ -550,6 +550,10 @@ fn the_answer_does_not_depend_on_the_thread_count() {
         let one = SearchOptions {
             threads: 1,
             learned_restarts,
+            // With learned backjumps or the learned portfolio these are decided before the
+            // restart model ends a run: with the restart model, the search it was trained on.
+            learned_backjump: !learned_restarts,
+            learned_order: !learned_restarts,
             ..common::without_heuristics()
         };
         let sequential = run_search(&problem, capacity, &one, None, nodes(200_000));
@@ -990,11 +994,13 @@ fn edge_finding_decides_tight_time_slab_packings_the_default_needs_more_nodes_fo
         let (problem, _) = generate::perfect(&options, 400);
         let solve = |edge_finding| {
             // Slack filling off: it decides both within the limit too; so do learned backjumps
-            // without edge finding on the larger one, so they are off as when this was measured.
+            // without edge finding on the larger one, and the learned portfolio (its size-first
+            // orders) on both, so they are off as when this was measured.
             let options = SearchOptions {
                 edge_finding,
                 slack_fill: false,
                 learned_backjump: false,
+                learned_order: false,
                 ..common::without_heuristics()
             };
             run_search(&problem, capacity, &options, None, nodes(1_000))
