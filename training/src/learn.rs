@@ -468,8 +468,14 @@ pub fn run(args: LearnArgs) -> Result<(), String> {
     // The second stage: ranking and risk heads from the training problems' solve logs, used by
     // the first stage's best.
     println!("recording solve logs of the training problems and training the heads");
-    let second = learn_heads::train(&train, &solver, args.threads, args.seed, &args.work)
-        .and_then(|heads| learn_heads::variants(&first_best, &heads, &args.work));
+    let second = learn_heads::train(
+        &train,
+        &solver,
+        args.threads,
+        args.seed,
+        (&args.problems, &args.work),
+    )
+    .and_then(|heads| learn_heads::variants(&first_best, &heads, &args.work));
     match second {
         Ok(variants) => {
             let more: Vec<PolicySpec> = variants.iter().map(|(_, file)| learned(file)).collect();

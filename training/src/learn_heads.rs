@@ -7,7 +7,7 @@ use clap::Parser;
 use indicatif::ProgressBar;
 use std::path::{Path, PathBuf};
 use telamalloc::batch::collect_logs;
-use telamalloc::training::ModelFile;
+use telamalloc::training::{ModelFile, TrainingInfo};
 use telamalloc::{Problem, Solver};
 
 /// Backjump thresholds tried with the new risk head (0.8 is the shipped model's).
@@ -16,14 +16,15 @@ const THRESHOLDS: [f32; 3] = [0.65, 0.8, 0.9];
 /// Percent of the training problems whose logs stop the heads' training (early stopping).
 const STOPPING_PERCENT: u64 = 20;
 
-/// Records a solve log of every training problem under `solver` (the shipped default), trains
-/// the ranking and risk heads on them and returns the model file that holds them.
+/// Records a solve log of every training problem (of `folder`) under `solver` (the shipped
+/// default) in `work`, trains the ranking and risk heads on them and returns the model file
+/// that holds them.
 pub fn train(
     train: &[(String, Problem)],
     solver: &Solver,
     threads: usize,
     seed: u64,
-    work: &Path,
+    (folder, work): (&Path, &Path),
 ) -> Result<ModelFile, String> {
     let logs = work.join("logs");
     let (fit, stop) = (logs.join("train"), logs.join("stopping"));
@@ -80,8 +81,10 @@ pub fn train(
         seed.to_string(),
         "--data-description".into(),
         format!(
-            "telamalloc-train learn: solve logs of {} training problems ({} stop the training)",
+            "telamalloc-train learn: solve logs of {} training problems of {} ({} stop the \
+             training)",
             train.len(),
+            folder.display(),
             to_stop.len()
         ),
     ]))?;
@@ -108,13 +111,23 @@ pub fn variants(
     with_heads.confidence_margin = heads.confidence_margin;
     with_heads.order_prior = heads.order_prior;
     with_heads.rank_candidates = base.rank_candidates || ranks_better;
-    with_heads.training.data = format!(
-        "{}; ranking and risk heads: {}",
-        base.training.data, heads.training.data
-    );
-    for (k, v) in &heads.metrics {
-        with_heads.metrics.insert(format!("heads_{k}"), *v);
-    }
+    // The description and figures of the heads are the new ones; the portfolio head's stay.
+    let portfolio_part = base
+        .training
+        .data
+        .find("portfolio head:")
+        .map_or("", |at| &base.training.data[at..]);
+    with_heads.training = TrainingInfo {
+        data: format!(
+            "ranking and risk heads: {}; {portfolio_part}",
+            heads.training.data
+        ),
+        ..heads.training.clone()
+    };
+    with_heads
+        .metrics
+        .retain(|k, _| k.starts_with("portfolio_"));
+    with_heads.metrics.extend(heads.metrics.clone());
     let ranking = if with_heads.rank_candidates {
         ", candidates ranked by the new head"
     } else {
@@ -182,6 +195,11 @@ mod tests {
             assert_eq!(model.portfolio, shipped.portfolio);
             assert_eq!(model.rank_candidates, shipped.rank_candidates);
         }
+        assert_eq!(
+            models[0].training.data.find("portfolio head:").is_some(),
+            shipped.training.data.contains("portfolio head:")
+        );
+        assert_eq!(models[0].metrics.get("validation_policy_top1"), Some(&0.5));
         let last = models.last().unwrap();
         assert_eq!(last.backjump_risk, None);
         assert_eq!(last.score, shipped.score);
