@@ -186,7 +186,7 @@ def test_learned_uses_the_built_in_model_from_any_directory(tmp_path, monkeypatc
     # The learned policy and its head's strategies, after the slack-filling members (K has 5.6%
     # slack; the hole model's most likely cut and its next three are members of their own).
     assert sorted(result.stats["portfolio"]) == [
-        "TAW", "TWA", "WAT", "learned",
+        "TAW", "TAW+", "TWA", "TWA+", "WAT", "WAT+", "ZAT", "ZAT+", "learned",
         "slack-fill", "slack-fill-draw", "slack-fill-fifo",
         "slack-fill-likely", "slack-fill-likely", "slack-fill-likely", "slack-fill-likely",
         "slack-fill-match",

@@ -278,6 +278,7 @@ mod tests {
     use crate::analysis::load;
     use crate::generate::{random, RandomOptions};
     use crate::policy_spec::PolicySpec;
+    use crate::solver::test_layouts::stacked;
 
     /// Seven buffers with LOAD 4 and optimum 5 (the search tests' fragmentation gadget), at
     /// times from `at`.
@@ -297,18 +298,6 @@ mod tests {
                 Buffer::new(format!("g{at}-{i}"), at + lower, at + upper, size)
             })
             .collect()
-    }
-
-    /// Every buffer stacked on the one before: a valid layout.
-    fn stacked(problem: &Problem) -> Solution {
-        let mut top = 0;
-        let offsets = problem.buffers.iter().map(|b| {
-            top += b.size;
-            top - b.size
-        });
-        Solution {
-            offsets: offsets.collect(),
-        }
     }
 
     /// The default portfolio for a problem of `buffers` buffers.

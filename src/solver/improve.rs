@@ -226,36 +226,9 @@ impl Window {
 mod tests {
     use super::*;
     use crate::analysis::load;
-    use crate::generate::{random, RandomOptions};
     use crate::policy_spec::PolicySpec;
+    use crate::solver::test_layouts::{random_400 as problem, stacked};
     use crate::validate::validate;
-
-    /// 400 random buffers over 400 steps, about 50 live at once.
-    fn problem() -> Problem {
-        let options = RandomOptions {
-            buffers: 400,
-            horizon: 400,
-            max_lifetime: 100,
-            min_size: 1,
-            max_size: 1000,
-            tightness: 1.0,
-        };
-        random(&options, 3)
-    }
-
-    /// Every buffer stacked on the one before: a valid layout, its peak the sum of the sizes.
-    fn stacked(problem: &Problem) -> Solution {
-        let mut top = 0;
-        let offsets = problem
-            .buffers
-            .iter()
-            .map(|b| {
-                top += b.size;
-                top - b.size
-            })
-            .collect();
-        Solution { offsets }
-    }
 
     fn run(problem: &Problem, threads: usize) -> Improved {
         let options = SearchOptions {

@@ -23,6 +23,38 @@ mod part_fit;
 mod reinsert;
 mod window_first;
 
+/// Layouts and problems the tests of the minimise phases start from.
+#[cfg(test)]
+pub(crate) mod test_layouts {
+    use crate::generate::{random, RandomOptions};
+    use crate::problem::{Problem, Solution};
+
+    /// Every buffer stacked on the one before: a valid layout, its peak the sum of the sizes.
+    pub(crate) fn stacked(problem: &Problem) -> Solution {
+        let mut top = 0;
+        let offsets = problem.buffers.iter().map(|b| {
+            top += b.size;
+            top - b.size
+        });
+        Solution {
+            offsets: offsets.collect(),
+        }
+    }
+
+    /// 400 random buffers over 400 steps, about 50 live at once.
+    pub(crate) fn random_400() -> Problem {
+        let options = RandomOptions {
+            buffers: 400,
+            horizon: 400,
+            max_lifetime: 100,
+            min_size: 1,
+            max_size: 1000,
+            tightness: 1.0,
+        };
+        random(&options, 3)
+    }
+}
+
 pub use bound::BoundSource;
 pub use memories::{greedy_admission, EXACT_ASSIGNMENTS};
 pub use minimize::{MinimizePhase, DEFAULT_TIMEOUT as DEFAULT_MINIMIZE_TIMEOUT};

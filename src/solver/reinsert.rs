@@ -276,33 +276,8 @@ fn sequence(sub: &Problem, freed: usize, order: u64, h: u64, current: &[u64]) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::{random, RandomOptions};
+    use crate::solver::test_layouts::{random_400 as problem, stacked};
     use crate::validate::validate;
-
-    /// 400 random buffers over 400 steps, about 50 live at once.
-    fn problem() -> Problem {
-        let options = RandomOptions {
-            buffers: 400,
-            horizon: 400,
-            max_lifetime: 100,
-            min_size: 1,
-            max_size: 1000,
-            tightness: 1.0,
-        };
-        random(&options, 3)
-    }
-
-    /// Every buffer stacked on the one before: a valid layout, its peak the sum of the sizes.
-    fn stacked(problem: &Problem) -> Solution {
-        let mut top = 0;
-        let offsets = problem.buffers.iter().map(|b| {
-            top += b.size;
-            top - b.size
-        });
-        Solution {
-            offsets: offsets.collect(),
-        }
-    }
 
     fn run(problem: &Problem, nodes: u64) -> Reinserted {
         let timeline = Timeline::new(problem);

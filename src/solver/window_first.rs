@@ -156,6 +156,7 @@ mod tests {
     use super::*;
     use crate::generate::{perfect, PerfectOptions};
     use crate::policy_spec::PolicySpec;
+    use crate::solver::test_layouts::stacked;
     use crate::validate::validate;
 
     /// A perfect packing of 60 buffers at LOAD 1024 over steps [0, 100), then 40 small buffers
@@ -172,18 +173,6 @@ mod tests {
             buffers.push(Buffer::new(format!("tail{k}"), 100 + k, 101 + k, size));
         }
         Problem::new(buffers, None)
-    }
-
-    /// Every buffer stacked on the one before: a valid layout, far above LOAD.
-    fn stacked(problem: &Problem) -> Solution {
-        let mut top = 0;
-        let offsets = problem.buffers.iter().map(|b| {
-            top += b.size;
-            top - b.size
-        });
-        Solution {
-            offsets: offsets.collect(),
-        }
     }
 
     fn run(problem: &Problem, threads: usize) -> WindowFirst {
