@@ -4,11 +4,11 @@
 //! the search proves does not fit under a height `H` proves that no layout of the whole
 //! problem has a peak of `H` or less.
 
-use super::by_time::ByTime;
+use super::by_time::{clipped, ByTime};
 use super::part_fit::fit_part;
 use crate::analysis::Timeline;
 use crate::outcome::Deadline;
-use crate::problem::{Buffer, Problem, Solution};
+use crate::problem::{Problem, Solution};
 use crate::search::{Outcome, PortfolioConfig, SearchOptions, SearchStats};
 use std::collections::{HashMap, HashSet};
 
@@ -149,7 +149,7 @@ pub(crate) fn prove(
                 (centre + radius).min(timeline.len() - 1),
             );
             let window = (timeline.starts[sections.0], timeline.ends[sections.1]);
-            let part = clipped(problem, &by_time, window);
+            let part = clipped(problem, &by_time.overlapping(problem, window), window);
             if part.len() > EFFORT.most_held {
                 continue 'centres;
             }
@@ -251,33 +251,13 @@ fn radii(sections: usize) -> impl Iterator<Item = usize> {
     )
 }
 
-/// The buffers of `problem` live in `(from, to)`, their lifetimes clipped to it (fixed offsets
-/// and alignments kept; hints, memories and benefits dropped).
-fn clipped(problem: &Problem, by_time: &ByTime, (from, to): (u64, u64)) -> Problem {
-    let buffers = by_time
-        .overlapping(problem, (from, to))
-        .into_iter()
-        .map(|i| {
-            let b = &problem.buffers[i];
-            Buffer {
-                lower: b.lower.max(from),
-                upper: b.upper.min(to),
-                hint: None,
-                memories: Vec::new(),
-                benefit: None,
-                ..b.clone()
-            }
-        })
-        .collect();
-    Problem::new(buffers, None)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::analysis::load;
     use crate::generate::{random, RandomOptions};
     use crate::policy_spec::PolicySpec;
+    use crate::problem::Buffer;
     use crate::solver::test_layouts::stacked;
 
     /// Seven buffers with LOAD 4 and optimum 5 (the search tests' fragmentation gadget), at

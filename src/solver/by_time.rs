@@ -74,3 +74,24 @@ impl ByTime {
         found
     }
 }
+
+/// The buffers `live` of `problem` (indices, in order) as a problem of their own, their
+/// lifetimes clipped to `(from, to)` (fixed offsets and alignments kept; hints, memories and
+/// benefits dropped).
+pub(crate) fn clipped(problem: &Problem, live: &[usize], (from, to): (u64, u64)) -> Problem {
+    let buffers = live
+        .iter()
+        .map(|&i| {
+            let b = &problem.buffers[i];
+            Buffer {
+                lower: b.lower.max(from),
+                upper: b.upper.min(to),
+                hint: None,
+                memories: Vec::new(),
+                benefit: None,
+                ..b.clone()
+            }
+        })
+        .collect();
+    Problem::new(buffers, None)
+}

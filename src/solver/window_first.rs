@@ -4,12 +4,12 @@
 //! around them by best-fit. When the peak is made by buffers living over most of the run, no
 //! window of time frees them, but this one lays them out together with the largest stack.
 
-use super::by_time::ByTime;
+use super::by_time::{clipped, ByTime};
 use super::part_fit::fit_part;
 use crate::analysis::Timeline;
 use crate::outcome::Deadline;
 use crate::placement::{Fit, Placer};
-use crate::problem::{Buffer, Problem, Solution};
+use crate::problem::{Problem, Solution};
 use crate::search::{Outcome, PortfolioConfig, SearchOptions, SearchStats};
 
 /// The windows tried: the sections whose live total is at least this many thousandths of LOAD,
@@ -111,18 +111,6 @@ pub(crate) fn window_first(
     result
 }
 
-/// The buffers `live` (indices of `problem`, by index) with their lifetimes clipped to
-/// `(from, to)`, as a problem of their own.
-fn clipped(problem: &Problem, live: &[usize], (from, to): (u64, u64)) -> Problem {
-    let buffers = live.iter().map(|&i| {
-        let b = &problem.buffers[i];
-        let mut c = Buffer::new(String::new(), b.lower.max(from), b.upper.min(to), b.size);
-        (c.alignment, c.offset) = (b.alignment, b.offset);
-        c
-    });
-    Problem::new(buffers.collect(), None)
-}
-
 /// A layout of `problem` with the buffers `live` at `offsets` (in the order of `live`) and the
 /// others placed around them by first-fit in the order of their offsets in `current` (the
 /// rest of that layout, each buffer as low as it goes); `None` when `deadline` passes first.
@@ -156,6 +144,7 @@ mod tests {
     use super::*;
     use crate::generate::{perfect, PerfectOptions};
     use crate::policy_spec::PolicySpec;
+    use crate::problem::Buffer;
     use crate::solver::test_layouts::stacked;
     use crate::validate::validate;
 
