@@ -198,7 +198,8 @@ impl PolicySpec {
             // the hand-made round robin.
             PolicySpec::Portfolio => {
                 let network = Network::built_in();
-                if options.learned_order && portfolio_head(network.clone()).is_some() {
+                let has_head = network.as_ref().is_ok_and(|n| n.portfolio().is_some());
+                if options.learned_order && has_head {
                     return learned_portfolio(network, buffers, boost, seed);
                 }
                 Portfolio::round_robin(buffers, boost, seed)
