@@ -15,14 +15,15 @@ selection is the same on every machine. Later changes to the default search must
 SELECTION_FLAGS for the corpus to rebuild bit for bit.
 
 Seeds are disjoint between splits, families and every other corpus: stress 200000+ (train),
-210000+ (validation), 220000+ (test); layers 300000+, 310000+, 320000+. Each split tries
+210000+ (validation), 220000+ (test), 225000+ (test-2, frozen after test was used); layers
+300000+, 310000+, 320000+, 325000+. Each split tries
 CANDIDATES[split] seeds per family. The test split's manifest hash is recorded in
 datasets/README.md when it is built, before anything is trained or chosen; it is evaluated on
 once.
 
 The problem files are not committed (see .gitignore); the manifests and lists are.
 Usage (from the repository root):
-  datasets/tools/build_families.py [--check] [--jobs J] [--splits train,validation,test]
+  datasets/tools/build_families.py [--check] [--jobs J] [--splits train,validation,test,test-2]
 """
 
 import argparse
@@ -33,10 +34,10 @@ from build_effort import build_splits, generated_row
 SELECTION_FLAGS = ["--no", "learned-holes", "--no", "learned-order", "--no", "learned-backjump"]
 SIZES = [1000, 1500, 2000, 2500, 3000]
 FIRST_SEED = {
-    ("stress", "train"): 200000, ("stress", "validation"): 210000, ("stress", "test"): 220000,
-    ("layers", "train"): 300000, ("layers", "validation"): 310000, ("layers", "test"): 320000,
+    ("stress", "train"): 200000, ("stress", "validation"): 210000, ("stress", "test"): 220000, ("stress", "test-2"): 225000,
+    ("layers", "train"): 300000, ("layers", "validation"): 310000, ("layers", "test"): 320000, ("layers", "test-2"): 325000,
 }
-CANDIDATES = {"train": 150, "validation": 60, "test": 60}
+CANDIDATES = {"train": 150, "validation": 60, "test": 60, "test-2": 60}
 HEADER = "file,family,buffers,capacity,load,options,seed,selection_nodes,sha256"
 
 

@@ -20,7 +20,8 @@ Seeds are disjoint between splits, families and every other corpus: 400000 + 100
 index (train), + 5000 (test), + 7000 (test-2, a second test split per family, frozen
 after the first was used), + 8000 (test-3, frozen after the second was used), + 9000 (test-4, frozen after the third was
 used), + 9500 (test-5, frozen after the fourth was used); the sixth test splits lie past them
-all, 430000 + 2000 x family index (test-6, frozen after the fifth was used). Each split tries
+all, 430000 + 2000 x family index (test-6, frozen after the fifth was used), and the seventh
+at 440000 + 2000 x family index (test-7, frozen after the sixth was used). Each split tries
 CANDIDATES[family][split] seeds. The test
 manifests' hashes are recorded in datasets/README.md when they are built, before anything is
 trained; each test split is evaluated on once.
@@ -28,7 +29,7 @@ trained; each test split is evaluated on once.
 The problem files are not committed (see .gitignore); the manifests and lists are.
 Usage (from the repository root):
   datasets/tools/build_loop.py [--check] [--jobs J] [--families time-slab,stress,layers]
-      [--splits train,test,test-2,test-3,test-4,test-5,test-6]
+      [--splits train,test,test-2,test-3,test-4,test-5,test-6,test-7]
 """
 
 import argparse
@@ -39,9 +40,9 @@ from build_effort import build_splits, generated_row
 SELECTION_FLAGS = ["--no", "learned-holes", "--no", "learned-order", "--no", "learned-backjump"]
 FAMILIES = ["time-slab", "stress", "layers"]
 # Seeds tried per family and split: about 150 training and 50 test problems are kept of each.
-CANDIDATES = {"time-slab": {"train": 1200, "test": 400, "test-2": 400, "test-3": 400, "test-4": 400, "test-5": 400, "test-6": 400},
-              "stress": {"train": 300, "test": 100, "test-2": 100, "test-3": 100, "test-4": 100, "test-5": 100, "test-6": 100},
-              "layers": {"train": 600, "test": 200, "test-2": 200, "test-3": 200, "test-4": 200, "test-5": 200, "test-6": 200}}
+CANDIDATES = {"time-slab": {"train": 1200, "test": 400, "test-2": 400, "test-3": 400, "test-4": 400, "test-5": 400, "test-6": 400, "test-7": 400},
+              "stress": {"train": 300, "test": 100, "test-2": 100, "test-3": 100, "test-4": 100, "test-5": 100, "test-6": 100, "test-7": 100},
+              "layers": {"train": 600, "test": 200, "test-2": 200, "test-3": 200, "test-4": 200, "test-5": 200, "test-6": 200, "test-7": 200}}
 HEADER = "file,family,buffers,capacity,load,options,seed,selection_nodes,sha256"
 
 
@@ -65,8 +66,8 @@ def options(family, seed):
 
 
 def first_seed(family, split):
-    if split == "test-6":
-        return 430000 + 2000 * FAMILIES.index(family)
+    if split in ("test-6", "test-7"):
+        return {"test-6": 430000, "test-7": 440000}[split] + 2000 * FAMILIES.index(family)
     return 400000 + 10000 * FAMILIES.index(family) + {"train": 0, "test": 5000, "test-2": 7000, "test-3": 8000,
                                                    "test-4": 9000,
                                                    "test-5": 9500}[split]
