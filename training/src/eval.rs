@@ -139,6 +139,27 @@ pub fn risk_auc(network: &Network, data: &Dataset) -> (Option<f64>, Option<f64>)
     (all, on_path)
 }
 
+/// The risk head's mean logistic loss over a dataset's risk examples (`None` without a risk
+/// head or examples): the loss it is trained on, measured on other logs.
+pub fn risk_log_loss(network: &Network, data: &Dataset) -> Option<f64> {
+    if !network.has_risk() || data.risk.is_empty() {
+        return None;
+    }
+    let rows: Vec<f32> = data.risk.iter().flat_map(|r| r.features).collect();
+    let view = ArrayView2::from_shape((data.risk.len(), WIDTH), &rows).expect("rows");
+    let risks = network.forward(view, true).1?;
+    let total: f64 = risks
+        .iter()
+        .zip(&data.risk)
+        .map(|(&p, r)| {
+            let p = (p as f64).clamp(1e-7, 1.0 - 1e-7);
+            let y = r.failed as f64;
+            -(y * p.ln() + (1.0 - y) * (1.0 - p).ln())
+        })
+        .sum();
+    Some(total / data.risk.len() as f64)
+}
+
 /// The area under the ROC curve of (score, positive) pairs.
 fn auc(mut scored: Vec<(f32, bool)>) -> Option<f64> {
     scored.sort_by(|a, b| a.0.total_cmp(&b.0));

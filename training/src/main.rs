@@ -56,7 +56,8 @@ struct Args {
     /// The most epochs.
     #[arg(long, default_value_t = 60)]
     epochs: usize,
-    /// Stop after this many epochs without a better validation loss.
+    /// Stop after this many epochs without a better validation loss (ranking, plus the risk
+    /// head's at its weight).
     #[arg(long, default_value_t = 8)]
     patience: usize,
     /// Seed of the initial weights, the shuffling and the sampling.
@@ -240,7 +241,15 @@ fn run(args: Args) -> Result<(), String> {
         let candidate = model_file(&network, 0.0);
         let scorer = Network::new(&candidate).map_err(|e| format!("exported model: {e}"))?;
         let metrics = eval::rank_metrics(&scorer, &valid);
-        let improved = best.as_ref().is_none_or(|b| metrics.nll < b.0);
+        // Early stopping on the loss trained: ranking plus the risk head's weighted share, so
+        // that a model whose risk head is read (learned backjumps) keeps its best risk epoch.
+        let risk_loss = if with_risk {
+            eval::risk_log_loss(&scorer, &valid)
+        } else {
+            None
+        };
+        let stopping_loss = metrics.nll + args.risk_weight as f64 * risk_loss.unwrap_or(0.0);
+        let improved = best.as_ref().is_none_or(|b| stopping_loss < b.0);
         bar.set_message(format!(
             "epoch {}: train loss {:.4} (risk {:.4}), validation loss {:.4}, top-1 {:.3}{}",
             epoch + 1,
@@ -251,11 +260,12 @@ fn run(args: Args) -> Result<(), String> {
             if improved { " *" } else { "" }
         ));
         let line = format!(
-            "epoch {:>3}: train loss {:.4} risk {:.4} | validation loss {:.4} top-1 {:.3} top-3 {:.3}{}",
+            "epoch {:>3}: train loss {:.4} risk {:.4} | validation loss {:.4} risk {:.4} top-1 {:.3} top-3 {:.3}{}",
             epoch + 1,
             rank_sum / batches as f64,
             risk_sum / batches as f64,
             metrics.nll,
+            risk_loss.unwrap_or(0.0),
             metrics.top1,
             metrics.top3,
             if improved { "  (best)" } else { "" }
@@ -266,7 +276,7 @@ fn run(args: Args) -> Result<(), String> {
             bar.println(line);
         }
         if improved {
-            best = Some((metrics.nll, epoch + 1, candidate));
+            best = Some((stopping_loss, epoch + 1, candidate));
         } else if best
             .as_ref()
             .is_some_and(|b| epoch + 1 - b.1 >= args.patience)
