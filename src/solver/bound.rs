@@ -370,8 +370,17 @@ mod tests {
             let bound = run(&problem, 20_000);
             let timeline = Timeline::new(&problem);
             let options = SearchOptions::default();
+            let portfolios = super::super::minimize::Portfolios {
+                own: &portfolio,
+                lowering: &portfolio,
+            };
             let found = super::super::minimize::minimize(
-                &problem, &timeline, &options, &portfolio, limits, None,
+                &problem,
+                &timeline,
+                &options,
+                &portfolios,
+                limits,
+                None,
             );
             let peak = found.solution.peak(&problem);
             assert!(

@@ -95,6 +95,25 @@ impl std::fmt::Display for MinimizePhase {
     }
 }
 
+/// The portfolios of minimise's searches, by what a search is for (the solver decides them).
+pub(crate) struct Portfolios<'a> {
+    /// The solve's own: the probe at LOAD, window-first's windows and the bound phase's.
+    pub(crate) own: &'a dyn Fn(usize) -> PortfolioConfig,
+    /// The searches that lower a layout already found: the probes above LOAD and the windows
+    /// of the improvement phase.
+    pub(crate) lowering: &'a dyn Fn(usize) -> PortfolioConfig,
+}
+
+impl Portfolios<'_> {
+    /// The portfolio of a probe of the whole problem: its own at LOAD, the lowering one above.
+    fn probe(&self, at_load: bool) -> &dyn Fn(usize) -> PortfolioConfig {
+        match at_load {
+            true => self.own,
+            false => self.lowering,
+        }
+    }
+}
+
 /// The result of [`minimize`].
 pub(crate) struct Minimized {
     /// The best layout found (not yet validated).
@@ -113,8 +132,9 @@ pub(crate) struct Minimized {
 /// `timeline` is its timeline). First the phase that always answers ([`first_fit_or_lanes`]),
 /// then the other fast baselines while time remains (the first of equal peaks in
 /// [`Baseline::FAST`] order is kept), then the search from the best peak and LOAD: it probes
-/// LOAD first, then bisects, each probe a full search (with a fresh `portfolio()`) given half
-/// the time and half the nodes left: the node limit is a total over every probe. Under a node
+/// LOAD first, then bisects, each probe a full search (with a fresh portfolio of
+/// `portfolios`: its own at LOAD, its lowering one above) given half the time and half the
+/// nodes left: the node limit is a total over every probe. Under a node
 /// limit alone there is no clock, so the answer (peak, offsets, node count) depends on nothing
 /// but the call; with neither limit, the time limit is [`DEFAULT_TIMEOUT`]. The limit (or the
 /// cancel flag) stops every phase; the first then lays out in lanes what it has not placed, so
@@ -123,7 +143,7 @@ pub(crate) fn minimize(
     problem: &Problem,
     timeline: &Timeline,
     options: &SearchOptions,
-    portfolio: &dyn Fn(usize) -> PortfolioConfig,
+    portfolios: &Portfolios<'_>,
     limits: Limits,
     cancel: Option<&AtomicBool>,
 ) -> Minimized {
@@ -148,7 +168,7 @@ pub(crate) fn minimize(
     let mut minimized = phases(
         (problem, timeline),
         options,
-        portfolio,
+        portfolios,
         (start, layout_limits, &deadline),
         cancel,
     );
@@ -160,7 +180,7 @@ pub(crate) fn minimize(
             (problem, timeline, &minimized.solution),
             (minimized.lower_bound, minimized.bound_source.clone()),
             options,
-            portfolio,
+            portfolios.own,
             (&deadline, nodes),
         );
         minimized.stats.add(&bound.stats);
@@ -239,7 +259,7 @@ fn improvement(
 fn phases(
     (problem, timeline): (&Problem, &Timeline),
     options: &SearchOptions,
-    portfolio: &dyn Fn(usize) -> PortfolioConfig,
+    portfolios: &Portfolios<'_>,
     (start, limits, whole): (Instant, Limits, &Deadline<'_>),
     cancel: Option<&AtomicBool>,
 ) -> Minimized {
@@ -285,7 +305,7 @@ fn phases(
             (problem, timeline),
             (lower, &best),
             options,
-            portfolio,
+            portfolios.own,
             (&share, nodes),
         );
         stats.add(&built.stats);
@@ -322,7 +342,7 @@ fn phases(
             probe_low + (peak - probe_low) / 2
         };
         let request = FitRequest {
-            portfolio: portfolio(problem.len()),
+            portfolio: portfolios.probe(capacity == timeline.load())(problem.len()),
             timeline,
             options,
             limits: Limits {
@@ -365,7 +385,7 @@ fn phases(
             (problem, timeline),
             (&best, lower),
             options,
-            portfolio,
+            portfolios.lowering,
             (&deadline, improve_nodes),
         );
         stats.add(&improved.stats);
