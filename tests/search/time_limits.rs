@@ -138,6 +138,34 @@ fn minimise_cancelled_before_it_starts_lays_every_buffer_in_lanes() {
     assert_eq!(result.peak, Some(14));
 }
 
+/// With the cancel flag set before the solve starts, the search's runs stop before their
+/// setup (the root's propagation and the policy's order, seconds on a large problem before a
+/// first node would look at the clock): no node is spent, for the default portfolio and a
+/// single policy alike.
+#[test]
+fn a_search_cancelled_before_it_starts_spends_no_node() {
+    let buffers = vec![
+        Buffer::new("b1", 0, 3, 4),
+        Buffer::new("b2", 3, 9, 4),
+        Buffer::new("b3", 0, 9, 4),
+    ];
+    let problem = Problem::new(buffers, None);
+    for policy in ["portfolio", "TWA"] {
+        let result = Solver::new()
+            .options(SearchOptions {
+                heuristic_first: false,
+                ..SearchOptions::default()
+            })
+            .policy(policy.parse().expect("a policy"))
+            .cancel_flag(Arc::new(AtomicBool::new(true)))
+            .solve(&problem, Goal::Fit(8))
+            .expect("a valid problem");
+        assert_limit_reached(&result, policy);
+        let nodes = result.search.as_ref().map(|s| s.nodes);
+        assert_eq!(nodes, Some(0), "{policy}");
+    }
+}
+
 /// A cancel flag set from another thread while a baseline places stops it the same way.
 #[test]
 fn a_cancel_flag_set_while_placing_stops_every_baseline() {

@@ -117,21 +117,32 @@ fn memory_with_gaps_is_linear_in_sections_times_live_buffers_not_in_pairs() {
 }
 
 #[test]
-fn building_a_gapped_instance_stops_at_the_deadline() {
-    let problem = gapped_crowd(1);
-    let timeline = Timeline::new(&problem);
-    let passed = Deadline {
-        at: Some(std::time::Instant::now()),
-        cancel: None,
-    };
-    assert!(Instance::within(&problem, &timeline, 1 << 20, &passed).is_none());
-    let cancel = std::sync::atomic::AtomicBool::new(true);
-    let cancelled = Deadline {
-        at: None,
-        cancel: Some(&cancel),
-    };
-    assert!(Instance::within(&problem, &timeline, 1 << 20, &cancelled).is_none());
-    assert!(Instance::within(&problem, &timeline, 1 << 20, &Deadline::none()).is_some());
+fn building_an_instance_stops_at_the_deadline() {
+    // With a gap in every buffer, and without gaps (4000 buffers live at once over 10
+    // sections: 40,000 members, which are built by the deadline too).
+    let mut plain = gapped_crowd(1);
+    for b in &mut plain.buffers {
+        b.gaps.clear();
+    }
+    for problem in [gapped_crowd(1), plain] {
+        let timeline = Timeline::new(&problem);
+        let gapped = problem.has_gaps();
+        let passed = Deadline {
+            at: Some(std::time::Instant::now()),
+            cancel: None,
+        };
+        let built = Instance::within(&problem, &timeline, 1 << 20, &passed);
+        assert!(built.is_none(), "gaps {gapped}");
+        let cancel = std::sync::atomic::AtomicBool::new(true);
+        let cancelled = Deadline {
+            at: None,
+            cancel: Some(&cancel),
+        };
+        let built = Instance::within(&problem, &timeline, 1 << 20, &cancelled);
+        assert!(built.is_none(), "gaps {gapped}");
+        let built = Instance::within(&problem, &timeline, 1 << 20, &Deadline::none());
+        assert!(built.is_some(), "gaps {gapped}");
+    }
 }
 
 #[test]

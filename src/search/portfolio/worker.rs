@@ -223,6 +223,11 @@ pub(super) fn run_one(
     {
         return (RunEnd::Outranked, SearchStats::default(), None);
     }
+    // Before the run's setup (its root's propagation, the policy's order), which on a large
+    // problem takes long before its first node looks at the clock.
+    if limits.stop.passed() {
+        return (RunEnd::Stopped, SearchStats::default(), None);
+    }
     worker.redraw(distinct, &limits.stop);
     let Worker {
         kind,
