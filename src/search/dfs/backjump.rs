@@ -27,11 +27,11 @@ pub(super) enum Landing {
 }
 
 impl MajorBacktracks {
-    /// The budget for a problem of `free` free buffers (at least 32 failures).
+    /// The budget for a problem of `free` free buffers: half as many failures, at least 32.
     pub fn new(free: usize) -> MajorBacktracks {
         MajorBacktracks {
             failures_since: 0,
-            budget: (free as u64).max(32),
+            budget: (free as u64 / 2).max(32),
             last_conflict_depth: 0,
             unwind_request: None,
         }
@@ -89,7 +89,8 @@ mod tests {
         let mut majors = MajorBacktracks::new(10); // A budget of 32 failures.
         let asked: Vec<u64> = (1..=200).filter(|_| majors.count_failure()).collect();
         assert_eq!(asked, [32, 32 + 64]);
-        assert_eq!(MajorBacktracks::new(100).budget, 100);
+        assert_eq!(MajorBacktracks::new(100).budget, 50);
+        assert_eq!(MajorBacktracks::new(63).budget, 32);
     }
 
     #[test]
