@@ -1,8 +1,10 @@
 """The README's Python example runs and prints what its comments say."""
 
+import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 from conftest import REPO
 
@@ -17,8 +19,17 @@ def test_the_readme_example(tmp_path):
     code = python_example()
     assert len(code.strip().splitlines()) <= 11
     code = code.replace('"datasets/', f'"{REPO}/datasets/')
+    # The example runs in another folder: a relative PYTHONPATH must still find the package.
+    env = dict(os.environ)
+    paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env["PYTHONPATH"] = os.pathsep.join(str(Path(p).resolve()) for p in paths)
     ran = subprocess.run(
-        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=False
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert ran.returncode == 0, ran.stderr
     lines = ran.stdout.splitlines()
