@@ -226,23 +226,13 @@ impl Window {
 mod tests {
     use super::*;
     use crate::analysis::load;
-    use crate::policy_spec::PolicySpec;
-    use crate::solver::test_layouts::{random_400 as problem, stacked};
+    use crate::solver::test_layouts::{hand_made, portfolio_of, random_400 as problem, stacked};
     use crate::validate::validate;
 
     fn run(problem: &Problem, threads: usize) -> Improved {
-        let options = SearchOptions {
-            threads,
-            // What minimise gives the windows with the default policy (the hand-made round
-            // robin: `Solver::lowering_portfolio`).
-            learned_order: false,
-            ..SearchOptions::default()
-        };
-        let portfolio = |buffers: usize| {
-            PolicySpec::Portfolio
-                .configure(buffers, &options, 0, None)
-                .0
-        };
+        // What minimise gives the windows with the default policy.
+        let options = hand_made(threads);
+        let portfolio = portfolio_of(&options);
         let start = stacked(problem);
         let deadline = Deadline::none();
         let lower = load(problem);

@@ -27,7 +27,24 @@ mod window_first;
 #[cfg(test)]
 pub(crate) mod test_layouts {
     use crate::generate::{random, RandomOptions};
+    use crate::policy_spec::PolicySpec;
     use crate::problem::{Problem, Solution};
+    use crate::search::{PortfolioConfig, SearchOptions};
+
+    /// The default options on `threads` threads with the hand-made round robin (what minimise
+    /// gives the searches that lower a layout: `Solver::lowering_portfolio`).
+    pub(crate) fn hand_made(threads: usize) -> SearchOptions {
+        SearchOptions {
+            threads,
+            learned_order: false,
+            ..SearchOptions::default()
+        }
+    }
+
+    /// The default portfolio of `options`, seed 0, for a problem of a given number of buffers.
+    pub(crate) fn portfolio_of(options: &SearchOptions) -> impl Fn(usize) -> PortfolioConfig + '_ {
+        move |buffers| PolicySpec::Portfolio.configure(buffers, options, 0, None).0
+    }
 
     /// Every buffer stacked on the one before: a valid layout, its peak the sum of the sizes.
     pub(crate) fn stacked(problem: &Problem) -> Solution {

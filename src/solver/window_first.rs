@@ -143,9 +143,8 @@ fn around(
 mod tests {
     use super::*;
     use crate::generate::{perfect, PerfectOptions};
-    use crate::policy_spec::PolicySpec;
     use crate::problem::Buffer;
-    use crate::solver::test_layouts::stacked;
+    use crate::solver::test_layouts::{hand_made, portfolio_of, stacked};
     use crate::validate::validate;
 
     /// A perfect packing of 60 buffers at LOAD 1024 over steps [0, 100), then 40 small buffers
@@ -165,18 +164,10 @@ mod tests {
     }
 
     fn run(problem: &Problem, threads: usize) -> WindowFirst {
-        let options = SearchOptions {
-            threads,
-            // The hand-made round robin, whose first dive packs this window (a window gets
-            // about one node per buffer).
-            learned_order: false,
-            ..SearchOptions::default()
-        };
-        let portfolio = |buffers: usize| {
-            PolicySpec::Portfolio
-                .configure(buffers, &options, 0, None)
-                .0
-        };
+        // The hand-made round robin, whose first dive packs this window (a window gets about
+        // one node per buffer).
+        let options = hand_made(threads);
+        let portfolio = portfolio_of(&options);
         let timeline = Timeline::new(problem);
         window_first(
             (problem, &timeline),
