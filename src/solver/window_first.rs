@@ -1,7 +1,7 @@
 //! A layout built from the time of LOAD outwards: the buffers live in the window of time where
 //! the live totals are largest, lifetimes clipped to it, are laid out by the search under a
 //! target (LOAD first), kept there over their whole lifetimes, and every other buffer is placed
-//! around them by best-fit. When the peak is made by buffers living over most of the run, no
+//! around them by first-fit, in the order of its offset in the best layout so far. When the peak is made by buffers living over most of the run, no
 //! window of time frees them, but this one lays them out together with the largest stack.
 
 use super::by_time::{clipped, ByTime};
@@ -34,7 +34,7 @@ pub(crate) struct WindowFirst {
 /// nothing when a buffer has a fixed offset),
 /// with each window of [`SHARES`] fitted under `lower` (a proven bound) by the search within
 /// [`NODES_PER_BUFFER`] nodes per buffer (and what is left of `nodes`), and the others placed
-/// by best-fit, largest first; the layout of the lowest peak, the first of equals.
+/// around them ([`around`]); the layout of the lowest peak, the first of equals.
 pub(crate) fn window_first(
     (problem, timeline): (&Problem, &Timeline),
     (lower, current): (u64, &Solution),
