@@ -2,7 +2,7 @@
 //! the figures describe exactly what the search will compute.
 
 use crate::data::{Dataset, WIDTH};
-use ndarray::ArrayView2;
+use ndarray::{Array1, ArrayView2};
 use telamalloc::training::Network;
 
 /// Ranking figures over a dataset's ranking examples.
@@ -121,12 +121,7 @@ pub fn choose_margin(margins: &[(f32, bool, bool)]) -> (f32, f64, f64) {
 /// The area under the ROC curve of the risk head on the risk examples, all of them and those
 /// on the solution path only (`None` without both classes or without a risk head).
 pub fn risk_auc(network: &Network, data: &Dataset) -> (Option<f64>, Option<f64>) {
-    if !network.has_risk() || data.risk.is_empty() {
-        return (None, None);
-    }
-    let rows: Vec<f32> = data.risk.iter().flat_map(|r| r.features).collect();
-    let view = ArrayView2::from_shape((data.risk.len(), WIDTH), &rows).expect("rows");
-    let Some(risks) = network.forward(view, true).1 else {
+    let Some(risks) = risk_estimates(network, data) else {
         return (None, None);
     };
     let scored: Vec<(f32, bool, bool)> = risks
@@ -142,12 +137,7 @@ pub fn risk_auc(network: &Network, data: &Dataset) -> (Option<f64>, Option<f64>)
 /// The risk head's mean logistic loss over a dataset's risk examples (`None` without a risk
 /// head or examples): the loss it is trained on, measured on other logs.
 pub fn risk_log_loss(network: &Network, data: &Dataset) -> Option<f64> {
-    if !network.has_risk() || data.risk.is_empty() {
-        return None;
-    }
-    let rows: Vec<f32> = data.risk.iter().flat_map(|r| r.features).collect();
-    let view = ArrayView2::from_shape((data.risk.len(), WIDTH), &rows).expect("rows");
-    let risks = network.forward(view, true).1?;
+    let risks = risk_estimates(network, data)?;
     let total: f64 = risks
         .iter()
         .zip(&data.risk)
@@ -158,6 +148,17 @@ pub fn risk_log_loss(network: &Network, data: &Dataset) -> Option<f64> {
         })
         .sum();
     Some(total / data.risk.len() as f64)
+}
+
+/// The risk head's estimate for each of a dataset's risk examples (`None` without a risk head
+/// or examples).
+fn risk_estimates(network: &Network, data: &Dataset) -> Option<Array1<f32>> {
+    if !network.has_risk() || data.risk.is_empty() {
+        return None;
+    }
+    let rows: Vec<f32> = data.risk.iter().flat_map(|r| r.features).collect();
+    let view = ArrayView2::from_shape((data.risk.len(), WIDTH), &rows).expect("rows");
+    network.forward(view, true).1
 }
 
 /// The area under the ROC curve of (score, positive) pairs.
