@@ -1,7 +1,7 @@
 //! What the long buffers cover in address, kept as unions for the sorted queries: per block of
 //! the long tree's leaves, the buffers live over all of it; per node, those starting under it.
 
-use super::unions::add;
+use super::unions::{add, add_near, interpolated};
 
 /// How many block entries (a long buffer's range added to a block it covers) the unions may
 /// take per buffer of the problem: the blocks are the narrowest whose entries stay within this
@@ -66,8 +66,13 @@ impl LongUnions {
     /// Adds `[offset, end)`, a long buffer covering leaves `[first, last)` (and so starting
     /// at leaf `first`).
     pub(super) fn insert(&mut self, first: usize, last: usize, offset: u64, end: u64) {
+        // Neighbouring blocks hold mostly the same buffers: the range falls at about the same
+        // place in each, and the search in the next starts there.
+        let mut place = None;
         for block in whole_blocks(self.level, first, last) {
-            add(&mut self.blocks[block], offset, end);
+            let union = &mut self.blocks[block];
+            let hint = place.unwrap_or_else(|| interpolated(union, offset));
+            place = Some(add_near(union, offset, end, hint).1);
         }
         // The unions of the nodes above hold their children's: once one covers the range
         // already, so do all above it.

@@ -237,21 +237,44 @@ fn smallest_gap(
     size: u64,
     alignment: u64,
 ) -> (u64, Option<(u64, u64)>) {
+    // Unaligned buffers (most) are scanned by a loop of about half the instructions.
+    match alignment {
+        1 => smallest_gap_with::<true>(ranges, size, 1),
+        _ => smallest_gap_with::<false>(ranges, size, alignment),
+    }
+}
+
+/// [`smallest_gap`], for `alignment` 1 if `UNALIGNED`: a gap `[low, high)` then fits when it
+/// is not empty and `high - low >= size`, as [`fits_between`] finds.
+#[inline(always)]
+fn smallest_gap_with<const UNALIGNED: bool>(
+    ranges: impl Iterator<Item = (u64, u64)>,
+    size: u64,
+    alignment: u64,
+) -> (u64, Option<(u64, u64)>) {
     // Kept without a branch: most gaps on a long list fit, and whether the next is smaller
     // cannot be predicted. `for_each`, not `for`: a merged pair of lists is read without a
-    // branch either ([`Merged`]'s `fold`).
+    // branch either ([`Merged`]'s `fold`). A gap's key is its length less one (a fitting gap
+    // is not empty), `u64::MAX` until one fits; its offset is aligned once chosen.
     let mut top = 0u64;
-    let (mut found, mut best_length, mut best_offset) = (false, 0u64, 0u64);
+    let (mut best_key, mut best_low) = (u64::MAX, 0u64);
     ranges.for_each(|(offset, end)| {
-        let (candidate, fitting) = fits_between(top, offset, size, alignment);
         let length = offset.wrapping_sub(top);
-        let better = fitting & (!found | (length < best_length));
-        best_length = if better { length } else { best_length };
-        best_offset = if better { candidate } else { best_offset };
-        found |= fitting;
+        let fitting = match UNALIGNED {
+            true => (offset > top) & (length >= size),
+            false => fits_between(top, offset, size, alignment).1,
+        };
+        let key = length.wrapping_sub(1);
+        let better = fitting & (key < best_key);
+        best_key = if better { key } else { best_key };
+        best_low = if better { top } else { best_low };
         top = top.max(end);
     });
-    (top, found.then_some((best_length, best_offset)))
+    let aligned = |low: u64| fits_between(low, 0, size, alignment).0;
+    (
+        top,
+        (best_key != u64::MAX).then(|| (best_key + 1, aligned(best_low))),
+    )
 }
 
 /// [`fits`] without branches: the aligned offset above `low`, and whether `size` bytes there
