@@ -140,6 +140,14 @@ pub struct SearchOptions {
     /// little above), keep them there and lay the others around them by first-fit in the order
     /// of the best layout's offsets. Skipped with gaps or fixed offsets.
     pub window_first: bool,
+    /// Minimise, with `window-first`: where the others, placed around the window's layout, end
+    /// above its target, add the fullest sections of the buffers ending highest to the window
+    /// (the time between the sections cut out) and search again, a few times.
+    pub window_grow: bool,
+    /// Minimise, with `lns`: give a window's search the buffers held around it joined into few
+    /// fixed obstacles (by address range, over the stretches of time its freed buffers cut),
+    /// so that however many it holds, a window is searched.
+    pub lns_obstacles: bool,
     /// Minimise: prove, at the end (with a tenth of the time and nodes kept for it), a lower
     /// bound above LOAD on windows of time (the buffers live in one, lifetimes clipped to it, proven by the
     /// search not to fit under the bound). Skipped with gaps.
@@ -196,6 +204,8 @@ impl Default for SearchOptions {
             lns: true,
             reinsert: true,
             window_first: true,
+            window_grow: true,
+            lns_obstacles: true,
             window_bound: true,
             cpsat: false,
             cpsat_share: 1.0,
@@ -254,7 +264,7 @@ macro_rules! switch {
 }
 
 /// Every switch of [`SearchOptions`], in the order of the ablation table.
-pub const SWITCHES: [Switch; 36] = [
+pub const SWITCHES: [Switch; 38] = [
     switch!(
         "canonical",
         canonical,
@@ -414,6 +424,16 @@ pub const SWITCHES: [Switch; 36] = [
         "window-first",
         window_first,
         "minimise, with lns: lay out the window of the largest live totals first, the rest around it"
+    ),
+    switch!(
+        "window-grow",
+        window_grow,
+        "minimise, with window-first: add the times where the rest ends too high to the window"
+    ),
+    switch!(
+        "lns-obstacles",
+        lns_obstacles,
+        "minimise, with lns: the buffers a window holds joined into few fixed obstacles"
     ),
     switch!(
         "window-bound",

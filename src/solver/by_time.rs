@@ -95,3 +95,40 @@ pub(crate) fn clipped(problem: &Problem, live: &[usize], (from, to): (u64, u64))
         .collect();
     Problem::new(buffers, None)
 }
+
+/// The buffers `live` of `problem` (indices, in order) as a problem of their own over the
+/// windows of time `windows` (in order, apart) alone: the time between two windows is cut out,
+/// so a buffer living through it lives on from one window into the next. Every layout of the
+/// problem is a layout of this one (fixed offsets and alignments kept; hints, memories and
+/// benefits dropped).
+pub(crate) fn clipped_to_windows(
+    problem: &Problem,
+    live: &[usize],
+    windows: &[(u64, u64)],
+) -> Problem {
+    let mut shifts = Vec::with_capacity(windows.len());
+    let mut at = 0;
+    for &(from, to) in windows {
+        shifts.push(at);
+        at += to - from;
+    }
+    // The time `t` of window `k` (clipped to it) on the joined clock.
+    let joined = |k: usize, t: u64| shifts[k] + t.clamp(windows[k].0, windows[k].1) - windows[k].0;
+    let buffers = live
+        .iter()
+        .map(|&i| {
+            let b = &problem.buffers[i];
+            let first = windows.partition_point(|w| w.1 <= b.lower);
+            let last = windows.partition_point(|w| w.0 < b.upper) - 1;
+            Buffer {
+                lower: joined(first, b.lower),
+                upper: joined(last, b.upper),
+                hint: None,
+                memories: Vec::new(),
+                benefit: None,
+                ..b.clone()
+            }
+        })
+        .collect();
+    Problem::new(buffers, None)
+}

@@ -1,9 +1,12 @@
 //! Improvement by large-neighbourhood search: a layout's peak lowered window by window. Around
 //! each buffer that ends above a target, the buffers living wholly inside a window of time are
 //! freed, those crossing its edges stay where they are (fixed), and the search re-places the
-//! freed ones under the target; a window that fits replaces its part of the layout.
+//! freed ones under the target; a window that fits replaces its part of the layout. With
+//! `lns-obstacles` the held buffers reach the search joined into few fixed obstacles
+//! ([`compressed`]), so a window holding thousands (long-lived buffers crossing it) is searched.
 
 use super::by_time::ByTime;
+use super::obstacles::compressed;
 use super::part_fit::fit_part;
 use crate::outcome::Deadline;
 use crate::problem::{Problem, Solution};
@@ -17,17 +20,18 @@ const NODES_PER_FREED: u64 = 2;
 /// for (then twice as many at each widening).
 const WINDOW_STARTS: usize = 256;
 
-/// The last try around a buffer frees, in the widest window, only the buffers ending in the
-/// top band of the layout: above the target less this many times the peak's excess over the
-/// lower bound (so a window as long as a long-lived buffer frees few).
-const BAND: u64 = 2;
+/// The last tries around a buffer free, in the widest window, only the buffers ending in the
+/// top band of the layout: above the target less these many times the peak's excess over the
+/// lower bound (so a window as long as a long-lived buffer frees few); the first alone without
+/// `lns-obstacles`, whose windows would hold too many.
+const BANDS: [u64; 3] = [2, 8, 32];
 
 /// The most buffers a window frees: a larger one is not searched.
 const MOST_FREED: usize = 4000;
 
-/// The most buffers a window holds: the search's model of a larger one costs too much time
-/// and memory before its first node (at 28,000 buffers, idealloc's S_1, it went past the time
-/// limit and took 900 MB).
+/// The most buffers a window holds without `lns-obstacles`: the search's model of a larger one
+/// costs too much time and memory before its first node (at 28,000 buffers, idealloc's S_1,
+/// it went past the time limit and took 900 MB).
 const MOST_HELD: usize = 12_000;
 
 /// How many times a window that does not fit is widened (doubling its reach) before the target
@@ -89,10 +93,14 @@ pub(crate) fn improve(
             }
             let mut placed = false;
             // The windows in time, widening; then the widest with only its top band freed.
-            let band = target.saturating_sub(BAND * peak.saturating_sub(lower));
+            let band = |k: u64| target.saturating_sub(k * peak.saturating_sub(lower));
+            let bands = match options.lns_obstacles {
+                true => &BANDS[..],
+                false => &BANDS[..1],
+            };
             let attempts = (0..=WIDENINGS)
                 .map(|widening| (widening, 0))
-                .chain([(WIDENINGS, band)]);
+                .chain(bands.iter().map(|&k| (WIDENINGS, band(k))));
             for (widening, band) in attempts {
                 let window = by_time.around(&problem.buffers[i], WINDOW_STARTS << widening);
                 let Some(window) =
@@ -100,7 +108,11 @@ pub(crate) fn improve(
                 else {
                     continue;
                 };
-                if window.freed.len() > MOST_FREED || window.held.len() > MOST_HELD {
+                let held_most = match options.lns_obstacles {
+                    true => usize::MAX,
+                    false => MOST_HELD,
+                };
+                if window.freed.len() > MOST_FREED || window.held.len() > held_most {
                     continue; // too large for a short search
                 }
                 let budget = NODES_PER_FREED * window.freed.len() as u64;
@@ -207,13 +219,21 @@ impl Window {
         portfolio: &dyn Fn(usize) -> PortfolioConfig,
         (deadline, nodes): (&Deadline<'_>, u64),
     ) -> (Option<Solution>, SearchStats) {
-        let freed = self.freed.iter().map(|&i| problem.buffers[i].clone());
-        let held = self.held.iter().map(|&i| {
-            let mut b = problem.buffers[i].clone();
-            b.offset = Some(offsets[i]);
-            b
-        });
-        let window = Problem::new(freed.chain(held).collect(), Some(target));
+        let window = match options.lns_obstacles {
+            true => Problem {
+                capacity: Some(target),
+                ..compressed(problem, offsets, (&self.freed, &self.held))
+            },
+            false => {
+                let freed = self.freed.iter().map(|&i| problem.buffers[i].clone());
+                let held = self.held.iter().map(|&i| {
+                    let mut b = problem.buffers[i].clone();
+                    b.offset = Some(offsets[i]);
+                    b
+                });
+                Problem::new(freed.chain(held).collect(), Some(target))
+            }
+        };
         let result = fit_part(&window, target, options, portfolio, (deadline, nodes));
         match result.outcome {
             Outcome::Found(solution) => (Some(solution), result.stats),

@@ -19,6 +19,7 @@ mod cpsat_member;
 mod improve;
 mod memories;
 mod minimize;
+mod obstacles;
 mod part_fit;
 mod reinsert;
 mod window_first;

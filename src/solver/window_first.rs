@@ -3,8 +3,12 @@
 //! target (LOAD first), kept there over their whole lifetimes, and every other buffer is placed
 //! around them by first-fit, in the order of its offset in the best layout so far. When the peak is made by buffers living over most of the run, no
 //! window of time frees them, but this one lays them out together with the largest stack.
+//! Where the others then end above the target (a large buffer far from the window, with no
+//! room left by the long-lived ones laid out in it), the fullest sections of the buffers
+//! ending highest join the window, the time between cut out, and the search lays out the
+//! buffers live in any of them again (`window-grow`), until the rest fits or comes no lower.
 
-use super::by_time::{clipped, ByTime};
+use super::by_time::{clipped_to_windows, ByTime};
 use super::part_fit::fit_part;
 use crate::analysis::Timeline;
 use crate::outcome::Deadline;
@@ -19,6 +23,17 @@ const SHARES: [u64; 4] = [990, 970, 900, 800];
 /// The most buffers a window holds: a larger one is not searched.
 const MOST_HELD: usize = 6000;
 
+/// The most targets a window is searched under: half way from the best peak to the bound, then
+/// half way from the lower of that target and the peak it gave, ..., the bound last (or as soon
+/// as the search finds nothing under a target).
+const TARGETS: u32 = 4;
+
+/// The most searches of one window and those added to it where the rest ended above the target.
+const MOST_WINDOWS: usize = 16;
+
+/// The most windows added after a search: the fullest sections of the buffers ending highest.
+const WINDOWS_ADDED: usize = 4;
+
 /// Search nodes a window gets per buffer it holds.
 const NODES_PER_BUFFER: u64 = 1;
 
@@ -32,7 +47,8 @@ pub(crate) struct WindowFirst {
 
 /// Lays out `problem` (no gaps; `timeline` is its timeline) window first (see the module doc;
 /// nothing when a buffer has a fixed offset),
-/// with each window of [`SHARES`] fitted under `lower` (a proven bound) by the search within
+/// with each window of [`SHARES`] (grown as the module doc says) fitted under targets from the
+/// best peak down to `lower` (a proven bound; see [`TARGETS`]) by the search within
 /// [`NODES_PER_BUFFER`] nodes per buffer (and what is left of `nodes`), and the others placed
 /// around them ([`around`]); the layout of the lowest peak, the first of equals.
 pub(crate) fn window_first(
@@ -74,41 +90,153 @@ pub(crate) fn window_first(
             continue;
         }
         tried.push(window);
-        let live = by_time.overlapping(problem, window);
-        if live.len() > MOST_HELD {
+        if by_time.overlapping(problem, window).len() > MOST_HELD {
             break; // the wider windows hold more
         }
-        let part = clipped(problem, &live, window);
-        for target in [lower + excess / 2, lower + excess / 4, lower] {
-            if deadline.passed() || nodes == Some(0) {
+        let mut target = lower + excess / 2;
+        for attempt in 1..=TARGETS {
+            if deadline.passed() || nodes == Some(0) || target >= peak.min(best_peak) {
                 break;
             }
-            if target >= peak.min(best_peak) {
-                continue;
-            }
-            let budget = NODES_PER_BUFFER * live.len() as u64;
-            let budget = nodes.map_or(budget, |left| left.min(budget));
-            let searched = fit_part(&part, target, options, portfolio, (deadline, budget));
-            result.stats.add(&searched.stats);
-            if let Some(left) = nodes.as_mut() {
-                *left = left.saturating_sub(searched.stats.nodes);
-            }
-            let Outcome::Found(inside) = searched.outcome else {
-                break;
-            };
-            let Some(layout) = around(problem, &live, &inside.offsets, current, deadline) else {
-                break;
-            };
-            let layout_peak = layout.peak(problem);
-            if layout_peak >= peak {
+            let built = windows_first(
+                (problem, timeline, &by_time),
+                (window, target, current),
+                options,
+                portfolio,
+                (deadline, &mut nodes, &mut result.stats),
+            );
+            let layout_peak = built.as_ref().map(|layout| layout.peak(problem));
+            if layout_peak.is_some_and(|p| p >= peak) {
                 break; // the rest does not fit around this window: a lower target will not help
             }
-            if layout_peak < best_peak {
-                (best_peak, result.solution) = (layout_peak, Some(layout));
+            if let Some(layout) = built.filter(|l| l.peak(problem) < best_peak) {
+                (best_peak, result.solution) = (layout.peak(problem), Some(layout));
             }
+            // Half way from the lower of the target and the best peak to the bound; the bound
+            // last, or when the search finds nothing under the target.
+            target = match (attempt + 1 == TARGETS, layout_peak) {
+                _ if target == lower => break,
+                (true, _) | (_, None) => lower,
+                (false, Some(_)) => lower + (target.min(best_peak) - lower) / 2,
+            };
         }
     }
     result
+}
+
+/// The layout of the lowest peak built from `first` and the windows added to it, the buffers
+/// live in them searched under `target` (see the module doc), the rest around them; `None`
+/// when the first search finds none.
+fn windows_first(
+    (problem, timeline, by_time): (&Problem, &Timeline, &ByTime),
+    (first, target, current): ((u64, u64), u64, &Solution),
+    options: &SearchOptions,
+    portfolio: &dyn Fn(usize) -> PortfolioConfig,
+    (deadline, nodes, stats): (&Deadline<'_>, &mut Option<u64>, &mut SearchStats),
+) -> Option<Solution> {
+    let mut windows = vec![first];
+    let mut best: Option<Solution> = None;
+    let searches = if options.window_grow { MOST_WINDOWS } else { 1 };
+    for _ in 0..searches {
+        if deadline.passed() || *nodes == Some(0) {
+            break;
+        }
+        let mut live: Vec<usize> = windows
+            .iter()
+            .flat_map(|&w| by_time.overlapping(problem, w))
+            .collect();
+        live.sort_unstable();
+        live.dedup();
+        if live.len() > MOST_HELD {
+            break;
+        }
+        let part = clipped_to_windows(problem, &live, &with_starts(problem, &live, &windows));
+        let budget = NODES_PER_BUFFER * live.len() as u64;
+        let budget = nodes.map_or(budget, |left| left.min(budget));
+        let searched = fit_part(&part, target, options, portfolio, (deadline, budget));
+        stats.add(&searched.stats);
+        if let Some(left) = nodes.as_mut() {
+            *left = left.saturating_sub(searched.stats.nodes);
+        }
+        let Outcome::Found(inside) = searched.outcome else {
+            break;
+        };
+        let layout = around(problem, &live, &inside.offsets, current, deadline)?;
+        let layout_peak = layout.peak(problem);
+        if best
+            .as_ref()
+            .is_some_and(|b| layout_peak >= b.peak(problem))
+        {
+            break; // the window grew and the rest came no lower
+        }
+        let over = highest_over(problem, timeline, (&layout, target), &live);
+        best = Some(layout);
+        if over.is_empty() {
+            break;
+        }
+        windows.extend(over);
+        windows.sort_unstable();
+        windows.dedup();
+    }
+    best
+}
+
+/// `windows` (in order, apart) with the steps where two buffers `live` meet outside them: by
+/// Helly's property of intervals, two live buffers that meet and share a window meet in it;
+/// two that share none meet at the later one's first step, between windows, which is added.
+/// So over these windows the buffers `live` meet exactly where they meet in the whole problem
+/// (one window: none added).
+fn with_starts(problem: &Problem, live: &[usize], windows: &[(u64, u64)]) -> Vec<(u64, u64)> {
+    let b = &problem.buffers;
+    let first = |i: usize| windows.partition_point(|w| w.1 <= b[i].lower);
+    let last = |i: usize| windows.partition_point(|w| w.0 < b[i].upper) - 1;
+    // The latest end of the live buffers whose last window is at most `k`.
+    let mut latest = vec![0; windows.len()];
+    for &i in live {
+        latest[last(i)] = latest[last(i)].max(b[i].upper);
+    }
+    for k in 1..latest.len() {
+        latest[k] = latest[k].max(latest[k - 1]);
+    }
+    let mut all = windows.to_vec();
+    all.extend(
+        live.iter()
+            .filter(|&&i| first(i) > 0 && latest[first(i) - 1] > b[i].lower)
+            .map(|&i| (b[i].lower, b[i].lower + 1)),
+    );
+    all.sort_unstable();
+    all.dedup();
+    all
+}
+
+/// The fullest sections of the buffers of `layout` ending above `target` (not in `live`): of the
+/// highest first, at most [`WINDOWS_ADDED`] sections, as windows of time.
+fn highest_over(
+    problem: &Problem,
+    timeline: &Timeline,
+    (layout, target): (&Solution, u64),
+    live: &[usize],
+) -> Vec<(u64, u64)> {
+    let end = |i: usize| layout.offsets[i].saturating_add(problem.buffers[i].size);
+    let mut over: Vec<usize> = (0..problem.len())
+        .filter(|&i| end(i) > target && live.binary_search(&i).is_err())
+        .collect();
+    over.sort_by_key(|&i| (std::cmp::Reverse(end(i)), i));
+    let mut windows: Vec<(u64, u64)> = Vec::new();
+    for i in over {
+        let sections = timeline.buffer_sections[i].clone();
+        let fullest = sections
+            .max_by_key(|&k| (timeline.totals[k], std::cmp::Reverse(k)))
+            .unwrap_or(0);
+        let window = (timeline.starts[fullest], timeline.ends[fullest]);
+        if !windows.contains(&window) {
+            windows.push(window);
+        }
+        if windows.len() == WINDOWS_ADDED {
+            break;
+        }
+    }
+    windows
 }
 
 /// A layout of `problem` with the buffers `live` at `offsets` (in the order of `live`) and the
@@ -196,5 +324,79 @@ mod tests {
             assert_eq!(again.solution, Some(layout.clone()), "{threads} threads");
             assert_eq!(again.stats.nodes, built.stats.nodes, "{threads} threads");
         }
+    }
+
+    /// Over windows with the live buffers' first steps added, two live buffers meet on the
+    /// joined clock exactly when they meet in the whole problem; over the windows alone, some
+    /// meeting only between windows do not (the steps are needed).
+    #[test]
+    fn buffers_meet_over_the_joined_windows_exactly_where_they_meet() {
+        let problem = crate::solver::test_layouts::random_400();
+        let meet = |a: &Buffer, b: &Buffer| a.lower < b.upper && b.lower < a.upper;
+        let by_time = ByTime::new(&problem);
+        let mut missed = 0;
+        for windows in [
+            vec![(10, 12), (40, 45)],
+            vec![(100, 101), (130, 131), (160, 170)],
+        ] {
+            let mut live: Vec<usize> = windows
+                .iter()
+                .flat_map(|&w| by_time.overlapping(&problem, w))
+                .collect();
+            live.sort_unstable();
+            live.dedup();
+            let joined =
+                clipped_to_windows(&problem, &live, &with_starts(&problem, &live, &windows));
+            let bare = clipped_to_windows(&problem, &live, &windows);
+            for x in 0..live.len() {
+                for y in 0..x {
+                    let whole = meet(&problem.buffers[live[x]], &problem.buffers[live[y]]);
+                    assert_eq!(meet(&joined.buffers[x], &joined.buffers[y]), whole);
+                    if whole && !meet(&bare.buffers[x], &bare.buffers[y]) {
+                        missed += 1;
+                    }
+                }
+            }
+        }
+        assert!(missed > 0, "{missed}");
+    }
+
+    /// Long buffers `a` (3 bytes) and `b` (2) live through the window of LOAD (steps 8 and 9,
+    /// LOAD 13) and through step 2, where `d` needs 5 free bytes in one piece. The window's
+    /// own layout parts `a` and `b` so that `d` ends above the target; step 2 is added to the
+    /// window and the layout reaches LOAD. Without `window-grow` it stays above.
+    #[test]
+    fn a_window_grows_where_the_rest_does_not_fit() {
+        let mut buffers = vec![
+            Buffer::new("a", 0, 10, 3),
+            Buffer::new("b", 0, 10, 2),
+            Buffer::new("d", 2, 3, 5),
+        ];
+        for (k, size) in [3, 4, 1].into_iter().enumerate() {
+            buffers.push(Buffer::new(format!("c{k}"), 8, 10, size));
+        }
+        let problem = Problem::new(buffers, None);
+        let timeline = Timeline::new(&problem);
+        assert_eq!(timeline.load(), 13);
+        let run = |grow: bool, threads: usize| {
+            let options = SearchOptions {
+                window_grow: grow,
+                ..hand_made(threads)
+            };
+            let portfolio = portfolio_of(&options);
+            window_first(
+                (&problem, &timeline),
+                (timeline.load(), &stacked(&problem)),
+                &options,
+                &portfolio,
+                (&Deadline::none(), Some(20_000)),
+            )
+        };
+        let grown = run(true, 1).solution.expect("a layout");
+        assert!(validate(&problem, &grown, Some(13)).is_valid());
+        assert_eq!(grown.peak(&problem), 13);
+        assert_eq!(run(true, 2).solution, Some(grown));
+        let alone = run(false, 1).solution.map(|l| l.peak(&problem));
+        assert!(alone.is_none_or(|peak| peak > 13), "{alone:?}");
     }
 }
