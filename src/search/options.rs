@@ -140,9 +140,9 @@ pub struct SearchOptions {
     /// little above), keep them there and lay the others around them by first-fit in the order
     /// of the best layout's offsets. Skipped with gaps or fixed offsets.
     pub window_first: bool,
-    /// Minimise, with `window-first`: where the others, placed around the window's layout, end
-    /// above its target, add the fullest sections of the buffers ending highest to the window
-    /// (the time between the sections cut out) and search again, a few times.
+    /// Minimise, with `window-first`: where the others, placed around the first window's
+    /// layout, end above its target, add the fullest sections of the buffers ending highest to
+    /// the window (the time between the sections cut out) and search again, a few times.
     pub window_grow: bool,
     /// Minimise, with `lns`: give a window's search the buffers held around it joined into few
     /// fixed obstacles (by address range, over the stretches of time its freed buffers cut),

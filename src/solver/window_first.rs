@@ -5,8 +5,9 @@
 //! window of time frees them, but this one lays them out together with the largest stack.
 //! Where the others then end above the target (a large buffer far from the window, with no
 //! room left by the long-lived ones laid out in it), the fullest sections of the buffers
-//! ending highest join the window, the time between cut out, and the search lays out the
-//! buffers live in any of them again (`window-grow`), until the rest fits or comes no lower.
+//! ending highest join the window of the largest totals, the time between cut out, and the
+//! search lays out the buffers live in any of them again (`window-grow`), until the rest fits
+//! or comes no lower.
 
 use super::by_time::{clipped_to_windows, ByTime};
 use super::part_fit::fit_part;
@@ -23,13 +24,15 @@ const SHARES: [u64; 4] = [990, 970, 900, 800];
 /// The most buffers a window holds: a larger one is not searched.
 const MOST_HELD: usize = 6000;
 
-/// The most targets a window is searched under: half way from the best peak to the bound, then
-/// half way from the lower of that target and the peak it gave, ..., the bound last (or as soon
-/// as the search finds nothing under a target).
-const TARGETS: u32 = 4;
-
 /// The most searches of one window and those added to it where the rest ended above the target.
 const MOST_WINDOWS: usize = 16;
+
+/// How many searches in a row may give layouts no lower than the best before the window
+/// stops growing (a grown window's layout may come out higher, and the next lower again).
+const PATIENCE: u32 = 2;
+
+/// A grown window holds at most twice the buffers of the first, and this many more.
+const GROWN_MORE: usize = 1000;
 
 /// The most windows added after a search: the fullest sections of the buffers ending highest.
 const WINDOWS_ADDED: usize = 4;
@@ -47,8 +50,8 @@ pub(crate) struct WindowFirst {
 
 /// Lays out `problem` (no gaps; `timeline` is its timeline) window first (see the module doc;
 /// nothing when a buffer has a fixed offset),
-/// with each window of [`SHARES`] (grown as the module doc says) fitted under targets from the
-/// best peak down to `lower` (a proven bound; see [`TARGETS`]) by the search within
+/// with each window of [`SHARES`] (grown as the module doc says) fitted under `lower` (a
+/// proven bound) by the search within
 /// [`NODES_PER_BUFFER`] nodes per buffer (and what is left of `nodes`), and the others placed
 /// around them ([`around`]); the layout of the lowest peak, the first of equals.
 pub(crate) fn window_first(
@@ -93,64 +96,75 @@ pub(crate) fn window_first(
         if by_time.overlapping(problem, window).len() > MOST_HELD {
             break; // the wider windows hold more
         }
-        let mut target = lower + excess / 2;
-        for attempt in 1..=TARGETS {
-            if deadline.passed() || nodes == Some(0) || target >= peak.min(best_peak) {
+        for target in [lower + excess / 2, lower + excess / 4, lower] {
+            if deadline.passed() || nodes == Some(0) {
                 break;
+            }
+            if target >= peak.min(best_peak) {
+                continue;
             }
             let built = windows_first(
                 (problem, timeline, &by_time),
                 (window, target, current),
-                options,
+                (options, options.window_grow && share == SHARES[0]),
                 portfolio,
                 (deadline, &mut nodes, &mut result.stats),
             );
-            let layout_peak = built.as_ref().map(|layout| layout.peak(problem));
-            if layout_peak.is_some_and(|p| p >= peak) {
+            let Some(layout) = built else {
+                break;
+            };
+            let layout_peak = layout.peak(problem);
+            if layout_peak >= peak {
                 break; // the rest does not fit around this window: a lower target will not help
             }
-            if let Some(layout) = built.filter(|l| l.peak(problem) < best_peak) {
-                (best_peak, result.solution) = (layout.peak(problem), Some(layout));
+            if layout_peak < best_peak {
+                (best_peak, result.solution) = (layout_peak, Some(layout));
             }
-            // Half way from the lower of the target and the best peak to the bound; the bound
-            // last, or when the search finds nothing under the target.
-            target = match (attempt + 1 == TARGETS, layout_peak) {
-                _ if target == lower => break,
-                (true, _) | (_, None) => lower,
-                (false, Some(_)) => lower + (target.min(best_peak) - lower) / 2,
-            };
         }
     }
     result
 }
 
-/// The layout of the lowest peak built from `first` and the windows added to it, the buffers
-/// live in them searched under `target` (see the module doc), the rest around them; `None`
-/// when the first search finds none.
+/// The layout of the lowest peak built from `first` and, with `grow`, the windows added to it:
+/// the buffers live in them searched under `target`, the rest placed around them. The second
+/// search takes `first` again with every first step of its buffers on the clock (their order
+/// of starts kept); then each search adds the fullest sections of the buffers ending highest
+/// above the target ([`highest_over`]), until the rest fits under it, [`PATIENCE`] searches
+/// in a row come no lower, or the window holds more than twice the first's buffers and
+/// [`GROWN_MORE`]. `None` when no search finds a layout.
 fn windows_first(
     (problem, timeline, by_time): (&Problem, &Timeline, &ByTime),
     (first, target, current): ((u64, u64), u64, &Solution),
-    options: &SearchOptions,
+    (options, grow): (&SearchOptions, bool),
     portfolio: &dyn Fn(usize) -> PortfolioConfig,
     (deadline, nodes, stats): (&Deadline<'_>, &mut Option<u64>, &mut SearchStats),
 ) -> Option<Solution> {
     let mut windows = vec![first];
     let mut best: Option<Solution> = None;
-    let searches = if options.window_grow { MOST_WINDOWS } else { 1 };
-    for _ in 0..searches {
+    let mut best_over = Vec::new(); // where the best layout ends above the target
+    let mut stale = 0; // searches in a row whose layout came no lower than the best
+    let mut most = MOST_HELD;
+    let searches = if grow { MOST_WINDOWS } else { 1 };
+    for search in 0..searches {
         if deadline.passed() || *nodes == Some(0) {
             break;
         }
+        // The second search: the first window again, with every first step of its buffers.
+        let ordered = search == 1;
         let mut live: Vec<usize> = windows
             .iter()
             .flat_map(|&w| by_time.overlapping(problem, w))
             .collect();
         live.sort_unstable();
         live.dedup();
-        if live.len() > MOST_HELD {
+        if live.len() > most {
             break;
         }
-        let part = clipped_to_windows(problem, &live, &with_starts(problem, &live, &windows));
+        if search == 0 {
+            most = most.min(2 * live.len() + GROWN_MORE);
+        }
+        let clock = with_starts(problem, &live, &windows, ordered);
+        let part = clipped_to_windows(problem, &live, &clock);
         let budget = NODES_PER_BUFFER * live.len() as u64;
         let budget = nodes.map_or(budget, |left| left.min(budget));
         let searched = fit_part(&part, target, options, portfolio, (deadline, budget));
@@ -158,23 +172,40 @@ fn windows_first(
         if let Some(left) = nodes.as_mut() {
             *left = left.saturating_sub(searched.stats.nodes);
         }
-        let Outcome::Found(inside) = searched.outcome else {
-            break;
+        let layout = match searched.outcome {
+            Outcome::Found(inside) => around(problem, &live, &inside.offsets, current, deadline),
+            _ => None,
         };
-        let layout = around(problem, &live, &inside.offsets, current, deadline)?;
+        let Some(layout) = layout else {
+            match search {
+                0 if searches > 1 => continue, // the ordered clock may do better
+                1 if best.is_some() => {
+                    windows.extend(best_over.iter().copied());
+                    windows.sort_unstable();
+                    continue;
+                }
+                _ => break,
+            }
+        };
         let layout_peak = layout.peak(problem);
-        if best
-            .as_ref()
-            .is_some_and(|b| layout_peak >= b.peak(problem))
-        {
+        let over = highest_over(problem, timeline, (&layout, target), &live);
+        if over.is_empty() {
+            best = Some(layout); // under the target: the lowest peak yet
+            break;
+        }
+        match best.as_ref().is_none_or(|b| layout_peak < b.peak(problem)) {
+            true => (best, best_over, stale) = (Some(layout), over.clone(), 0),
+            false if ordered => {}
+            false => stale += 1,
+        }
+        if stale == PATIENCE {
             break; // the window grew and the rest came no lower
         }
-        let over = highest_over(problem, timeline, (&layout, target), &live);
-        best = Some(layout);
-        if over.is_empty() {
-            break;
+        match search {
+            0 => {}
+            1 => windows.extend(best_over.iter().copied()),
+            _ => windows.extend(over),
         }
-        windows.extend(over);
         windows.sort_unstable();
         windows.dedup();
     }
@@ -185,8 +216,14 @@ fn windows_first(
 /// Helly's property of intervals, two live buffers that meet and share a window meet in it;
 /// two that share none meet at the later one's first step, between windows, which is added.
 /// So over these windows the buffers `live` meet exactly where they meet in the whole problem
-/// (one window: none added).
-fn with_starts(problem: &Problem, live: &[usize], windows: &[(u64, u64)]) -> Vec<(u64, u64)> {
+/// (one window: none added). With `every`, the first step of every live buffer starting
+/// outside the windows is added.
+fn with_starts(
+    problem: &Problem,
+    live: &[usize],
+    windows: &[(u64, u64)],
+    every: bool,
+) -> Vec<(u64, u64)> {
     let b = &problem.buffers;
     let first = |i: usize| windows.partition_point(|w| w.1 <= b[i].lower);
     let last = |i: usize| windows.partition_point(|w| w.0 < b[i].upper) - 1;
@@ -201,7 +238,10 @@ fn with_starts(problem: &Problem, live: &[usize], windows: &[(u64, u64)]) -> Vec
     let mut all = windows.to_vec();
     all.extend(
         live.iter()
-            .filter(|&&i| first(i) > 0 && latest[first(i) - 1] > b[i].lower)
+            .filter(|&&i| match every {
+                true => !(first(i) < windows.len() && windows[first(i)].0 <= b[i].lower),
+                false => first(i) > 0 && latest[first(i) - 1] > b[i].lower,
+            })
             .map(|&i| (b[i].lower, b[i].lower + 1)),
     );
     all.sort_unstable();
@@ -345,8 +385,11 @@ mod tests {
                 .collect();
             live.sort_unstable();
             live.dedup();
-            let joined =
-                clipped_to_windows(&problem, &live, &with_starts(&problem, &live, &windows));
+            let joined = clipped_to_windows(
+                &problem,
+                &live,
+                &with_starts(&problem, &live, &windows, false),
+            );
             let bare = clipped_to_windows(&problem, &live, &windows);
             for x in 0..live.len() {
                 for y in 0..x {
