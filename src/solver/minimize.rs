@@ -213,13 +213,29 @@ fn improvement(
     portfolio: &dyn Fn(usize) -> PortfolioConfig,
     (deadline, nodes): (&Deadline<'_>, Option<u64>),
 ) -> Improvement {
+    // Above the probes' limit the windows get half of what is left, ruin and recreate the rest.
+    let halved = options.reinsert && problem.len() > WHOLE_SEARCH_MOST;
+    let windows_deadline = match (halved, deadline.at) {
+        (true, Some(at)) => {
+            let now = Instant::now();
+            Deadline {
+                at: Some(now + at.saturating_duration_since(now) / 2),
+                cancel: deadline.cancel,
+            }
+        }
+        _ => *deadline,
+    };
+    let windows_nodes = match halved {
+        true => nodes.map(|n| n / 2),
+        false => nodes,
+    };
     let improved = improve(
         problem,
         best.clone(),
         lower,
         options,
         portfolio,
-        (deadline, nodes),
+        (&windows_deadline, windows_nodes),
     );
     let mut stats = improved.stats;
     let mut peak = best.peak(problem);
