@@ -14,7 +14,12 @@ use crate::search::{Outcome, PortfolioConfig, SearchOptions, SearchStats};
 
 /// Search nodes a window gets per freed buffer (a fixed budget: the same windows give the same
 /// layout on any machine).
-const NODES_PER_FREED: u64 = 2;
+pub(crate) const NODES_PER_FREED: u64 = 2;
+
+/// Search nodes a window gets per freed buffer on a problem too large for probes of the whole,
+/// where the windows are the only search (on the 1M mix, windows of 464 to 2,005 freed buffers
+/// around the time of LOAD that fail at two find layouts at eight).
+pub(crate) const NODES_PER_FREED_ALONE: u64 = 8;
 
 /// A window first reaches this many starts of buffers before and after the buffer it is made
 /// for (then twice as many at each widening).
@@ -50,8 +55,8 @@ pub(crate) struct Improved {
 
 /// Lowers the peak of `start`, a valid layout of `problem` (no gaps), towards `lower` (a proven
 /// bound): each round sets a target below the peak, and re-places a window of time around every
-/// buffer ending above it (see the module doc), each window with [`NODES_PER_FREED`] nodes per
-/// freed buffer; when every buffer is under the target, the next round aims lower, else nearer.
+/// buffer ending above it (see the module doc), each window with `per_freed` nodes per freed
+/// buffer ([`NODES_PER_FREED`] or [`NODES_PER_FREED_ALONE`]); when every buffer is under the target, the next round aims lower, else nearer.
 /// Stops at `deadline`, when `nodes` are spent, or when no target below the peak is left.
 /// `portfolio(buffers)` gives each window's search its portfolio.
 pub(crate) fn improve(
@@ -60,7 +65,7 @@ pub(crate) fn improve(
     lower: u64,
     options: &SearchOptions,
     portfolio: &dyn Fn(usize) -> PortfolioConfig,
-    (deadline, mut nodes): (&Deadline<'_>, Option<u64>),
+    (deadline, mut nodes, per_freed): (&Deadline<'_>, Option<u64>, u64),
 ) -> Improved {
     let by_time = ByTime::new(problem);
     let mut offsets = start.offsets;
@@ -115,7 +120,7 @@ pub(crate) fn improve(
                 if window.freed.len() > MOST_FREED || window.held.len() > held_most {
                     continue; // too large for a short search
                 }
-                let budget = NODES_PER_FREED * window.freed.len() as u64;
+                let budget = per_freed * window.freed.len() as u64;
                 let budget = nodes.map_or(budget, |left| left.min(budget));
                 let (found, stats) = window.fit(
                     (problem, &offsets),
@@ -262,7 +267,7 @@ mod tests {
             lower,
             &options,
             &portfolio,
-            (&deadline, Some(50_000)),
+            (&deadline, Some(50_000), NODES_PER_FREED),
         )
     }
 
