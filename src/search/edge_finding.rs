@@ -26,6 +26,17 @@ use std::ops::Range;
 /// stops there (stopping early is sound, only weaker).
 const MAX_PASSES_PER_SECTION: usize = 16;
 
+/// What a pass reads of one buffer, side by side (one place in memory per task).
+#[derive(Clone, Copy, Debug)]
+struct Bounds {
+    /// The lowest offset proved at the current node (for an unplaced buffer).
+    lowest: u64,
+    /// The highest end proved at the current node.
+    end: u64,
+    /// The buffer's size.
+    size: u64,
+}
+
 /// One unplaced buffer of a section, as the section's pass sees it.
 #[derive(Clone, Copy, Debug)]
 struct Task {
@@ -38,19 +49,26 @@ struct Task {
 /// The edge finder of one search run: its bounds, kept along the search path (what a node
 /// proves holds below it; [`EdgeFinder::undo`] takes it back on the way up), and scratch space.
 pub struct EdgeFinder {
-    /// Per buffer, the lowest offset proved at the current node (for its unplaced buffers).
-    lowest: Vec<u64>,
-    /// Per buffer, the highest end proved at the current node.
-    ends: Vec<u64>,
+    /// Per buffer, its bounds at the current node and its size.
+    bounds: Vec<Bounds>,
     /// The bounds before each change: buffer, lowest offset, end.
     trail: Vec<(u32, u64, u64)>,
-    /// Per section, whether its free buffers are not all live in a neighbouring section too
+    /// Per section `t` (and one past the last), the first maximal section at or after `t`: a
+    /// section is maximal when its free buffers are not all live in a neighbouring section too
     /// (only those sections are passed over: a section whose buffers a neighbour holds as well
     /// deduces nothing the neighbour does not).
-    maximal: Vec<bool>,
+    next_maximal: Vec<u32>,
     tasks: Vec<Task>,
     lows: Vec<u64>,
     highs: Vec<u64>,
+    /// Per task of a pass, the position of its lowest offset in `lows` and of its end in
+    /// `highs`.
+    rows: Vec<u32>,
+    columns: Vec<u32>,
+    /// Scratch of [`rank_by_sorting`].
+    ranking: Vec<(u64, u32)>,
+    /// Scratch of [`EdgeFinder::bucket_few`].
+    few: Few,
     /// Per cell `(i, j)` of a pass (`lows[i]`, `highs[j]`; row-major): the total size of the
     /// tasks starting at or above `lows[i]` and ending by `highs[j]` (the window's contents;
     /// per cell before it is cumulated).
@@ -83,15 +101,35 @@ impl EdgeFinder {
                     (s > 0 && within(s - 1)) || (s + 1 < count && within(s + 1));
                 !instance.members[s].is_empty() && !held_by_a_neighbour
             })
+            .collect::<Vec<bool>>();
+        let mut next_maximal = vec![count as u32; count + 1];
+        for t in (0..count).rev() {
+            next_maximal[t] = if maximal[t] {
+                t as u32
+            } else {
+                next_maximal[t + 1]
+            };
+        }
+        let bounds = instance
+            .sizes
+            .iter()
+            .map(|&size| Bounds {
+                lowest: 0,
+                end: instance.capacity,
+                size,
+            })
             .collect();
         EdgeFinder {
-            lowest: vec![0; instance.sizes.len()],
-            ends: vec![instance.capacity; instance.sizes.len()],
+            bounds,
             trail: Vec::new(),
-            maximal,
+            next_maximal,
             tasks: Vec::new(),
             lows: Vec::new(),
             highs: Vec::new(),
+            rows: Vec::new(),
+            columns: Vec::new(),
+            ranking: Vec::new(),
+            few: Few::default(),
             inside: Vec::new(),
             largest_ending_above: Vec::new(),
             largest_below: Vec::new(),
@@ -103,7 +141,7 @@ impl EdgeFinder {
 
     /// The lowest offset the last propagation proved for unplaced buffer `b`.
     pub fn lowest(&self, b: usize) -> u64 {
-        self.lowest[b]
+        self.bounds[b].lowest
     }
 
     /// Where the trail stands: [`EdgeFinder::undo`] with it takes back what follows.
@@ -115,8 +153,9 @@ impl EdgeFinder {
     pub fn undo(&mut self, mark: usize) {
         while self.trail.len() > mark {
             let (b, lowest, end) = self.trail.pop().expect("above the mark");
-            self.lowest[b as usize] = lowest;
-            self.ends[b as usize] = end;
+            let bounds = &mut self.bounds[b as usize];
+            bounds.lowest = lowest;
+            bounds.end = end;
         }
     }
 
@@ -126,17 +165,19 @@ impl EdgeFinder {
     pub fn forget(&mut self, instance: &Instance, state: &State, buffers: &[u32]) {
         for &b in buffers {
             let b = b as usize;
-            if !state.is_placed(b) && (self.lowest[b], self.ends[b]) != (0, instance.capacity) {
+            let bounds = self.bounds[b];
+            if !state.is_placed(b) && (bounds.lowest, bounds.end) != (0, instance.capacity) {
                 self.save(b);
-                self.lowest[b] = 0;
-                self.ends[b] = instance.capacity;
+                self.bounds[b].lowest = 0;
+                self.bounds[b].end = instance.capacity;
             }
         }
     }
 
     /// Records buffer `b`'s bounds before they change.
     fn save(&mut self, b: usize) {
-        self.trail.push((b as u32, self.lowest[b], self.ends[b]));
+        let bounds = self.bounds[b];
+        self.trail.push((b as u32, bounds.lowest, bounds.end));
     }
 
     /// Propagates at a node whose unplaced buffers are those of `buffers` and whose sections
@@ -176,10 +217,10 @@ impl EdgeFinder {
                     lowest = align_up(above, instance.alignments[b].max(1)).unwrap_or(u64::MAX);
                 }
             }
-            if lowest > self.lowest[b] {
+            if lowest > self.bounds[b].lowest {
                 self.save(b);
-                self.lowest[b] = lowest;
-                if lowest.saturating_add(instance.sizes[b]) > self.ends[b] {
+                self.bounds[b].lowest = lowest;
+                if lowest.saturating_add(instance.sizes[b]) > self.bounds[b].end {
                     verdict = Err(instance.sections[b].start);
                     break;
                 }
@@ -216,11 +257,14 @@ impl EdgeFinder {
     /// Queues the maximal sections of buffer `b` within `sections` that are not queued yet.
     fn enqueue(&mut self, instance: &Instance, b: usize, sections: &Range<usize>) {
         let span = instance.sections[b].clone();
-        for t in span.start.max(sections.start)..span.end.min(sections.end) {
-            if self.maximal[t] && !self.queued[t] {
+        let end = span.end.min(sections.end);
+        let mut t = self.next_maximal[span.start.max(sections.start)] as usize;
+        while t < end {
+            if !self.queued[t] {
                 self.queued[t] = true;
                 self.queue.push_back(t);
             }
+            t = self.next_maximal[t + 1] as usize;
         }
     }
 
@@ -233,55 +277,161 @@ impl EdgeFinder {
         s: usize,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<(), ()> {
+        let free = |b: usize| !state.is_placed(b);
+        self.pass(instance, &instance.members[s], &free, cancelled)
+    }
+
+    /// The windows of one section's tasks (its `members` that are `free`, in that order):
+    /// overload and both rules. A window `[e, l]` is a distinct lowest offset and a distinct
+    /// end; the tasks are bucketed by both, so each window's contents come from cumulated cells
+    /// rather than a scan of the tasks, which are listed and scanned only where some task
+    /// outside a window is larger than the window's free room.
+    fn pass(
+        &mut self,
+        instance: &Instance,
+        members: &[u32],
+        free: &dyn Fn(usize) -> bool,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<(), ()> {
         let mut tasks = std::mem::take(&mut self.tasks);
         tasks.clear();
-        tasks.extend(
-            instance.members[s]
-                .iter()
-                .filter(|&&b| !state.is_placed(b as usize))
-                .map(|&b| Task {
-                    buffer: b,
-                    lowest: self.lowest[b as usize],
-                    end: self.ends[b as usize],
-                    size: instance.sizes[b as usize],
-                }),
-        );
-        let result = self.section_tasks(instance, &tasks, cancelled);
+        let count = match self.bucket_few(members, free) {
+            Some(count) => count,
+            None => self.bucket_many(members, free, &mut tasks),
+        };
+        let result = if count < 2 {
+            Ok(())
+        } else {
+            self.cumulate();
+            self.windows(instance, members, free, &mut tasks, cancelled)
+        };
         self.tasks = tasks;
         result
     }
 
-    /// The windows of one section's tasks: overload and both rules. A window `[e, l]` is a
-    /// distinct lowest offset and a distinct end; the tasks are bucketed by both, so each
-    /// window's contents come from cumulated cells rather than a scan of the tasks, which are
-    /// scanned only where some task outside a window is larger than the window's free room.
-    fn section_tasks(
-        &mut self,
-        instance: &Instance,
-        tasks: &[Task],
-        cancelled: &dyn Fn() -> bool,
-    ) -> Result<(), ()> {
-        if tasks.len() < 2 {
-            return Ok(());
+    /// Buckets the tasks by lowest offset and end as it reads them, while there are at most
+    /// [`FEW`] of each (`None` past that), into the cells of `inside` and
+    /// `largest_ending_above` (before they are cumulated), with `lows` and `highs`; returns
+    /// the number of tasks.
+    fn bucket_few(&mut self, members: &[u32], free: &dyn Fn(usize) -> bool) -> Option<usize> {
+        let few = &mut self.few;
+        few.lows.clear();
+        few.highs.clear();
+        let mut count = 0;
+        for &b in members {
+            if !free(b as usize) {
+                continue;
+            }
+            let t = self.bounds[b as usize];
+            count += 1;
+            let i = match few.lows.iter().position(|&v| v == t.lowest) {
+                Some(i) => i,
+                None if few.lows.len() == FEW => return None,
+                None => {
+                    let i = few.lows.len();
+                    few.lows.push(t.lowest);
+                    for j in 0..few.highs.len() {
+                        few.inside[i * FEW + j] = 0;
+                        few.largest[i * FEW + j] = 0;
+                    }
+                    i
+                }
+            };
+            let j = match few.highs.iter().position(|&v| v == t.end) {
+                Some(j) => j,
+                None if few.highs.len() == FEW => return None,
+                None => {
+                    let j = few.highs.len();
+                    few.highs.push(t.end);
+                    for i in 0..few.lows.len() {
+                        few.inside[i * FEW + j] = 0;
+                        few.largest[i * FEW + j] = 0;
+                    }
+                    j
+                }
+            };
+            few.inside[i * FEW + j] += t.size;
+            let largest = &mut few.largest[i * FEW + j];
+            *largest = (*largest).max(t.size);
         }
-        distinct_ascending(&mut self.lows, tasks.iter().map(|t| t.lowest));
-        distinct_ascending(&mut self.highs, tasks.iter().map(|t| t.end));
-        let (d, h) = (self.lows.len(), self.highs.len());
-        let cell = |i: usize, j: usize| i * h + j;
+        // Each value's position in ascending order is the number of values below it.
+        let position = |values: &[u64], k: usize| values.iter().filter(|&&w| w < values[k]).count();
+        let (d, h) = (few.lows.len(), few.highs.len());
+        few.rows.clear();
+        few.rows.extend((0..d).map(|i| position(&few.lows, i)));
+        few.columns.clear();
+        few.columns.extend((0..h).map(|j| position(&few.highs, j)));
+        self.lows.clear();
+        self.lows.resize(d, 0);
+        self.highs.clear();
+        self.highs.resize(h, 0);
         self.inside.clear();
         self.inside.resize(d * h, 0);
         self.largest_ending_above.clear();
         self.largest_ending_above.resize(d * h, 0);
-        for t in tasks {
-            let i = self
-                .lows
-                .binary_search(&t.lowest)
-                .expect("a distinct lowest");
-            let j = self.highs.binary_search(&t.end).expect("a distinct end");
-            self.inside[cell(i, j)] += t.size;
-            let largest = &mut self.largest_ending_above[cell(i, j)];
+        for (i, &row) in few.rows.iter().enumerate() {
+            self.lows[row] = few.lows[i];
+            for (j, &column) in few.columns.iter().enumerate() {
+                self.inside[row * h + column] = few.inside[i * FEW + j];
+                self.largest_ending_above[row * h + column] = few.largest[i * FEW + j];
+            }
+        }
+        for (j, &column) in few.columns.iter().enumerate() {
+            self.highs[column] = few.highs[j];
+        }
+        Some(count)
+    }
+
+    /// [`EdgeFinder::bucket_few`] for many distinct lowest offsets or ends: lists the tasks in
+    /// `tasks` and ranks their values by sorting; returns the number of tasks.
+    fn bucket_many(
+        &mut self,
+        members: &[u32],
+        free: &dyn Fn(usize) -> bool,
+        tasks: &mut Vec<Task>,
+    ) -> usize {
+        self.list_tasks(members, free, tasks);
+        let ranking = &mut self.ranking;
+        rank_by_sorting(&mut self.lows, &mut self.rows, ranking, tasks, |t| t.lowest);
+        rank_by_sorting(&mut self.highs, &mut self.columns, ranking, tasks, |t| {
+            t.end
+        });
+        let (d, h) = (self.lows.len(), self.highs.len());
+        self.inside.clear();
+        self.inside.resize(d * h, 0);
+        self.largest_ending_above.clear();
+        self.largest_ending_above.resize(d * h, 0);
+        for (k, t) in tasks.iter().enumerate() {
+            let cell = self.rows[k] as usize * h + self.columns[k] as usize;
+            self.inside[cell] += t.size;
+            let largest = &mut self.largest_ending_above[cell];
             *largest = (*largest).max(t.size);
         }
+        tasks.len()
+    }
+
+    /// Lists the `free` buffers of `members` as tasks, with their bounds as they are now.
+    fn list_tasks(&self, members: &[u32], free: &dyn Fn(usize) -> bool, tasks: &mut Vec<Task>) {
+        tasks.clear();
+        for &b in members {
+            if free(b as usize) {
+                let bounds = self.bounds[b as usize];
+                tasks.push(Task {
+                    buffer: b,
+                    lowest: bounds.lowest,
+                    end: bounds.end,
+                    size: bounds.size,
+                });
+            }
+        }
+    }
+
+    /// Cumulates the cells of a pass: `inside` over the ends up to each and the lowest offsets
+    /// from each up, `largest_ending_above` over the ends above each and the lowest offsets
+    /// from each up, and fills `largest_below`.
+    fn cumulate(&mut self) {
+        let (d, h) = (self.lows.len(), self.highs.len());
+        let cell = |i: usize, j: usize| i * h + j;
         // Per row: its largest task (for the rows above it), then totals over the ends up to
         // `j` and the largest over the ends above `j`.
         self.largest_below.clear();
@@ -317,6 +467,21 @@ impl EdgeFinder {
                 *largest = (*largest).max(higher);
             }
         }
+    }
+
+    /// The windows of a pass, over its cumulated cells: overload and both rules. The tasks
+    /// (`tasks`, if listed already, else listed here before the first bound moves) are scanned
+    /// only where some task outside a window is larger than the window's free room.
+    fn windows(
+        &mut self,
+        instance: &Instance,
+        members: &[u32],
+        free: &dyn Fn(usize) -> bool,
+        tasks: &mut Vec<Task>,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<(), ()> {
+        let (d, h) = (self.lows.len(), self.highs.len());
+        let cell = |i: usize, j: usize| i * h + j;
         for j in 0..h {
             if cancelled() {
                 // Each deduction so far is sound on its own; the windows left prove nothing
@@ -340,7 +505,11 @@ impl EdgeFinder {
                 if self.largest_ending_above[cell(i, j)].max(self.largest_below[i]) <= room {
                     continue;
                 }
-                for t in tasks {
+                if tasks.is_empty() {
+                    // No bound has moved in this pass yet: the tasks as the pass found them.
+                    self.list_tasks(members, free, tasks);
+                }
+                for t in tasks.iter() {
                     if t.size <= room || (t.lowest >= e && t.end <= l) {
                         continue; // too small to be pushed, or in the window
                     }
@@ -374,9 +543,9 @@ impl EdgeFinder {
         if needed > l {
             // It does not end by `l`: above the window's buffers.
             let raised = align_up(e + inside, alignment).unwrap_or(u64::MAX);
-            if raised > self.lowest[b] {
+            if raised > self.bounds[b].lowest {
                 self.save(b);
-                self.lowest[b] = raised;
+                self.bounds[b].lowest = raised;
                 changed = true;
             }
         }
@@ -386,36 +555,69 @@ impl EdgeFinder {
                 return Err(());
             };
             let lowered = start / alignment * alignment + t.size;
-            if lowered < self.ends[b] {
+            if lowered < self.bounds[b].end {
                 self.save(b);
-                self.ends[b] = lowered;
+                self.bounds[b].end = lowered;
                 changed = true;
             }
         }
-        if self.lowest[b].saturating_add(t.size) > self.ends[b] {
+        let bounds = self.bounds[b];
+        if bounds.lowest.saturating_add(t.size) > bounds.end {
             return Err(());
         }
         Ok(changed)
     }
 }
 
-/// Fills `out` with the distinct values of `values`, in ascending order: by insertion while
-/// they are few (a section's tasks share a handful of lowest offsets and ends), by sorting when
-/// they are many.
-fn distinct_ascending(out: &mut Vec<u64>, values: impl Iterator<Item = u64> + Clone) {
-    const FEW: usize = 32;
-    out.clear();
-    for v in values.clone() {
-        if let Err(at) = out.binary_search(&v) {
-            if out.len() == FEW {
-                out.clear();
-                out.extend(values);
-                out.sort_unstable();
-                out.dedup();
-                return;
-            }
-            out.insert(at, v);
+/// Distinct lowest offsets (and ends) at most for which a pass buckets its tasks as it reads
+/// them (a section's tasks share a handful of each); with more it lists them and sorts.
+const FEW: usize = 16;
+
+/// Scratch space of [`EdgeFinder::bucket_few`]: the values in the order they first appear,
+/// their positions in ascending order, and `FEW x FEW` cells in that order.
+struct Few {
+    lows: Vec<u64>,
+    highs: Vec<u64>,
+    rows: Vec<usize>,
+    columns: Vec<usize>,
+    inside: Vec<u64>,
+    largest: Vec<u64>,
+}
+
+impl Default for Few {
+    fn default() -> Few {
+        Few {
+            lows: Vec::with_capacity(FEW),
+            highs: Vec::with_capacity(FEW),
+            rows: Vec::with_capacity(FEW),
+            columns: Vec::with_capacity(FEW),
+            inside: vec![0; FEW * FEW],
+            largest: vec![0; FEW * FEW],
         }
+    }
+}
+
+/// Fills `distinct` with the distinct values `value(t)` of `tasks`, in ascending order, and
+/// `ranks` with each task's position of its value in `distinct`: one sort of (value, task)
+/// pairs.
+fn rank_by_sorting(
+    distinct: &mut Vec<u64>,
+    ranks: &mut Vec<u32>,
+    pairs: &mut Vec<(u64, u32)>,
+    tasks: &[Task],
+    value: impl Fn(&Task) -> u64,
+) {
+    pairs.clear();
+    pairs.extend(tasks.iter().enumerate().map(|(k, t)| (value(t), k as u32)));
+    pairs.sort_unstable();
+    distinct.clear();
+    ranks.clear();
+    ranks.resize(tasks.len(), 0);
+    for &(v, k) in pairs.iter() {
+        if distinct.last() != Some(&v) {
+            distinct.push(v);
+        }
+        ranks[k as usize] = (distinct.len() - 1) as u32;
     }
 }
 
@@ -451,12 +653,12 @@ mod tests {
             edge.propagate(&instance, &state, &[0, 1, 2], all, None, &|| false),
             Ok(())
         );
-        assert_eq!(edge.ends[2], 4, "u goes under v");
+        assert_eq!(edge.bounds[2].end, 4, "u goes under v");
         assert_eq!(edge.lowest(1), 4, "v goes above u");
         assert_eq!(edge.lowest(2), 0);
         // Taken back on the way up.
         edge.undo(0);
-        assert_eq!((edge.lowest(1), edge.ends[2]), (0, 10));
+        assert_eq!((edge.lowest(1), edge.bounds[2].end), (0, 10));
     }
 
     #[test]
@@ -467,7 +669,7 @@ mod tests {
         let cancelled = edge.propagate(&instance, &state, &[0, 1, 2], all.clone(), None, &|| true);
         assert_eq!(cancelled, Ok(()));
         // The bounds the placement of w gives (v at 2), none of the passes' (v at 4, u by 4).
-        assert_eq!((edge.lowest(1), edge.ends[2]), (2, 10));
+        assert_eq!((edge.lowest(1), edge.bounds[2].end), (2, 10));
         edge.undo(0);
         // Not cancelled: asked before each pass, and the passes prove both bounds.
         let asked = std::cell::Cell::new(0);
@@ -477,7 +679,7 @@ mod tests {
         });
         assert_eq!(full, Ok(()));
         assert!(asked.get() >= 2, "{} passes", asked.get());
-        assert_eq!((edge.lowest(1), edge.ends[2]), (4, 4));
+        assert_eq!((edge.lowest(1), edge.bounds[2].end), (4, 4));
     }
 
     #[test]
@@ -539,22 +741,28 @@ mod tests {
             edge.propagate(&instance, &state, &[1, 2], all.clone(), None, &|| false),
             Ok(())
         );
-        let proved = (edge.lowest(1), edge.lowest(2), edge.ends[2]);
+        let proved = (edge.lowest(1), edge.lowest(2), edge.bounds[2].end);
         assert_eq!(proved, (4, 0, 4));
         // An independent part starts an order of its own: it starts from nothing proved.
         let mark = edge.mark();
         edge.forget(&instance, &state, &[1, 2]);
-        assert_eq!((edge.lowest(1), edge.lowest(2), edge.ends[2]), (0, 0, 10));
+        assert_eq!(
+            (edge.lowest(1), edge.lowest(2), edge.bounds[2].end),
+            (0, 0, 10)
+        );
         // Its own propagation proves what the placements imply, and is taken back with it.
         assert_eq!(
             edge.propagate(&instance, &state, &[1, 2], all, None, &|| false),
             Ok(())
         );
-        assert_eq!((edge.lowest(1), edge.lowest(2), edge.ends[2]), proved);
+        assert_eq!((edge.lowest(1), edge.lowest(2), edge.bounds[2].end), proved);
         edge.undo(mark);
-        assert_eq!((edge.lowest(1), edge.lowest(2), edge.ends[2]), proved);
+        assert_eq!((edge.lowest(1), edge.lowest(2), edge.bounds[2].end), proved);
         edge.undo(0);
-        assert_eq!((edge.lowest(1), edge.lowest(2), edge.ends[2]), (0, 0, 10));
+        assert_eq!(
+            (edge.lowest(1), edge.lowest(2), edge.bounds[2].end),
+            (0, 0, 10)
+        );
     }
 
     #[test]
@@ -564,11 +772,19 @@ mod tests {
         // Sections 0-2 (w, v) and 2-3 (v, u): neither holds the other's buffers.
         let live: Vec<&Vec<u32>> = instance.members.iter().collect();
         assert_eq!(live, [&vec![0, 1], &vec![1, 2]]);
-        assert_eq!(edge.maximal, [true, true]);
+        let maximal: Vec<bool> = (0..2).map(|t| edge.next_maximal[t] == t as u32).collect();
+        assert_eq!(maximal, [true, true]);
+    }
+
+    impl EdgeFinder {
+        /// Every buffer's lowest offset and end.
+        fn proved(&self) -> Vec<(u64, u64)> {
+            self.bounds.iter().map(|b| (b.lowest, b.end)).collect()
+        }
     }
 
     /// One pass with every window `[e, l]` (each task's lowest offset and end) and every task
-    /// outside it, with no shortcut: what [`EdgeFinder::section_tasks`] must deduce.
+    /// outside it, with no shortcut: what [`EdgeFinder::pass`] must deduce.
     fn every_window(edge: &mut EdgeFinder, instance: &Instance, tasks: &[Task]) -> Result<(), ()> {
         for l in tasks.iter().map(|t| t.end) {
             for e in tasks.iter().map(|t| t.lowest) {
@@ -631,22 +847,19 @@ mod tests {
             let (mut fast, mut slow) = (EdgeFinder::new(&instance), EdgeFinder::new(&instance));
             for edge in [&mut fast, &mut slow] {
                 for t in &tasks {
-                    edge.lowest[t.buffer as usize] = t.lowest;
-                    edge.ends[t.buffer as usize] = t.end;
+                    edge.bounds[t.buffer as usize].lowest = t.lowest;
+                    edge.bounds[t.buffer as usize].end = t.end;
                 }
             }
-            let verdict = fast.section_tasks(&instance, &tasks, &|| false);
+            let members: Vec<u32> = tasks.iter().map(|t| t.buffer).collect();
+            let verdict = fast.pass(&instance, &members, &|_| true, &|| false);
             assert_eq!(
                 verdict,
                 every_window(&mut slow, &instance, &tasks),
                 "{tasks:?}"
             );
             if verdict.is_ok() {
-                assert_eq!(
-                    (&fast.lowest, &fast.ends),
-                    (&slow.lowest, &slow.ends),
-                    "{tasks:?}"
-                );
+                assert_eq!(fast.proved(), slow.proved(), "{tasks:?}");
             } else {
                 failed += 1;
             }
