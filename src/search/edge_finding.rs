@@ -65,10 +65,12 @@ pub struct EdgeFinder {
     /// `highs`.
     rows: Vec<u32>,
     columns: Vec<u32>,
+    /// Scratch of [`EdgeFinder::scan_few`]: the free members of a section.
+    free_members: Vec<u32>,
     /// Scratch of [`rank_by_sorting`].
     ranking: Vec<(u64, u32)>,
     /// Scratch of [`EdgeFinder::bucket_few`].
-    few: Few,
+    few: Box<Few>,
     /// Per cell `(i, j)` of a pass (`lows[i]`, `highs[j]`; row-major): the total size of the
     /// tasks starting at or above `lows[i]` and ending by `highs[j]` (the window's contents;
     /// per cell before it is cumulated).
@@ -128,8 +130,9 @@ impl EdgeFinder {
             highs: Vec::new(),
             rows: Vec::new(),
             columns: Vec::new(),
+            free_members: Vec::new(),
             ranking: Vec::new(),
-            few: Few::default(),
+            few: Box::new(Few::new()),
             inside: Vec::new(),
             largest_ending_above: Vec::new(),
             largest_below: Vec::new(),
@@ -290,7 +293,7 @@ impl EdgeFinder {
         &mut self,
         instance: &Instance,
         members: &[u32],
-        free: &dyn Fn(usize) -> bool,
+        free: &impl Fn(usize) -> bool,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<(), ()> {
         let mut tasks = std::mem::take(&mut self.tasks);
@@ -313,73 +316,82 @@ impl EdgeFinder {
     /// [`FEW`] of each (`None` past that), into the cells of `inside` and
     /// `largest_ending_above` (before they are cumulated), with `lows` and `highs`; returns
     /// the number of tasks.
-    fn bucket_few(&mut self, members: &[u32], free: &dyn Fn(usize) -> bool) -> Option<usize> {
-        let few = &mut self.few;
-        few.lows.clear();
-        few.highs.clear();
+    fn bucket_few(&mut self, members: &[u32], free: &impl Fn(usize) -> bool) -> Option<usize> {
+        let count = self.scan_few(members, free)?;
+        self.sort_few();
+        Some(count)
+    }
+
+    /// Buckets the tasks into [`Few`]'s cells, in the order their values first appear: `None`
+    /// past [`FEW`] distinct lowest offsets or ends, else the number of tasks.
+    fn scan_few(&mut self, members: &[u32], free: &impl Fn(usize) -> bool) -> Option<usize> {
+        // The free members first, without a branch on each (placed and free ones alternate
+        // at random, which a branch predictor cannot follow).
+        let free_members = &mut self.free_members;
+        free_members.resize(members.len(), 0);
         let mut count = 0;
         for &b in members {
-            if !free(b as usize) {
-                continue;
-            }
+            free_members[count] = b;
+            count += usize::from(free(b as usize));
+        }
+        let few = &mut *self.few;
+        let (mut d, mut h) = (0, 0);
+        for &b in &free_members[..count] {
             let t = self.bounds[b as usize];
-            count += 1;
-            let i = match few.lows.iter().position(|&v| v == t.lowest) {
+            let i = match few.lows[..d].iter().position(|&v| v == t.lowest) {
                 Some(i) => i,
-                None if few.lows.len() == FEW => return None,
+                None if d == FEW => return None,
                 None => {
-                    let i = few.lows.len();
-                    few.lows.push(t.lowest);
-                    for j in 0..few.highs.len() {
-                        few.inside[i * FEW + j] = 0;
-                        few.largest[i * FEW + j] = 0;
+                    few.lows[d] = t.lowest;
+                    for j in 0..h {
+                        few.clear(d, j);
                     }
-                    i
+                    d += 1;
+                    d - 1
                 }
             };
-            let j = match few.highs.iter().position(|&v| v == t.end) {
+            let j = match few.highs[..h].iter().position(|&v| v == t.end) {
                 Some(j) => j,
-                None if few.highs.len() == FEW => return None,
+                None if h == FEW => return None,
                 None => {
-                    let j = few.highs.len();
-                    few.highs.push(t.end);
-                    for i in 0..few.lows.len() {
-                        few.inside[i * FEW + j] = 0;
-                        few.largest[i * FEW + j] = 0;
+                    few.highs[h] = t.end;
+                    for i in 0..d {
+                        few.clear(i, h);
                     }
-                    j
+                    h += 1;
+                    h - 1
                 }
             };
-            few.inside[i * FEW + j] += t.size;
-            let largest = &mut few.largest[i * FEW + j];
-            *largest = (*largest).max(t.size);
+            let cell = Few::cell(i, j);
+            few.inside[cell] += t.size;
+            few.largest[cell] = few.largest[cell].max(t.size);
         }
-        // Each value's position in ascending order is the number of values below it.
-        let position = |values: &[u64], k: usize| values.iter().filter(|&&w| w < values[k]).count();
-        let (d, h) = (few.lows.len(), few.highs.len());
-        few.rows.clear();
-        few.rows.extend((0..d).map(|i| position(&few.lows, i)));
-        few.columns.clear();
-        few.columns.extend((0..h).map(|j| position(&few.highs, j)));
-        self.lows.clear();
-        self.lows.resize(d, 0);
-        self.highs.clear();
-        self.highs.resize(h, 0);
-        self.inside.clear();
-        self.inside.resize(d * h, 0);
-        self.largest_ending_above.clear();
-        self.largest_ending_above.resize(d * h, 0);
-        for (i, &row) in few.rows.iter().enumerate() {
-            self.lows[row] = few.lows[i];
-            for (j, &column) in few.columns.iter().enumerate() {
-                self.inside[row * h + column] = few.inside[i * FEW + j];
-                self.largest_ending_above[row * h + column] = few.largest[i * FEW + j];
-            }
-        }
-        for (j, &column) in few.columns.iter().enumerate() {
-            self.highs[column] = few.highs[j];
-        }
+        (few.d, few.h) = (d, h);
         Some(count)
+    }
+
+    /// Moves [`Few`]'s cells to `inside` and `largest_ending_above`, and its values to `lows`
+    /// and `highs`, in ascending order of the values.
+    #[inline(never)]
+    fn sort_few(&mut self) {
+        let few = &mut *self.few;
+        let (d, h) = (few.d, few.h);
+        ascending_order(&few.lows[..d], &mut few.rows[..d]);
+        ascending_order(&few.highs[..h], &mut few.columns[..h]);
+        let (rows, columns) = (&few.rows[..d], &few.columns[..h]);
+        self.lows.clear();
+        self.lows.extend(rows.iter().map(|&i| few.lows[i]));
+        self.highs.clear();
+        self.highs.extend(columns.iter().map(|&j| few.highs[j]));
+        self.inside.clear();
+        self.largest_ending_above.clear();
+        for &i in rows {
+            let cells = columns.iter().map(|&j| Few::cell(i, j));
+            self.inside
+                .extend(cells.clone().map(|cell| few.inside[cell]));
+            self.largest_ending_above
+                .extend(cells.map(|cell| few.largest[cell]));
+        }
     }
 
     /// [`EdgeFinder::bucket_few`] for many distinct lowest offsets or ends: lists the tasks in
@@ -387,7 +399,7 @@ impl EdgeFinder {
     fn bucket_many(
         &mut self,
         members: &[u32],
-        free: &dyn Fn(usize) -> bool,
+        free: &impl Fn(usize) -> bool,
         tasks: &mut Vec<Task>,
     ) -> usize {
         self.list_tasks(members, free, tasks);
@@ -411,7 +423,7 @@ impl EdgeFinder {
     }
 
     /// Lists the `free` buffers of `members` as tasks, with their bounds as they are now.
-    fn list_tasks(&self, members: &[u32], free: &dyn Fn(usize) -> bool, tasks: &mut Vec<Task>) {
+    fn list_tasks(&self, members: &[u32], free: &impl Fn(usize) -> bool, tasks: &mut Vec<Task>) {
         tasks.clear();
         for &b in members {
             if free(b as usize) {
@@ -429,42 +441,38 @@ impl EdgeFinder {
     /// Cumulates the cells of a pass: `inside` over the ends up to each and the lowest offsets
     /// from each up, `largest_ending_above` over the ends above each and the lowest offsets
     /// from each up, and fills `largest_below`.
+    #[inline(never)]
     fn cumulate(&mut self) {
-        let (d, h) = (self.lows.len(), self.highs.len());
-        let cell = |i: usize, j: usize| i * h + j;
+        let h = self.highs.len();
         // Per row: its largest task (for the rows above it), then totals over the ends up to
         // `j` and the largest over the ends above `j`.
         self.largest_below.clear();
-        self.largest_below.resize(d, 0);
-        for i in 0..d {
-            let row = cell(i, 0)..cell(i, 0) + h;
-            let largest_in_row = self.largest_ending_above[row.clone()]
-                .iter()
-                .copied()
-                .max()
-                .unwrap_or(0);
-            if i + 1 < d {
-                self.largest_below[i + 1] = self.largest_below[i].max(largest_in_row);
+        let mut largest_below = 0;
+        let rows = self.inside.chunks_exact_mut(h);
+        for (totals, largest) in rows.zip(self.largest_ending_above.chunks_exact_mut(h)) {
+            self.largest_below.push(largest_below);
+            largest_below = largest.iter().fold(largest_below, |a, &b| a.max(b));
+            let mut total = 0;
+            for cell in totals.iter_mut() {
+                total += *cell;
+                *cell = total;
             }
-            let totals = &mut self.inside[row.clone()];
-            for j in 1..h {
-                totals[j] += totals[j - 1];
-            }
-            let largest = &mut self.largest_ending_above[row];
             let mut above = 0;
-            for j in (0..h).rev() {
-                let here = largest[j];
-                largest[j] = above;
+            for cell in largest.iter_mut().rev() {
+                let here = *cell;
+                *cell = above;
                 above = above.max(here);
             }
         }
         // Then over the rows from the highest lowest offset down: at or above `lows[i]`.
-        for i in (0..d.saturating_sub(1)).rev() {
-            for j in 0..h {
-                self.inside[cell(i, j)] += self.inside[cell(i + 1, j)];
-                let higher = self.largest_ending_above[cell(i + 1, j)];
-                let largest = &mut self.largest_ending_above[cell(i, j)];
-                *largest = (*largest).max(higher);
+        for i in (1..self.lows.len()).rev() {
+            let (lower, upper) = self.inside.split_at_mut(i * h);
+            for (cell, higher) in lower[(i - 1) * h..].iter_mut().zip(&upper[..h]) {
+                *cell += higher;
+            }
+            let (lower, upper) = self.largest_ending_above.split_at_mut(i * h);
+            for (cell, higher) in lower[(i - 1) * h..].iter_mut().zip(&upper[..h]) {
+                *cell = (*cell).max(*higher);
             }
         }
     }
@@ -472,11 +480,12 @@ impl EdgeFinder {
     /// The windows of a pass, over its cumulated cells: overload and both rules. The tasks
     /// (`tasks`, if listed already, else listed here before the first bound moves) are scanned
     /// only where some task outside a window is larger than the window's free room.
+    #[inline(never)]
     fn windows(
         &mut self,
         instance: &Instance,
         members: &[u32],
-        free: &dyn Fn(usize) -> bool,
+        free: &impl Fn(usize) -> bool,
         tasks: &mut Vec<Task>,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<(), ()> {
@@ -573,27 +582,60 @@ impl EdgeFinder {
 /// them (a section's tasks share a handful of each); with more it lists them and sorts.
 const FEW: usize = 16;
 
-/// Scratch space of [`EdgeFinder::bucket_few`]: the values in the order they first appear,
-/// their positions in ascending order, and `FEW x FEW` cells in that order.
+/// Scratch space of [`EdgeFinder::scan_few`]: the `d` lowest offsets and `h` ends in the order
+/// they first appear, `FEW x FEW` cells in that order, and the order of ascending values.
 struct Few {
-    lows: Vec<u64>,
-    highs: Vec<u64>,
-    rows: Vec<usize>,
-    columns: Vec<usize>,
-    inside: Vec<u64>,
-    largest: Vec<u64>,
+    lows: [u64; FEW],
+    highs: [u64; FEW],
+    d: usize,
+    h: usize,
+    rows: [usize; FEW],
+    columns: [usize; FEW],
+    inside: [u64; FEW * FEW],
+    largest: [u64; FEW * FEW],
 }
 
-impl Default for Few {
-    fn default() -> Few {
+impl Few {
+    /// An empty scratch space.
+    fn new() -> Few {
         Few {
-            lows: Vec::with_capacity(FEW),
-            highs: Vec::with_capacity(FEW),
-            rows: Vec::with_capacity(FEW),
-            columns: Vec::with_capacity(FEW),
-            inside: vec![0; FEW * FEW],
-            largest: vec![0; FEW * FEW],
+            lows: [0; FEW],
+            highs: [0; FEW],
+            d: 0,
+            h: 0,
+            rows: [0; FEW],
+            columns: [0; FEW],
+            inside: [0; FEW * FEW],
+            largest: [0; FEW * FEW],
         }
+    }
+
+    /// The cell of the `i`-th lowest offset and `j`-th end seen (both below [`FEW`]; the
+    /// remainder only tells the compiler so).
+    #[inline(always)]
+    fn cell(i: usize, j: usize) -> usize {
+        (i * FEW + j) % (FEW * FEW)
+    }
+
+    /// Empties cell `(i, j)`.
+    #[inline(always)]
+    fn clear(&mut self, i: usize, j: usize) {
+        let cell = Few::cell(i, j);
+        self.inside[cell] = 0;
+        self.largest[cell] = 0;
+    }
+}
+
+/// Fills `order` with the positions of `values` (distinct, a handful) in ascending order of
+/// the values, by insertion.
+fn ascending_order(values: &[u64], order: &mut [usize]) {
+    for (k, &v) in values.iter().enumerate() {
+        let mut p = k;
+        while p > 0 && values[order[p - 1]] > v {
+            order[p] = order[p - 1];
+            p -= 1;
+        }
+        order[p] = k;
     }
 }
 
