@@ -818,6 +818,43 @@ mod tests {
         assert_eq!(maximal, [true, true]);
     }
 
+    #[test]
+    fn each_section_knows_the_next_maximal_one() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |below: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % below
+        };
+        for _ in 0..50 {
+            let buffers = (0..2 + next(30))
+                .map(|i| {
+                    let start = next(40);
+                    Buffer::new(format!("b{i}"), start, start + 1 + next(10), 1 + next(5))
+                })
+                .collect();
+            let instance = Instance::new(&Problem::new(buffers, None), 1000);
+            let edge = EdgeFinder::new(&instance);
+            let count = instance.members.len();
+            let within = |s: usize, other: usize| {
+                let others: std::collections::HashSet<_> = instance.members[other].iter().collect();
+                instance.members[s].iter().all(|b| others.contains(b))
+            };
+            let maximal = |t: usize| {
+                let held = (t > 0 && within(t, t - 1)) || (t + 1 < count && within(t, t + 1));
+                !instance.members[t].is_empty() && !held
+            };
+            for t in 0..=count {
+                let first = (t..count).find(|&u| maximal(u)).unwrap_or(count);
+                assert_eq!(
+                    edge.next_maximal[t] as usize, first,
+                    "section {t} of {count}"
+                );
+            }
+        }
+    }
+
     impl EdgeFinder {
         /// Every buffer's lowest offset and end.
         fn proved(&self) -> Vec<(u64, u64)> {
@@ -858,7 +895,7 @@ mod tests {
             seed ^= seed << 17;
             seed % below
         };
-        let mut failed = 0;
+        let (mut failed, mut many) = (0, 0);
         for _ in 0..3000 {
             // Up to 50 tasks (more distinct offsets than the insertion path takes), sizes 1-12,
             // alignments 1 or 2, lowest offsets and ends on a coarse grid so that they repeat.
@@ -872,7 +909,7 @@ mod tests {
                 })
                 .collect();
             let instance = Instance::new(&Problem::new(buffers, None), capacity);
-            let tasks: Vec<Task> = (0..count)
+            let all: Vec<Task> = (0..count)
                 .map(|i| {
                     let size = instance.sizes[i];
                     let lowest = next(40) * 2;
@@ -884,17 +921,33 @@ mod tests {
                         size,
                     }
                 })
-                .filter(|t| t.end <= capacity)
+                .collect();
+            // About one buffer in four is placed: a member of the section, not a task.
+            let free: Vec<bool> = all
+                .iter()
+                .map(|t| t.end <= capacity && next(4) != 0)
+                .collect();
+            let tasks: Vec<Task> = all
+                .iter()
+                .copied()
+                .filter(|t| free[t.buffer as usize])
                 .collect();
             let (mut fast, mut slow) = (EdgeFinder::new(&instance), EdgeFinder::new(&instance));
             for edge in [&mut fast, &mut slow] {
-                for t in &tasks {
+                for t in &all {
                     edge.bounds[t.buffer as usize].lowest = t.lowest;
                     edge.bounds[t.buffer as usize].end = t.end;
                 }
             }
-            let members: Vec<u32> = tasks.iter().map(|t| t.buffer).collect();
-            let verdict = fast.pass(&instance, &members, &|_| true, &|| false);
+            let distinct = |value: fn(&Task) -> u64| {
+                let values: std::collections::BTreeSet<u64> = tasks.iter().map(value).collect();
+                values.len()
+            };
+            if distinct(|t| t.lowest) > FEW || distinct(|t| t.end) > FEW {
+                many += 1;
+            }
+            let members: Vec<u32> = (0..count as u32).collect();
+            let verdict = fast.pass(&instance, &members, &|b| free[b], &|| false);
             assert_eq!(
                 verdict,
                 every_window(&mut slow, &instance, &tasks),
@@ -906,7 +959,11 @@ mod tests {
                 failed += 1;
             }
         }
-        // Both outcomes are exercised.
+        // Both outcomes are exercised, and both ways of bucketing the tasks.
         assert!((100..2900).contains(&failed), "{failed} of 3000 failed");
+        assert!(
+            (100..2900).contains(&many),
+            "{many} of 3000 with many values"
+        );
     }
 }
