@@ -65,7 +65,7 @@ pub struct EdgeFinder {
     /// `highs`.
     rows: Vec<u32>,
     columns: Vec<u32>,
-    /// Scratch of [`EdgeFinder::scan_few`]: the free members of a section.
+    /// Scratch of [`EdgeFinder::bucket_few`]: the free members of a section.
     free_members: Vec<u32>,
     /// Scratch of [`rank_by_sorting`].
     ranking: Vec<(u64, u32)>,
@@ -140,6 +140,15 @@ impl EdgeFinder {
             queued: vec![false; count],
             moved: Vec::new(),
         }
+    }
+
+    /// Per section, whether it is maximal (only those get passes): the sections whose free
+    /// members [`State::track_free_members`] is worth keeping for the passes.
+    pub fn maximal_sections(&self) -> Vec<bool> {
+        let count = self.next_maximal.len() - 1;
+        (0..count)
+            .map(|t| self.next_maximal[t] == t as u32)
+            .collect()
     }
 
     /// The lowest offset the last propagation proved for unplaced buffer `b`.
@@ -281,10 +290,12 @@ impl EdgeFinder {
         cancelled: &dyn Fn() -> bool,
     ) -> Result<(), ()> {
         let free = |b: usize| !state.is_placed(b);
-        self.pass(instance, &instance.members[s], &free, cancelled)
+        let tracked = state.free_members(s);
+        self.pass(instance, &instance.members[s], tracked, &free, cancelled)
     }
 
-    /// The windows of one section's tasks (its `members` that are `free`, in that order):
+    /// The windows of one section's tasks (its `members` that are `free`, in that order; the
+    /// same as `tracked`'s buffers, in any order, if given):
     /// overload and both rules. A window `[e, l]` is a distinct lowest offset and a distinct
     /// end; the tasks are bucketed by both, so each window's contents come from cumulated cells
     /// rather than a scan of the tasks, which are listed and scanned only where some task
@@ -293,12 +304,13 @@ impl EdgeFinder {
         &mut self,
         instance: &Instance,
         members: &[u32],
+        tracked: Option<&[u32]>,
         free: &impl Fn(usize) -> bool,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<(), ()> {
         let mut tasks = std::mem::take(&mut self.tasks);
         tasks.clear();
-        let count = match self.bucket_few(members, free) {
+        let count = match self.bucket_few(members, tracked, free) {
             Some(count) => count,
             None => self.bucket_many(members, free, &mut tasks),
         };
@@ -316,27 +328,42 @@ impl EdgeFinder {
     /// [`FEW`] of each (`None` past that), into the cells of `inside` and
     /// `largest_ending_above` (before they are cumulated), with `lows` and `highs`; returns
     /// the number of tasks.
-    fn bucket_few(&mut self, members: &[u32], free: &impl Fn(usize) -> bool) -> Option<usize> {
-        let count = self.scan_few(members, free)?;
-        self.sort_few();
-        Some(count)
+    fn bucket_few(
+        &mut self,
+        members: &[u32],
+        tracked: Option<&[u32]>,
+        free: &impl Fn(usize) -> bool,
+    ) -> Option<usize> {
+        let mut compacted = std::mem::take(&mut self.free_members);
+        let free_members = match tracked {
+            Some(list) => list,
+            None => {
+                // Without a branch on each member (placed and free ones alternate at random,
+                // which a branch predictor cannot follow).
+                compacted.resize(members.len(), 0);
+                let mut count = 0;
+                for &b in members {
+                    compacted[count] = b;
+                    count += usize::from(free(b as usize));
+                }
+                &compacted[..count]
+            }
+        };
+        let count = self.scan_few(free_members);
+        self.free_members = compacted;
+        if count.is_some() {
+            self.sort_few();
+        }
+        count
     }
 
-    /// Buckets the tasks into [`Few`]'s cells, in the order their values first appear: `None`
-    /// past [`FEW`] distinct lowest offsets or ends, else the number of tasks.
-    fn scan_few(&mut self, members: &[u32], free: &impl Fn(usize) -> bool) -> Option<usize> {
-        // The free members first, without a branch on each (placed and free ones alternate
-        // at random, which a branch predictor cannot follow).
-        let free_members = &mut self.free_members;
-        free_members.resize(members.len(), 0);
-        let mut count = 0;
-        for &b in members {
-            free_members[count] = b;
-            count += usize::from(free(b as usize));
-        }
+    /// Buckets the tasks, the buffers of `free_members`, into [`Few`]'s cells, in the order
+    /// their values first appear: `None` past [`FEW`] distinct lowest offsets or ends, else the
+    /// number of tasks.
+    fn scan_few(&mut self, free_members: &[u32]) -> Option<usize> {
         let few = &mut *self.few;
         let (mut d, mut h) = (0, 0);
-        for &b in &free_members[..count] {
+        for &b in free_members {
             let t = self.bounds[b as usize];
             let i = match few.lows[..d].iter().position(|&v| v == t.lowest) {
                 Some(i) => i,
@@ -367,7 +394,7 @@ impl EdgeFinder {
             few.largest[cell] = few.largest[cell].max(t.size);
         }
         (few.d, few.h) = (d, h);
-        Some(count)
+        Some(free_members.len())
     }
 
     /// Moves [`Few`]'s cells to `inside` and `largest_ending_above`, and its values to `lows`
@@ -947,7 +974,7 @@ mod tests {
                 many += 1;
             }
             let members: Vec<u32> = (0..count as u32).collect();
-            let verdict = fast.pass(&instance, &members, &|b| free[b], &|| false);
+            let verdict = fast.pass(&instance, &members, None, &|b| free[b], &|| false);
             assert_eq!(
                 verdict,
                 every_window(&mut slow, &instance, &tasks),

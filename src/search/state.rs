@@ -48,6 +48,15 @@ pub struct State {
     /// The neighbours whose lowest offset the last placement raised, with the offset before,
     /// reused by [`State::place`].
     lifted: Vec<(u32, u64)>,
+    /// Per section tracked ([`State::track_free_members`]), its unplaced free buffers in no
+    /// particular order; empty for the others.
+    free_members: Vec<Vec<u32>>,
+    /// Per section (and one past the last), the first tracked section at or after it; empty
+    /// while no section is tracked.
+    next_tracked: Vec<u32>,
+    /// Per placement, where it took its buffer out of each tracked list of its lifetime, then
+    /// how many lists: what [`State::undo`] puts back.
+    free_trail: Vec<u32>,
 }
 
 impl State {
@@ -94,6 +103,9 @@ impl State {
             epoch: 0,
             placed: 0,
             lifted: Vec::new(),
+            free_members: Vec::new(),
+            next_tracked: Vec::new(),
+            free_trail: Vec::new(),
         };
         for s in 0..instance.members.len() {
             // Floors start at 0: the lowest offset of the section's unplaced buffers, if higher.
@@ -127,6 +139,7 @@ impl State {
         let end = offset + instance.sizes[buffer];
         self.placed += 1;
         self.offsets[buffer] = offset;
+        self.take_out_of_tracked(instance, buffer);
         self.levels[buffer] = level;
         self.solution[buffer] = offset;
         self.epoch = self.epoch.wrapping_add(1);
@@ -335,6 +348,81 @@ impl State {
             }
         }
         self.offsets[buffer] = UNPLACED;
+        self.put_back_into_tracked(instance, buffer);
+    }
+
+    /// From now on, keeps for each section that `tracked` marks the list of its unplaced free
+    /// buffers ([`State::free_members`]), at a cost to each placement and undo of a search over
+    /// those lists. Only at the root (no free buffer placed) and once: later calls change nothing.
+    pub fn track_free_members(&mut self, instance: &Instance, tracked: &[bool]) {
+        if self.placed > 0 || !self.next_tracked.is_empty() {
+            return;
+        }
+        let count = instance.members.len();
+        self.next_tracked = vec![count as u32; count + 1];
+        for t in (0..count).rev() {
+            self.next_tracked[t] = if tracked[t] {
+                t as u32
+            } else {
+                self.next_tracked[t + 1]
+            };
+        }
+        self.free_members = (0..count)
+            .map(|t| {
+                if tracked[t] {
+                    instance.members[t].clone()
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+    }
+
+    /// The unplaced free buffers of section `s`, in no particular order, if it is tracked.
+    #[inline]
+    pub fn free_members(&self, s: usize) -> Option<&[u32]> {
+        (self.next_tracked.get(s) == Some(&(s as u32))).then(|| self.free_members[s].as_slice())
+    }
+
+    /// Takes placed `buffer` out of the tracked lists of its sections.
+    fn take_out_of_tracked(&mut self, instance: &Instance, buffer: usize) {
+        if self.next_tracked.is_empty() {
+            return;
+        }
+        let span = instance.sections[buffer].clone();
+        let mut taken = 0;
+        let mut t = self.next_tracked[span.start] as usize;
+        while t < span.end {
+            let list = &mut self.free_members[t];
+            let at = list
+                .iter()
+                .position(|&u| u as usize == buffer)
+                .expect("an unplaced free member");
+            list.swap_remove(at);
+            self.free_trail.push(at as u32);
+            taken += 1;
+            t = self.next_tracked[t + 1] as usize;
+        }
+        self.free_trail.push(taken);
+    }
+
+    /// Puts `buffer`, whose placement is undone, back where it was in the tracked lists.
+    fn put_back_into_tracked(&mut self, instance: &Instance, buffer: usize) {
+        if self.next_tracked.is_empty() {
+            return;
+        }
+        let taken = self.free_trail.pop().expect("a tracked placement") as usize;
+        let first = self.free_trail.len() - taken;
+        let span = instance.sections[buffer].clone();
+        let mut t = self.next_tracked[span.start] as usize;
+        for k in first..first + taken {
+            let list = &mut self.free_members[t];
+            list.push(buffer as u32);
+            let last = list.len() - 1;
+            list.swap(self.free_trail[k] as usize, last);
+            t = self.next_tracked[t + 1] as usize;
+        }
+        self.free_trail.truncate(first);
     }
 
     /// Counts a placement's undo in the unplaced neighbours of the unplaced buffers of `list`.
@@ -593,6 +681,72 @@ mod tests {
                 prop_assert_eq!(snapshot(&state), before, "undo of buffer {}", b);
             }
             prop_assert_eq!(snapshot(&state), initial);
+        }
+
+        #[test]
+        fn tracked_free_members_agree_with_a_scan(seed in 0u64..1_000_000, steps in 1usize..80) {
+            let problem = problem(seed);
+            let capacity = 1000;
+            let instance = Instance::new(&problem, capacity);
+            let mut state = State::new(&instance);
+            let mut rng = StdRng::seed_from_u64(seed ^ 0xf4ee);
+            let tracked: Vec<bool> =
+                (0..instance.members.len()).map(|_| rng.random_range(0..3u32) != 0).collect();
+            state.track_free_members(&instance, &tracked);
+            // Each tracked list holds the unplaced members of its section (in any order); an
+            // undo puts every list back exactly as it was.
+            let lists = |state: &State| -> Lists {
+                (0..instance.members.len())
+                    .map(|t| state.free_members(t).map(<[u32]>::to_vec))
+                    .collect()
+            };
+            let scan = |state: &State| -> Lists {
+                (0..instance.members.len())
+                    .map(|t| {
+                        tracked[t].then(|| {
+                            let members = instance.members[t].iter().copied();
+                            members.filter(|&b| !state.is_placed(b as usize)).collect()
+                        })
+                    })
+                    .collect()
+            };
+            let sorted = |mut lists: Lists| {
+                lists.iter_mut().flatten().for_each(|list| list.sort_unstable());
+                lists
+            };
+            type Lists = Vec<Option<Vec<u32>>>;
+            let mut open: Vec<(usize, usize, Lists)> = Vec::new();
+            for _ in 0..steps {
+                let unplaced: Vec<usize> = instance
+                    .free
+                    .iter()
+                    .copied()
+                    .filter(|&b| !state.is_placed(b))
+                    .filter(|&b| state.min_offsets[b] + instance.sizes[b] <= capacity)
+                    .collect();
+                let undo = unplaced.is_empty() || (!open.is_empty() && rng.random_range(0..3u32) == 0);
+                if undo {
+                    let Some((b, mark, before)) = open.pop() else { break };
+                    state.undo(&instance, b, mark);
+                    prop_assert_eq!(lists(&state), before, "undo of buffer {}", b);
+                } else {
+                    let b = unplaced[rng.random_range(0..unplaced.len())];
+                    let before = lists(&state);
+                    let mark = state.mark();
+                    state.place(&instance, b, state.min_offsets[b], open.len() as u32 + 1, true);
+                    open.push((b, mark, before));
+                }
+                prop_assert_eq!(sorted(lists(&state)), scan(&state));
+            }
+            // Tracking starts only at the root, and only once.
+            let placed = state.placed;
+            let mut other = State::new(&instance);
+            if let Some(&(b, _, _)) = open.first() {
+                other.place(&instance, b, other.min_offsets[b], 1, true);
+                other.track_free_members(&instance, &tracked);
+                prop_assert!((0..instance.members.len()).all(|t| other.free_members(t).is_none()));
+            }
+            prop_assert_eq!(placed, open.len());
         }
     }
 }

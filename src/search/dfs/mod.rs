@@ -119,6 +119,10 @@ impl<'a> Searcher<'a> {
             limits.run_judge,
             observer.is_some(),
         );
+        let edge = options.edge_finding.then(|| EdgeFinder::new(instance));
+        if let Some(edge) = &edge {
+            state.track_free_members(instance, &edge.maximal_sections());
+        }
         Searcher {
             instance,
             state,
@@ -132,7 +136,7 @@ impl<'a> Searcher<'a> {
             scratch: Scratch::default(),
             observer,
             node_cache: NodeCache::new(failed_nodes),
-            edge: options.edge_finding.then(|| EdgeFinder::new(instance)),
+            edge,
             checkpoints,
             culprits,
         }
