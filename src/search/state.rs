@@ -16,6 +16,10 @@ enum Change {
     Floor { section: u32, floor: u64 },
 }
 
+/// The most entries of the tracked lists of [`State::track_free_members`] (16 MiB): a copy of
+/// part of the members lists, which are the largest structure of a large instance.
+pub const TRACKED_MEMBERS_MAX: usize = 1 << 22;
+
 /// The mutable state of one search.
 pub struct State {
     /// Offset of each buffer, or `u64::MAX` while it is unplaced.
@@ -353,12 +357,20 @@ impl State {
 
     /// From now on, keeps for each section that `tracked` marks the list of its unplaced free
     /// buffers ([`State::free_members`]), at a cost to each placement and undo of a search over
-    /// those lists. Only at the root (no free buffer placed) and once: later calls change nothing.
+    /// those lists. Only at the root (no free buffer placed), once (later calls change nothing),
+    /// and only if the lists hold at most [`TRACKED_MEMBERS_MAX`] entries.
     pub fn track_free_members(&mut self, instance: &Instance, tracked: &[bool]) {
         if self.placed > 0 || !self.next_tracked.is_empty() {
             return;
         }
         let count = instance.members.len();
+        let entries: usize = (0..count)
+            .filter(|&t| tracked[t])
+            .map(|t| instance.members[t].len())
+            .sum();
+        if entries > TRACKED_MEMBERS_MAX {
+            return; // too large a copy: the sections are read from their members
+        }
         self.next_tracked = vec![count as u32; count + 1];
         for t in (0..count).rev() {
             self.next_tracked[t] = if tracked[t] {
