@@ -80,9 +80,11 @@ pub struct EdgeFinder {
     largest_ending_above: Vec<u64>,
     /// Per distinct lowest offset, the largest size of the tasks starting below it.
     largest_below: Vec<u64>,
-    /// The sections waiting for a pass, and whether each is queued.
+    /// The sections waiting for a pass.
     queue: std::collections::VecDeque<usize>,
-    queued: Vec<bool>,
+    /// One bit per section, set while it is maximal and not queued: the sections an enqueue
+    /// may add, found a word at a time.
+    waiting: Vec<u64>,
     /// The buffers whose bounds the current pass moved.
     moved: Vec<u32>,
 }
@@ -121,6 +123,10 @@ impl EdgeFinder {
                 size,
             })
             .collect();
+        let mut waiting = vec![0u64; count.div_ceil(64)];
+        for t in (0..count).filter(|&t| next_maximal[t] == t as u32) {
+            waiting[t / 64] |= 1 << (t % 64);
+        }
         EdgeFinder {
             bounds,
             trail: Vec::new(),
@@ -137,7 +143,7 @@ impl EdgeFinder {
             largest_ending_above: Vec::new(),
             largest_below: Vec::new(),
             queue: std::collections::VecDeque::new(),
-            queued: vec![false; count],
+            waiting,
             moved: Vec::new(),
         }
     }
@@ -244,7 +250,7 @@ impl EdgeFinder {
             let Some(s) = self.queue.pop_front() else {
                 break;
             };
-            self.queued[s] = false;
+            self.waiting[s / 64] |= 1 << (s % 64);
             if passes == 0 || cancelled() {
                 continue; // out of work or time: drain the queue
             }
@@ -260,23 +266,33 @@ impl EdgeFinder {
             self.moved.clear();
         }
         for s in self.queue.drain(..) {
-            self.queued[s] = false;
+            self.waiting[s / 64] |= 1 << (s % 64);
         }
         self.moved.clear();
         verdict
     }
 
-    /// Queues the maximal sections of buffer `b` within `sections` that are not queued yet.
+    /// Queues the maximal sections of buffer `b` within `sections` that are not queued yet, in
+    /// increasing order.
     fn enqueue(&mut self, instance: &Instance, b: usize, sections: &Range<usize>) {
-        let span = instance.sections[b].clone();
-        let end = span.end.min(sections.end);
-        let mut t = self.next_maximal[span.start.max(sections.start)] as usize;
-        while t < end {
-            if !self.queued[t] {
-                self.queued[t] = true;
-                self.queue.push_back(t);
+        let span = &instance.sections[b];
+        let (start, end) = (span.start.max(sections.start), span.end.min(sections.end));
+        let mut word = start / 64;
+        while word * 64 < end {
+            let mut bits = self.waiting[word];
+            if word == start / 64 {
+                bits &= u64::MAX << (start % 64);
             }
-            t = self.next_maximal[t + 1] as usize;
+            if (word + 1) * 64 > end {
+                bits &= (1 << (end % 64)) - 1;
+            }
+            self.waiting[word] &= !bits;
+            while bits != 0 {
+                self.queue
+                    .push_back(word * 64 + bits.trailing_zeros() as usize);
+                bits &= bits - 1;
+            }
+            word += 1;
         }
     }
 
@@ -878,6 +894,56 @@ mod tests {
                     edge.next_maximal[t] as usize, first,
                     "section {t} of {count}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn enqueue_adds_the_waiting_maximal_sections_in_order() {
+        let mut seed = 0x1234_5678_9abc_def1u64;
+        let mut next = |below: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % below
+        };
+        for _ in 0..30 {
+            // Long horizons, so that sections run over several words of the bit set.
+            let buffers: Vec<Buffer> = (0..20 + next(60))
+                .map(|i| {
+                    let start = next(400);
+                    Buffer::new(format!("b{i}"), start, start + 1 + next(150), 1)
+                })
+                .collect();
+            let count = buffers.len();
+            let instance = Instance::new(&Problem::new(buffers, None), 1000);
+            let mut edge = EdgeFinder::new(&instance);
+            let maximal = edge.maximal_sections();
+            let sections = instance.members.len();
+            // The model: a queue and whether each section is in it.
+            let (mut queue, mut queued) = (Vec::new(), vec![false; sections]);
+            for _ in 0..200 {
+                if next(3) == 0 {
+                    // A pass takes the first section off the queue.
+                    if let Some(s) = edge.queue.pop_front() {
+                        edge.waiting[s / 64] |= 1 << (s % 64);
+                        assert_eq!(s, queue.remove(0));
+                        queued[s] = false;
+                    }
+                    continue;
+                }
+                let b = next(count as u64) as usize;
+                let lo = next(sections as u64 + 1) as usize;
+                let range = lo..lo + next((sections - lo) as u64 + 1) as usize;
+                edge.enqueue(&instance, b, &range);
+                let span = instance.sections[b].clone();
+                for t in span.start.max(range.start)..span.end.min(range.end) {
+                    if maximal[t] && !queued[t] {
+                        queued[t] = true;
+                        queue.push(t);
+                    }
+                }
+                assert_eq!(edge.queue.iter().copied().collect::<Vec<_>>(), queue);
             }
         }
     }
