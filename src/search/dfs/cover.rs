@@ -95,10 +95,14 @@ impl Searcher<'_> {
             // Covers of the floor: buffers at it that the canonical order still allows there.
             // Any other buffer of the section starts above it (a lowest offset below `low`
             // jumps past it once a neighbour is placed), the nearest at `next`.
+            // In any order (`only` counts when it is the only cover): the state's list of the
+            // section's unplaced buffers where it keeps one.
             let (mut covers, mut only, mut next) = (0u32, usize::MAX, u64::MAX);
-            for &u in &instance.members[s] {
+            let members = &instance.members[s];
+            let unplaced = state.free_members(s);
+            for &u in unplaced.unwrap_or(members) {
                 let u = u as usize;
-                if state.is_placed(u) {
+                if unplaced.is_none() && state.is_placed(u) {
                     continue;
                 }
                 if self.covers(u, low, node) {
