@@ -73,10 +73,13 @@ def first_seed(family, split):
                                                    "test-5": 9500}[split]
 
 
-def builder(family):
+def family_builder(family, options, first_seed, candidates_per_split):
+    """The candidates and the build of one family's splits: `options(family, seed)` gives the
+    generator's options, `first_seed(family, split)` the first seed of a split, which tries
+    `candidates_per_split[split]` seeds; a candidate is kept as in the loop corpus."""
     def candidates(split):
         first = first_seed(family, split)
-        for seed in range(first, first + CANDIDATES[family][split]):
+        for seed in range(first, first + candidates_per_split[split]):
             yield split, seed
 
     def build(candidate, folder):
@@ -87,19 +90,26 @@ def builder(family):
     return candidates, build
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def build_main(description, prefix, families, builder, default_splits="train,test"):
+    """The command line of a corpus of families: `builder(family)` gives its candidates and
+    build; the splits are built as `PREFIX-FAMILY-SPLIT`, or checked with --check."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--families", default=",".join(FAMILIES))
-    parser.add_argument("--splits", default="train,test")
+    parser.add_argument("--families", default=",".join(families))
+    parser.add_argument("--splits", default=default_splits)
     args = parser.parse_args()
     status = 0
     for family in args.families.split(","):
         candidates, build = builder(family)
-        status |= build_splits(f"loop-{family}", args.splits.split(","), HEADER, candidates,
+        status |= build_splits(f"{prefix}-{family}", args.splits.split(","), HEADER, candidates,
                                build, args.jobs, args.check)
     sys.exit(status)
+
+
+def main():
+    build_main(__doc__.splitlines()[0], "loop", FAMILIES,
+               lambda family: family_builder(family, options, first_seed, CANDIDATES[family]))
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ The shipped model's mix holds random intervals of short lifetimes and small size
 long-lived buffers, layers of stage 4 or 8 unaligned, perfect packings and on-chip
 scratchpads. Every parameter cycles with the seed. A candidate is kept when the search with
 nothing learned (SELECTION_FLAGS) does not decide it within 4 x buffers nodes, as in the loop
-corpus (build_loop.py).
+corpus (build_loop.py, whose builder this uses).
 
 Seeds are disjoint from every other corpus: 470000 + 10000 x family index (train), + 5000
 (test). The test manifests' hashes are recorded in datasets/README.md when they are built,
@@ -30,18 +30,13 @@ Usage (from the repository root):
       [--splits train,test]
 """
 
-import argparse
-import sys
+from build_loop import build_main, family_builder
 
-from build_effort import build_splits, generated_row
-
-SELECTION_FLAGS = ["--no", "learned-holes", "--no", "learned-order", "--no", "learned-backjump"]
 FAMILIES = ["long-mix", "wide", "aligned-layers"]
 # Seeds tried per family and split: about 150 training and 50 test problems are kept of each.
 CANDIDATES = {"long-mix": {"train": 400, "test": 140},
               "wide": {"train": 600, "test": 200},
               "aligned-layers": {"train": 1200, "test": 400}}
-HEADER = "file,family,buffers,capacity,load,options,seed,selection_nodes,sha256"
 
 
 def options(family, seed):
@@ -65,33 +60,9 @@ def first_seed(family, split):
     return 470000 + 10000 * FAMILIES.index(family) + {"train": 0, "test": 5000}[split]
 
 
-def builder(family):
-    def candidates(split):
-        first = first_seed(family, split)
-        for seed in range(first, first + CANDIDATES[family][split]):
-            yield split, seed
-
-    def build(candidate, folder):
-        """Generates one candidate, selects it; its manifest row, or None when dropped."""
-        split, seed = candidate
-        return generated_row(family, seed, options(family, seed), folder, 4, SELECTION_FLAGS)
-
-    return candidates, build
-
-
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true")
-    parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--families", default=",".join(FAMILIES))
-    parser.add_argument("--splits", default="train,test")
-    args = parser.parse_args()
-    status = 0
-    for family in args.families.split(","):
-        candidates, build = builder(family)
-        status |= build_splits(f"unseen-{family}", args.splits.split(","), HEADER, candidates,
-                               build, args.jobs, args.check)
-    sys.exit(status)
+    build_main(__doc__.splitlines()[0], "unseen", FAMILIES,
+               lambda family: family_builder(family, options, first_seed, CANDIDATES[family]))
 
 
 if __name__ == "__main__":

@@ -651,6 +651,57 @@ mod tests {
         Problem::new(buffers, None)
     }
 
+    /// Open placements of [`random_walk`]: the buffer, the trail mark and the view before it.
+    type Open<V> = Vec<(usize, usize, V)>;
+
+    /// A random walk of `steps` placements (each at the buffer's lowest offset, under
+    /// `capacity`; floors noted at random when `random_floors`, else always) and undos over
+    /// `state`: each undo must bring back the `view` taken before its placement, and `after`
+    /// checks the state after every step. The placements left open.
+    fn random_walk<V: PartialEq + std::fmt::Debug>(
+        instance: &Instance,
+        state: &mut State,
+        rng: &mut StdRng,
+        (steps, capacity, random_floors): (usize, u64, bool),
+        view: impl Fn(&State) -> V,
+        mut after: impl FnMut(&State) -> Result<(), TestCaseError>,
+    ) -> Result<Open<V>, TestCaseError> {
+        let mut open: Open<V> = Vec::new();
+        for _ in 0..steps {
+            let unplaced: Vec<usize> = instance
+                .free
+                .iter()
+                .copied()
+                .filter(|&b| !state.is_placed(b))
+                .filter(|&b| state.min_offsets[b] + instance.sizes[b] <= capacity)
+                .collect();
+            let undo = unplaced.is_empty() || (!open.is_empty() && rng.random_range(0..3u32) == 0);
+            if undo {
+                let Some((b, mark, before)) = open.pop() else {
+                    break;
+                };
+                state.undo(instance, b, mark);
+                prop_assert_eq!(view(state), before, "undo of buffer {}", b);
+            } else {
+                let b = unplaced[rng.random_range(0..unplaced.len())];
+                let before = view(state);
+                let mark = state.mark();
+                let floor = !random_floors || rng.random_range(0..2u32) == 0;
+                state.place(
+                    instance,
+                    b,
+                    state.min_offsets[b],
+                    open.len() as u32 + 1,
+                    floor,
+                );
+                prop_assert!(state.is_placed(b));
+                open.push((b, mark, before));
+            }
+            after(state)?;
+        }
+        Ok(open)
+    }
+
     proptest! {
         #[test]
         fn undo_restores_every_field_of_the_state(seed in 0u64..1_000_000, steps in 1usize..60) {
@@ -662,32 +713,9 @@ mod tests {
             }
             let mut state = State::new(&instance);
             let mut rng = StdRng::seed_from_u64(seed ^ 0x5eed);
-            // Open placements: the buffer, the trail mark and the state before it.
-            let mut open: Vec<(usize, usize, Snapshot)> = Vec::new();
             let initial = snapshot(&state);
-            for _ in 0..steps {
-                let unplaced: Vec<usize> = instance
-                    .free
-                    .iter()
-                    .copied()
-                    .filter(|&b| !state.is_placed(b))
-                    .filter(|&b| state.min_offsets[b] + instance.sizes[b] <= capacity)
-                    .collect();
-                let undo = unplaced.is_empty() || (!open.is_empty() && rng.random_range(0..3u32) == 0);
-                if undo {
-                    let Some((b, mark, before)) = open.pop() else { break };
-                    state.undo(&instance, b, mark);
-                    prop_assert_eq!(snapshot(&state), before, "undo of buffer {}", b);
-                } else {
-                    let b = unplaced[rng.random_range(0..unplaced.len())];
-                    let before = snapshot(&state);
-                    let mark = state.mark();
-                    let floor = rng.random_range(0..2u32) == 0;
-                    state.place(&instance, b, state.min_offsets[b], open.len() as u32 + 1, floor);
-                    prop_assert!(state.is_placed(b));
-                    open.push((b, mark, before));
-                }
-            }
+            let walk = (steps, capacity, true);
+            let mut open = random_walk(&instance, &mut state, &mut rng, walk, snapshot, |_| Ok(()))?;
             while let Some((b, mark, before)) = open.pop() {
                 state.undo(&instance, b, mark);
                 prop_assert_eq!(snapshot(&state), before, "undo of buffer {}", b);
@@ -727,29 +755,10 @@ mod tests {
                 lists
             };
             type Lists = Vec<Option<Vec<u32>>>;
-            let mut open: Vec<(usize, usize, Lists)> = Vec::new();
-            for _ in 0..steps {
-                let unplaced: Vec<usize> = instance
-                    .free
-                    .iter()
-                    .copied()
-                    .filter(|&b| !state.is_placed(b))
-                    .filter(|&b| state.min_offsets[b] + instance.sizes[b] <= capacity)
-                    .collect();
-                let undo = unplaced.is_empty() || (!open.is_empty() && rng.random_range(0..3u32) == 0);
-                if undo {
-                    let Some((b, mark, before)) = open.pop() else { break };
-                    state.undo(&instance, b, mark);
-                    prop_assert_eq!(lists(&state), before, "undo of buffer {}", b);
-                } else {
-                    let b = unplaced[rng.random_range(0..unplaced.len())];
-                    let before = lists(&state);
-                    let mark = state.mark();
-                    state.place(&instance, b, state.min_offsets[b], open.len() as u32 + 1, true);
-                    open.push((b, mark, before));
-                }
-                prop_assert_eq!(sorted(lists(&state)), scan(&state));
-            }
+            let open = random_walk(&instance, &mut state, &mut rng, (steps, capacity, false), lists, |state| {
+                prop_assert_eq!(sorted(lists(state)), scan(state));
+                Ok(())
+            })?;
             // Tracking starts only at the root, and only once.
             let placed = state.placed;
             let mut other = State::new(&instance);

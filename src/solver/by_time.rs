@@ -83,14 +83,7 @@ pub(crate) fn clipped(problem: &Problem, live: &[usize], (from, to): (u64, u64))
         .iter()
         .map(|&i| {
             let b = &problem.buffers[i];
-            Buffer {
-                lower: b.lower.max(from),
-                upper: b.upper.min(to),
-                hint: None,
-                memories: Vec::new(),
-                benefit: None,
-                ..b.clone()
-            }
+            retimed(b, (b.lower.max(from), b.upper.min(to)))
         })
         .collect();
     Problem::new(buffers, None)
@@ -120,15 +113,21 @@ pub(crate) fn clipped_to_windows(
             let b = &problem.buffers[i];
             let first = windows.partition_point(|w| w.1 <= b.lower);
             let last = windows.partition_point(|w| w.0 < b.upper) - 1;
-            Buffer {
-                lower: joined(first, b.lower),
-                upper: joined(last, b.upper),
-                hint: None,
-                memories: Vec::new(),
-                benefit: None,
-                ..b.clone()
-            }
+            retimed(b, (joined(first, b.lower), joined(last, b.upper)))
         })
         .collect();
     Problem::new(buffers, None)
+}
+
+/// Buffer `b` living over `(lower, upper)` instead, for a problem of part of the buffers (fixed
+/// offset and alignment kept; hint, memories and benefit dropped).
+fn retimed(b: &Buffer, (lower, upper): (u64, u64)) -> Buffer {
+    Buffer {
+        lower,
+        upper,
+        hint: None,
+        memories: Vec::new(),
+        benefit: None,
+        ..b.clone()
+    }
 }
