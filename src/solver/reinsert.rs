@@ -102,7 +102,11 @@ pub(crate) fn reinsert(
         let Some(part) = Part::cut((problem, &by_time, offsets), span, floor) else {
             continue;
         };
-        let (found, placed) = part.recreate(problem, offsets, h, deadline);
+        let left = nodes.map(|n| n - result.placements);
+        let (found, placed) = part.recreate(problem, offsets, h, (deadline, left));
+        if placed == 0 && left.is_some_and(|left| (part.freed.len() as u64) > left) {
+            break; // not one order of this move within the nodes left
+        }
         result.placements += placed;
         if let Some(new) = found {
             for (k, &i) in part.freed.iter().enumerate() {
@@ -164,7 +168,7 @@ impl Part {
         problem: &Problem,
         offsets: &[u64],
         h: u64,
-        deadline: &Deadline<'_>,
+        (deadline, budget): (&Deadline<'_>, Option<u64>),
     ) -> (Option<Vec<u64>>, u64) {
         let sub = self.problem(problem);
         let mut base = Placer::new(&sub);
@@ -182,7 +186,8 @@ impl Part {
         let mut best = (self.score(&sub, current_peak, &current), None);
         let mut placed = 0;
         for order in 0..ORDERS {
-            if deadline.passed() {
+            // An order is tried only if its placements fit the budget left.
+            if deadline.passed() || budget.is_some_and(|b| placed + freed as u64 > b) {
                 break;
             }
             let mut placer = base.clone();
@@ -308,5 +313,21 @@ mod tests {
             (again.moves, again.placements),
             (done.moves, done.placements)
         );
+    }
+
+    /// Under small budgets the buffers put back never exceed the budget (a move tries only the
+    /// orders that fit what is left), and a larger budget does at least as much.
+    #[test]
+    fn the_buffers_put_back_stay_within_the_budget() {
+        let problem = problem();
+        let mut before = 0;
+        for nodes in [0, 1, 50, 399, 400, 1_000, 5_000] {
+            let done = run(&problem, nodes);
+            assert!(done.placements <= nodes, "{} > {nodes}", done.placements);
+            assert!(done.placements >= before, "{} < {before}", done.placements);
+            assert!(validate(&problem, &done.solution, Some(u64::MAX)).is_valid());
+            before = done.placements;
+        }
+        assert!(before > 0);
     }
 }
