@@ -53,11 +53,10 @@ pub struct EdgeFinder {
     bounds: Vec<Bounds>,
     /// The bounds before each change: buffer, lowest offset, end.
     trail: Vec<(u32, u64, u64)>,
-    /// Per section `t` (and one past the last), the first maximal section at or after `t`: a
-    /// section is maximal when its free buffers are not all live in a neighbouring section too
+    /// Per section, whether its free buffers are not all live in a neighbouring section too
     /// (only those sections are passed over: a section whose buffers a neighbour holds as well
     /// deduces nothing the neighbour does not).
-    next_maximal: Vec<u32>,
+    maximal: Vec<bool>,
     tasks: Vec<Task>,
     lows: Vec<u64>,
     highs: Vec<u64>,
@@ -106,14 +105,6 @@ impl EdgeFinder {
                 !instance.members[s].is_empty() && !held_by_a_neighbour
             })
             .collect::<Vec<bool>>();
-        let mut next_maximal = vec![count as u32; count + 1];
-        for t in (0..count).rev() {
-            next_maximal[t] = if maximal[t] {
-                t as u32
-            } else {
-                next_maximal[t + 1]
-            };
-        }
         let bounds = instance
             .sizes
             .iter()
@@ -124,13 +115,13 @@ impl EdgeFinder {
             })
             .collect();
         let mut waiting = vec![0u64; count.div_ceil(64)];
-        for t in (0..count).filter(|&t| next_maximal[t] == t as u32) {
+        for t in (0..count).filter(|&t| maximal[t]) {
             waiting[t / 64] |= 1 << (t % 64);
         }
         EdgeFinder {
             bounds,
             trail: Vec::new(),
-            next_maximal,
+            maximal,
             tasks: Vec::new(),
             lows: Vec::new(),
             highs: Vec::new(),
@@ -150,11 +141,8 @@ impl EdgeFinder {
 
     /// Per section, whether it is maximal (only those get passes): the sections whose free
     /// members [`State::track_free_members`] is worth keeping for the passes.
-    pub fn maximal_sections(&self) -> Vec<bool> {
-        let count = self.next_maximal.len() - 1;
-        (0..count)
-            .map(|t| self.next_maximal[t] == t as u32)
-            .collect()
+    pub fn maximal_sections(&self) -> &[bool] {
+        &self.maximal
     }
 
     /// The lowest offset the last propagation proved for unplaced buffer `b`.
@@ -857,12 +845,11 @@ mod tests {
         // Sections 0-2 (w, v) and 2-3 (v, u): neither holds the other's buffers.
         let live: Vec<&Vec<u32>> = instance.members.iter().collect();
         assert_eq!(live, [&vec![0, 1], &vec![1, 2]]);
-        let maximal: Vec<bool> = (0..2).map(|t| edge.next_maximal[t] == t as u32).collect();
-        assert_eq!(maximal, [true, true]);
+        assert_eq!(edge.maximal, [true, true]);
     }
 
     #[test]
-    fn each_section_knows_the_next_maximal_one() {
+    fn each_section_knows_whether_it_is_maximal() {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut next = |below: u64| {
             seed ^= seed << 13;
@@ -888,12 +875,8 @@ mod tests {
                 let held = (t > 0 && within(t, t - 1)) || (t + 1 < count && within(t, t + 1));
                 !instance.members[t].is_empty() && !held
             };
-            for t in 0..=count {
-                let first = (t..count).find(|&u| maximal(u)).unwrap_or(count);
-                assert_eq!(
-                    edge.next_maximal[t] as usize, first,
-                    "section {t} of {count}"
-                );
+            for t in 0..count {
+                assert_eq!(edge.maximal[t], maximal(t), "section {t} of {count}");
             }
         }
     }
@@ -918,7 +901,7 @@ mod tests {
             let count = buffers.len();
             let instance = Instance::new(&Problem::new(buffers, None), 1000);
             let mut edge = EdgeFinder::new(&instance);
-            let maximal = edge.maximal_sections();
+            let maximal = edge.maximal_sections().to_vec();
             let sections = instance.members.len();
             // The model: a queue and whether each section is in it.
             let (mut queue, mut queued) = (Vec::new(), vec![false; sections]);

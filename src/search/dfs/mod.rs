@@ -121,7 +121,7 @@ impl<'a> Searcher<'a> {
         );
         let edge = options.edge_finding.then(|| EdgeFinder::new(instance));
         if let Some(edge) = &edge {
-            state.track_free_members(instance, &edge.maximal_sections());
+            state.track_free_members(instance, edge.maximal_sections());
         }
         Searcher {
             instance,
