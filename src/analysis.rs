@@ -121,6 +121,15 @@ impl Timeline {
         self.starts.is_empty()
     }
 
+    /// The section of buffer `buffer`'s lifetime with the largest live total (the first of
+    /// equals; 0 for a buffer with no section).
+    pub fn fullest_section(&self, buffer: usize) -> usize {
+        self.buffer_sections[buffer]
+            .clone()
+            .max_by_key(|&k| (self.totals[k], std::cmp::Reverse(k)))
+            .unwrap_or(0)
+    }
+
     /// LOAD: the largest total size live at any time (0 for no buffers).
     pub fn load(&self) -> u64 {
         self.totals.iter().copied().max().unwrap_or(0)

@@ -90,11 +90,7 @@ pub(crate) fn reinsert(
             }
             _ => {
                 // Everything live around the fullest time under the buffer.
-                let sections = timeline.buffer_sections[at].clone();
-                let fullest = sections
-                    .max_by_key(|&k| (timeline.totals[k], std::cmp::Reverse(k)))
-                    .unwrap_or(0);
-                let t = timeline.starts[fullest];
+                let t = timeline.starts[timeline.fullest_section(at)];
                 let column = Buffer::new(String::new(), t, t + 1, 1);
                 (by_time.around(&column, reach), 0)
             }

@@ -264,10 +264,7 @@ fn highest_over(
     over.sort_by_key(|&i| (std::cmp::Reverse(end(i)), i));
     let mut windows: Vec<(u64, u64)> = Vec::new();
     for i in over {
-        let sections = timeline.buffer_sections[i].clone();
-        let fullest = sections
-            .max_by_key(|&k| (timeline.totals[k], std::cmp::Reverse(k)))
-            .unwrap_or(0);
+        let fullest = timeline.fullest_section(i);
         let window = (timeline.starts[fullest], timeline.ends[fullest]);
         if !windows.contains(&window) {
             windows.push(window);
