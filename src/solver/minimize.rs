@@ -190,9 +190,10 @@ pub(crate) fn minimize(
     minimized
 }
 
-/// The time at a quarter of what is left of `timeout` from `start`, as a time limit from it.
-fn quarter_left(start: Instant, timeout: Duration) -> Duration {
-    start.elapsed() + timeout.saturating_sub(start.elapsed()) / 4
+/// The time at one part in `parts` of what is left of `timeout` from `start`, as a time limit
+/// from it.
+fn part_left(start: Instant, timeout: Duration, parts: u32) -> Duration {
+    start.elapsed() + timeout.saturating_sub(start.elapsed()) / parts
 }
 
 /// What the improvement phases give: a better layout, if one was found, with the phase that
@@ -295,10 +296,7 @@ fn phases(
     // With the improvement phase to come on a problem too large for probes of the whole, the
     // other baselines (seconds each at a million buffers) stop at half the time left.
     let baselines_deadline = match (improving && problem.len() > WHOLE_SEARCH_MOST, timeout) {
-        (true, Some(t)) => {
-            let at = start.elapsed() + t.saturating_sub(start.elapsed()) / 2;
-            Deadline::after(start, Some(at), cancel)
-        }
+        (true, Some(t)) => Deadline::after(start, Some(part_left(start, t, 2)), cancel),
         _ => deadline,
     };
     for baseline in Baseline::FAST {
@@ -319,7 +317,7 @@ fn phases(
     // nodes left (not above the probes' limit: its rest is placed over the whole problem).
     let mut limits = limits;
     if improving && options.window_first && problem.len() <= WHOLE_SEARCH_MOST && peak > lower {
-        let share = Deadline::after(start, timeout.map(|t| quarter_left(start, t)), cancel);
+        let share = Deadline::after(start, timeout.map(|t| part_left(start, t, 4)), cancel);
         let nodes = limits.nodes.map(|n| n / 4);
         let built = window_first(
             (problem, timeline),
@@ -344,7 +342,7 @@ fn phases(
         true => {
             let half = |left: u64| left - left / 2;
             (
-                timeout.map(|t| start.elapsed() + t.saturating_sub(start.elapsed()) / 2),
+                timeout.map(|t| part_left(start, t, 2)),
                 limits.nodes.map(half),
                 limits.nodes.map(|left| left / 2),
             )
