@@ -848,15 +848,19 @@ mod tests {
         assert_eq!(edge.maximal, [true, true]);
     }
 
-    #[test]
-    fn each_section_knows_whether_it_is_maximal() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |below: u64| {
+    /// Draws below a bound, from a xorshift generator started at `seed`.
+    fn draws(mut seed: u64) -> impl FnMut(u64) -> u64 {
+        move |below| {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
             seed % below
-        };
+        }
+    }
+
+    #[test]
+    fn each_section_knows_whether_it_is_maximal() {
+        let mut next = draws(0x2545_f491_4f6c_dd1d);
         for _ in 0..50 {
             let buffers = (0..2 + next(30))
                 .map(|i| {
@@ -883,13 +887,7 @@ mod tests {
 
     #[test]
     fn enqueue_adds_the_waiting_maximal_sections_in_order() {
-        let mut seed = 0x1234_5678_9abc_def1u64;
-        let mut next = |below: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % below
-        };
+        let mut next = draws(0x1234_5678_9abc_def1);
         for _ in 0..30 {
             // Long horizons, so that sections run over several words of the bit set.
             let buffers: Vec<Buffer> = (0..20 + next(60))
