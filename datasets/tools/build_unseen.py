@@ -21,7 +21,7 @@ nothing learned (SELECTION_FLAGS) does not decide it within 4 x buffers nodes, a
 corpus (build_loop.py, whose builder this uses).
 
 Seeds are disjoint from every other corpus: 470000 + 10000 x family index (train), + 5000
-(test). The test manifests' hashes are recorded in datasets/README.md when they are built,
+(test), + 7000 (test-2). The test manifests' hashes are recorded in datasets/README.md when they are built,
 before anything is trained on the family; each test split is evaluated on once.
 
 The problem files are not committed (see .gitignore); the manifests and lists are.
@@ -34,9 +34,9 @@ from build_loop import build_main, family_builder
 
 FAMILIES = ["long-mix", "wide", "aligned-layers"]
 # Seeds tried per family and split: about 150 training and 50 test problems are kept of each.
-CANDIDATES = {"long-mix": {"train": 400, "test": 140},
-              "wide": {"train": 600, "test": 200},
-              "aligned-layers": {"train": 1200, "test": 400}}
+CANDIDATES = {"long-mix": {"train": 400, "test": 140, "test-2": 140},
+              "wide": {"train": 600, "test": 200, "test-2": 200},
+              "aligned-layers": {"train": 1200, "test": 400, "test-2": 400}}
 
 
 def options(family, seed):
@@ -57,7 +57,7 @@ def options(family, seed):
 
 
 def first_seed(family, split):
-    return 470000 + 10000 * FAMILIES.index(family) + {"train": 0, "test": 5000}[split]
+    return 470000 + 10000 * FAMILIES.index(family) + {"train": 0, "test": 5000, "test-2": 7000}[split]
 
 
 def main():
