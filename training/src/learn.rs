@@ -4,7 +4,7 @@
 //! the held-out part, then records solve logs of the training part and trains the ranking and
 //! risk heads on them (`learn_heads`), runs the shipped default and every candidate side by side
 //! on the held-out part, and writes the best model only when it wins there, with a report
-//! either way.
+//! either way (which says how sure each win is, by paired resamples of the held-out part).
 //!
 //! Every run is limited by nodes, not time, so the same folder, budget and seed give the same
 //! model and the same report's node figures on any machine.
@@ -13,6 +13,9 @@ use crate::learn_heads;
 use crate::portfolio::{self, PortfolioArgs};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use telamalloc::evaluate::{evaluate, summarise, EvalRun, PolicySummary};
 use telamalloc::io::file_name;
@@ -64,6 +67,8 @@ struct Figures {
     summary: PolicySummary,
     /// Nodes, with each undecided run counted as twice the budget.
     par2_nodes: u64,
+    /// Each problem's PAR2 nodes, by problem name.
+    par2_by_problem: BTreeMap<String, u64>,
     /// Seconds, with each undecided run counted twice.
     par2_seconds: f64,
 }
@@ -89,6 +94,10 @@ impl Figures {
         Figures {
             summary,
             par2_nodes: mine.iter().map(|r| r.par2_nodes(budget)).sum(),
+            par2_by_problem: mine
+                .iter()
+                .map(|r| (r.problem.clone(), r.par2_nodes(budget)))
+                .collect(),
             par2_seconds: mine.iter().map(EvalRun::par2_seconds).sum(),
         }
     }
@@ -103,19 +112,49 @@ impl Figures {
         self.summary.decided >= other.summary.decided && self.par2_nodes < other.par2_nodes
     }
 
-    fn row(&self) -> String {
+    /// The share of [`RESAMPLES`] paired bootstrap resamples of the problems both ran in which
+    /// these figures need fewer PAR2 nodes than `other`'s (0 when they share no problem).
+    fn win_confidence(&self, other: &Figures, seed: u64) -> f64 {
+        let differences: Vec<i64> = self
+            .par2_by_problem
+            .iter()
+            .filter_map(|(problem, &mine)| {
+                let theirs = *other.par2_by_problem.get(problem)?;
+                Some(mine as i64 - theirs as i64)
+            })
+            .collect();
+        if differences.is_empty() {
+            return 0.0;
+        }
+        let mut rng = StdRng::seed_from_u64(seed);
+        let wins = (0..RESAMPLES)
+            .filter(|_| {
+                let total: i64 = (0..differences.len())
+                    .map(|_| differences[rng.random_range(0..differences.len())])
+                    .sum();
+                total < 0
+            })
+            .count();
+        wins as f64 / RESAMPLES as f64
+    }
+
+    fn row(&self, confidence: Option<f64>) -> String {
         let s = &self.summary;
         let (median, p90) = if s.decided == 0 {
             ("-".to_string(), "-".to_string())
         } else {
             (s.median_nodes.to_string(), s.p90_nodes.to_string())
         };
+        let confidence = confidence.map_or("-".to_string(), |c| format!("{c:.2}"));
         format!(
-            "| {} | {} | {} | {} | {:.1} | {median} | {p90} |",
+            "| {} | {} | {} | {} | {:.1} | {median} | {p90} | {confidence} |",
             s.policy, s.problems, s.decided, self.par2_nodes, self.par2_seconds,
         )
     }
 }
+
+/// Paired bootstrap resamples behind [`Figures::win_confidence`].
+const RESAMPLES: usize = 2000;
 
 /// Whether `name` is held out: FNV-1a of the file name, modulo 100, below `percent`.
 fn held_out(name: &str, percent: u64) -> bool {
@@ -494,14 +533,22 @@ pub fn run(args: LearnArgs) -> Result<(), String> {
         }
         Err(why) => report.push_str(&format!("No ranking or risk head was trained: {why}.\n\n")),
     }
+    // Each candidate's confidence of a win over the shipped default (figures[0]).
+    let confidence: Vec<Option<f64>> = figures
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (i > 0).then(|| f.win_confidence(&figures[0], args.seed)))
+        .collect();
     report.push_str(&format!(
         "On the held-out problems, side by side (`{shipped_name}` is the shipped default; PAR2 \
-         counts an undecided run twice: twice the budget in nodes, twice its time in \
-         seconds):\n\n| policy | problems | decided | PAR2 nodes | PAR2 s | median nodes | p90 \
-         nodes |\n|---|---|---|---|---|---|---|\n{}\n\n",
+         counts an undecided run twice: twice the budget in nodes, twice its time in seconds; \
+         P(win) is the share of {RESAMPLES} paired resamples of the problems in which the \
+         candidate needs fewer PAR2 nodes than the default):\n\n| policy | problems | decided | \
+         PAR2 nodes | PAR2 s | median nodes | p90 nodes | P(win) |\n|---|---|---|---|---|---|---|---|\n{}\n\n",
         figures
             .iter()
-            .map(Figures::row)
+            .zip(&confidence)
+            .map(|(f, &c)| f.row(c))
             .collect::<Vec<_>>()
             .join("\n")
     ));
@@ -513,25 +560,24 @@ pub fn run(args: LearnArgs) -> Result<(), String> {
     let (before, after) = (&figures[0], &figures[best]);
     let chosen = &candidates[best - 1].1;
     let ratio = after.par2_nodes as f64 / before.par2_nodes.max(1) as f64;
+    let sure = confidence[best].unwrap_or(0.0);
     let out = path(args.out.clone());
     if after.beats(before) {
         std::fs::copy(chosen, &args.out).map_err(|e| format!("cannot write {out}: {e}"))?;
         report.push_str(&format!(
-            "Chosen: {} ({:.2}x the shipped default's PAR2 nodes, {} against {} decided), \
-             written to {out}. Use it with `telamalloc solve FILE --policy {out}` (Python: \
-             `policy=\"{out}\"`; C: `options.policy = \"{out}\"`).\n",
+            "Chosen: {} ({ratio:.2}x the shipped default's PAR2 nodes, {} against {} decided, \
+             P(win) {sure:.2}), written to {out}. Use it with `telamalloc solve FILE --policy \
+             {out}` (Python: `policy=\"{out}\"`; C: `options.policy = \"{out}\"`).\n",
             candidates[best - 1].0,
-            ratio,
             after.summary.decided,
-            before.summary.decided
+            before.summary.decided,
         ));
     } else {
         report.push_str(&format!(
             "No candidate beats the shipped default on the held-out problems (the best, {}, \
-             needs {:.2}x its PAR2 nodes and decides {} against {}): the shipped default stays \
-             and {out} is not written.\n",
+             needs {ratio:.2}x its PAR2 nodes and decides {} against {}): the shipped default \
+             stays and {out} is not written.\n",
             candidates[best - 1].0,
-            ratio,
             after.summary.decided,
             before.summary.decided
         ));
@@ -591,6 +637,41 @@ mod tests {
         assert!(
             a.beats(&c) && !c.beats(&a) && !a.beats(&a),
             "equal decided: fewer nodes win"
+        );
+    }
+
+    fn figures_of(policy: &str, nodes: &[u64]) -> Figures {
+        let runs: Vec<EvalRun> = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| EvalRun {
+                problem: format!("p{i}"),
+                ..run_of(policy, "solved", n)
+            })
+            .collect();
+        Figures::of(policy, &runs, 1000)
+    }
+
+    #[test]
+    fn a_win_by_one_lucky_problem_is_not_sure() {
+        let shipped = figures_of("s", &[1000; 30]);
+        let everywhere = figures_of("a", &[990; 30]);
+        assert_eq!(everywhere.win_confidence(&shipped, 1), 1.0);
+        assert_eq!(shipped.win_confidence(&everywhere, 1), 0.0);
+        // Fewer nodes in all, but from one problem: 29 small losses and one large win, so a
+        // resample wins when it draws that problem at least once (1 - (29/30)^30, about 0.64).
+        let mut lucky_nodes = [1010; 30];
+        lucky_nodes[7] = 600;
+        let lucky = figures_of("b", &lucky_nodes);
+        assert!(lucky.par2_nodes < shipped.par2_nodes && lucky.beats(&shipped));
+        let sure = lucky.win_confidence(&shipped, 1);
+        assert!((0.5..0.8).contains(&sure), "P(win) {sure}");
+        assert_eq!(sure, lucky.win_confidence(&shipped, 1), "seeded");
+        let other = figures_of("c", &[100; 3]);
+        assert_eq!(
+            figures_of("d", &[]).win_confidence(&other, 1),
+            0.0,
+            "no shared problem, no confidence"
         );
     }
 
