@@ -148,6 +148,11 @@ pub struct SearchOptions {
     /// fixed obstacles (by address range, over the stretches of time its freed buffers cut),
     /// so that however many it holds, a window is searched.
     pub lns_obstacles: bool,
+    /// Minimise, with `lns-obstacles`: try first, around each buffer above the target, the
+    /// widest window freeing only the buffers with tops in a band below it (2, 8, 16, 32 times
+    /// the peak's excess over the bound), widened over the long-lived buffers crossing it with
+    /// tops in the band, so that they are freed too.
+    pub lns_bands: bool,
     /// Minimise: prove, at the end (with a tenth of the time and nodes kept for it), a lower
     /// bound above LOAD on windows of time (the buffers live in one, lifetimes clipped to it, proven by the
     /// search not to fit under the bound). Skipped with gaps.
@@ -206,6 +211,7 @@ impl Default for SearchOptions {
             window_first: true,
             window_grow: true,
             lns_obstacles: true,
+            lns_bands: true,
             window_bound: true,
             cpsat: false,
             cpsat_share: 1.0,
@@ -264,7 +270,7 @@ macro_rules! switch {
 }
 
 /// Every switch of [`SearchOptions`], in the order of the ablation table.
-pub const SWITCHES: [Switch; 38] = [
+pub const SWITCHES: [Switch; 39] = [
     switch!(
         "canonical",
         canonical,
@@ -434,6 +440,11 @@ pub const SWITCHES: [Switch; 38] = [
         "lns-obstacles",
         lns_obstacles,
         "minimise, with lns: the buffers a window holds joined into few fixed obstacles"
+    ),
+    switch!(
+        "lns-bands",
+        lns_bands,
+        "minimise, with lns-obstacles: windows of the top bands first, widened over long-lived buffers"
     ),
     switch!(
         "window-bound",

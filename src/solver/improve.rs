@@ -14,12 +14,12 @@ use crate::search::{Outcome, PortfolioConfig, SearchOptions, SearchStats};
 
 /// Search nodes a window gets per freed buffer (a fixed budget: the same windows give the same
 /// layout on any machine).
-pub(crate) const NODES_PER_FREED: u64 = 2;
+const NODES_PER_FREED: u64 = 2;
 
 /// Search nodes a window gets per freed buffer on a problem too large for probes of the whole,
 /// where the windows are the only search (on the 1M mix, windows of 464 to 2,005 freed buffers
 /// around the time of LOAD that fail at two find layouts at eight).
-pub(crate) const NODES_PER_FREED_ALONE: u64 = 8;
+const NODES_PER_FREED_ALONE: u64 = 8;
 
 /// A window first reaches this many starts of buffers before and after the buffer it is made
 /// for (then twice as many at each widening).
@@ -30,6 +30,54 @@ const WINDOW_STARTS: usize = 256;
 /// lower bound (so a window as long as a long-lived buffer frees few); the first alone without
 /// `lns-obstacles`, whose windows would hold too many.
 const BANDS: [u64; 3] = [2, 8, 32];
+
+/// With `lns-bands`, the bands tried, each window widened over the buffers crossing it with
+/// tops in its band: on the 1M mix, the windows that lower the peak free the buffers of the
+/// top 16 and 32 times the excess, over the lifetimes of the long-lived ones among them.
+const WIDENED_BANDS: [u64; 4] = [2, 8, 16, 32];
+
+/// One try at lowering a buffer: the window reaching `WINDOW_STARTS << widening` starts
+/// around it, freeing the buffers inside it ending above `band` (0: all),
+/// widened over the buffers crossing it that end above `band` when `over_band` (else only over
+/// those above the target).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Attempt {
+    widening: u32,
+    band: u64,
+    over_band: bool,
+}
+
+/// The attempts at a buffer for `target`, `excess` the peak's excess over the lower bound: the
+/// windows widening, then the widest with only its top band freed. With `lns-bands` the bands
+/// are widened over the buffers crossing them, and first when the windows are `alone` (most
+/// fail before a node, for want of room under the target, where a window freeing every buffer
+/// costs a second at a million buffers; on smaller problems, tried first, they led to higher
+/// peaks under the same nodes).
+fn attempts(options: &SearchOptions, target: u64, excess: u64, alone: bool) -> Vec<Attempt> {
+    let band = |k: u64| target.saturating_sub(k * excess);
+    let whole = (0..=WIDENINGS).map(|widening| Attempt {
+        widening,
+        band: 0,
+        over_band: false,
+    });
+    let banded = |bands: &[u64], over_band: bool| -> Vec<Attempt> {
+        let at = |&k: &u64| Attempt {
+            widening: WIDENINGS,
+            band: band(k),
+            over_band,
+        };
+        bands.iter().map(at).collect()
+    };
+    match (options.lns_obstacles, options.lns_bands) {
+        (true, true) if alone => banded(&WIDENED_BANDS, true)
+            .into_iter()
+            .chain(whole)
+            .collect(),
+        (true, true) => whole.chain(banded(&WIDENED_BANDS, true)).collect(),
+        (true, false) => whole.chain(banded(&BANDS, false)).collect(),
+        (false, _) => whole.chain(banded(&BANDS[..1], false)).collect(),
+    }
+}
 
 /// The most buffers a window frees: a larger one is not searched.
 const MOST_FREED: usize = 4000;
@@ -55,8 +103,10 @@ pub(crate) struct Improved {
 
 /// Lowers the peak of `start`, a valid layout of `problem` (no gaps), towards `lower` (a proven
 /// bound): each round sets a target below the peak, and re-places a window of time around every
-/// buffer ending above it (see the module doc), each window with `per_freed` nodes per freed
-/// buffer ([`NODES_PER_FREED`] or [`NODES_PER_FREED_ALONE`]); when every buffer is under the target, the next round aims lower, else nearer.
+/// buffer ending above it (see the module doc), each window with [`NODES_PER_FREED`] nodes per
+/// freed buffer, or [`NODES_PER_FREED_ALONE`] when the windows are `alone`, the only search of
+/// the problem (see [`attempts`]); when every buffer is under the target, the next round aims
+/// lower, else nearer.
 /// Stops at `deadline`, when `nodes` are spent, or when no target below the peak is left.
 /// `portfolio(buffers)` gives each window's search its portfolio.
 pub(crate) fn improve(
@@ -65,9 +115,13 @@ pub(crate) fn improve(
     lower: u64,
     options: &SearchOptions,
     portfolio: &dyn Fn(usize) -> PortfolioConfig,
-    (deadline, mut nodes, per_freed): (&Deadline<'_>, Option<u64>, u64),
+    (deadline, mut nodes, alone): (&Deadline<'_>, Option<u64>, bool),
 ) -> Improved {
     let by_time = ByTime::new(problem);
+    let per_freed = match alone {
+        true => NODES_PER_FREED_ALONE,
+        false => NODES_PER_FREED,
+    };
     let mut offsets = start.offsets;
     let mut result = Improved {
         solution: Solution {
@@ -97,19 +151,10 @@ pub(crate) fn improve(
                 break 'rounds;
             }
             let mut placed = false;
-            // The windows in time, widening; then the widest with only its top band freed.
-            let band = |k: u64| target.saturating_sub(k * peak.saturating_sub(lower));
-            let bands = match options.lns_obstacles {
-                true => &BANDS[..],
-                false => &BANDS[..1],
-            };
-            let attempts = (0..=WIDENINGS)
-                .map(|widening| (widening, 0))
-                .chain(bands.iter().map(|&k| (WIDENINGS, band(k))));
-            for (widening, band) in attempts {
-                let window = by_time.around(&problem.buffers[i], WINDOW_STARTS << widening);
+            for attempt in attempts(options, target, peak.saturating_sub(lower), alone) {
+                let window = by_time.around(&problem.buffers[i], WINDOW_STARTS << attempt.widening);
                 let Some(window) =
-                    Window::around((problem, &by_time, &offsets), window, target, band)
+                    Window::around((problem, &by_time, &offsets), window, target, attempt)
                 else {
                     continue;
                 };
@@ -175,35 +220,40 @@ struct Window {
 
 impl Window {
     /// The window `(from, to)` widened until no held buffer ends above `target` (a few times
-    /// at most): freed, the buffers living wholly inside it (not fixed in the problem) and
-    /// ending above `band`; held, the others live in it. `None` when one held still ends above
-    /// `target`.
+    /// at most; first over those ending above the attempt's band, when it says so): freed, the
+    /// buffers living wholly inside it (not fixed in the problem) and ending above the band;
+    /// held, the others live in it. `None` when one held still ends above `target`.
     fn around(
         (problem, by_time, offsets): (&Problem, &ByTime, &[u64]),
         (mut from, mut to): (u64, u64),
         target: u64,
-        band: u64,
+        attempt: Attempt,
     ) -> Option<Window> {
-        for _ in 0..4 {
+        let band = attempt.band;
+        for pass in 0..4 {
             let mut window = Window {
                 freed: Vec::new(),
                 held: Vec::new(),
             };
             let mut widened = false;
+            // The first pass widens over the crossing buffers a band frees when they are inside.
+            let over = match attempt.over_band && pass == 0 && band > 0 {
+                true => band,
+                false => target,
+            };
             for i in by_time.overlapping(problem, (from, to)) {
                 let b = &problem.buffers[i];
-                let in_band = offsets[i].saturating_add(b.size) > band;
-                if from <= b.lower && b.upper <= to && b.offset.is_none() && in_band {
+                let top = offsets[i].saturating_add(b.size);
+                if from <= b.lower && b.upper <= to && b.offset.is_none() && top > band {
                     window.freed.push(i);
                     continue;
                 }
                 window.held.push(i);
-                if offsets[i].saturating_add(b.size) > target {
-                    if b.offset.is_some() {
-                        return None;
-                    }
+                if top > over && b.offset.is_none() {
                     (from, to) = (from.min(b.lower), to.max(b.upper));
                     widened = true;
+                } else if top > target {
+                    return None; // fixed in the problem above the target
                 }
             }
             if !widened {
@@ -251,6 +301,7 @@ impl Window {
 mod tests {
     use super::*;
     use crate::analysis::load;
+    use crate::problem::Buffer;
     use crate::solver::test_layouts::{hand_made, portfolio_of, random_400 as problem, stacked};
     use crate::validate::validate;
 
@@ -267,8 +318,54 @@ mod tests {
             lower,
             &options,
             &portfolio,
-            (&deadline, Some(50_000), NODES_PER_FREED),
+            (&deadline, Some(50_000), false),
         )
+    }
+
+    /// A long-lived buffer laid 5 bytes too high under a short one over 2,400 steps of tiles
+    /// filling the 100 bytes below (LOAD 120, peak 125): every window around the short one is
+    /// crossed by the long one, which it holds, so without `lns-bands` nothing moves; the band
+    /// widened over the long one frees both and the search lays them out at LOAD, the same
+    /// way with one and two threads, the band tried first or last.
+    #[test]
+    fn a_band_widened_over_a_long_lived_buffer_frees_it() {
+        const STEPS: u64 = 2400;
+        let mut buffers: Vec<Buffer> = (0..STEPS)
+            .map(|t| Buffer::new(format!("tile{t}"), t, t + 1, 100))
+            .collect();
+        buffers.push(Buffer::new("long", 0, STEPS, 10));
+        buffers.push(Buffer::new("short", STEPS / 2, STEPS / 2 + 1, 10));
+        let problem = Problem::new(buffers, None);
+        let mut offsets = vec![0; STEPS as usize];
+        offsets.extend([105, 115]);
+        let start = Solution { offsets };
+        let lower = load(&problem);
+        assert_eq!((start.peak(&problem), lower), (125, 120));
+        let run = |lns_bands: bool, threads: usize, alone: bool| {
+            let options = SearchOptions {
+                lns_bands,
+                ..hand_made(threads)
+            };
+            let portfolio = portfolio_of(&options);
+            let deadline = Deadline::none();
+            let nodes = Some(50_000);
+            improve(
+                &problem,
+                start.clone(),
+                lower,
+                &options,
+                &portfolio,
+                (&deadline, nodes, alone),
+            )
+        };
+        assert_eq!(run(false, 1, false).solution.peak(&problem), 125);
+        let lowered = run(true, 1, false);
+        assert_eq!(lowered.solution.peak(&problem), 120);
+        assert!(validate(&problem, &lowered.solution, Some(120)).is_valid());
+        assert_eq!(run(true, 2, false).solution, lowered.solution);
+        let first = run(true, 1, true);
+        assert_eq!(first.solution.peak(&problem), 120);
+        assert_eq!(run(true, 2, true).solution, first.solution);
     }
 
     /// From the worst layout (every buffer stacked, peak about five times LOAD), the windows

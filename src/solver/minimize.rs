@@ -3,7 +3,7 @@
 //! answers, so minimise returns a layout however short the limit.
 
 use super::bound::{can_search_at_load, prove, BoundSource};
-use super::improve::{improve, NODES_PER_FREED, NODES_PER_FREED_ALONE};
+use super::improve::improve;
 use super::reinsert::reinsert;
 use super::window_first::window_first;
 use crate::analysis::Timeline;
@@ -230,17 +230,17 @@ fn improvement(
         true => nodes.map(|n| n / 2),
         false => nodes,
     };
-    let per_freed = match problem.len() > WHOLE_SEARCH_MOST {
-        true => NODES_PER_FREED_ALONE,
-        false => NODES_PER_FREED,
-    };
     let improved = improve(
         problem,
         best.clone(),
         lower,
         options,
         portfolio,
-        (&windows_deadline, windows_nodes, per_freed),
+        (
+            &windows_deadline,
+            windows_nodes,
+            problem.len() > WHOLE_SEARCH_MOST,
+        ),
     );
     let mut stats = improved.stats;
     let mut peak = best.peak(problem);
