@@ -148,10 +148,10 @@ pub struct SearchOptions {
     /// fixed obstacles (by address range, over the stretches of time its freed buffers cut),
     /// so that however many it holds, a window is searched.
     pub lns_obstacles: bool,
-    /// Minimise, with `lns-obstacles`: try first, around each buffer above the target, the
-    /// widest window freeing only the buffers with tops in a band below it (2, 8, 16, 32 times
-    /// the peak's excess over the bound), widened over the long-lived buffers crossing it with
-    /// tops in the band, so that they are freed too.
+    /// Minimise, with `lns-obstacles`, above 100,000 buffers: try first, around each buffer
+    /// above the target, the widest window freeing only the buffers with tops in a band below
+    /// it (2, 8, 16, 32 times the peak's excess over the bound), widened over the long-lived
+    /// buffers crossing it with tops in the band, so that they are freed too.
     pub lns_bands: bool,
     /// Minimise: prove, at the end (with a tenth of the time and nodes kept for it), a lower
     /// bound above LOAD on windows of time (the buffers live in one, lifetimes clipped to it, proven by the
@@ -444,7 +444,7 @@ pub const SWITCHES: [Switch; 39] = [
     switch!(
         "lns-bands",
         lns_bands,
-        "minimise, with lns-obstacles: windows of the top bands first, widened over long-lived buffers"
+        "minimise, with lns-obstacles, above 100,000 buffers: top bands first, widened over long-lived buffers"
     ),
     switch!(
         "window-bound",
