@@ -32,14 +32,14 @@ const WINDOW_STARTS: usize = 256;
 const BANDS: [u64; 3] = [2, 8, 32];
 
 /// With `lns-bands`, when the windows are the only search, the bands tried, each window widened
-/// over the buffers crossing it with tops in its band: on the 1M mix, the windows that lower the peak free the buffers of the
-/// top 16 and 32 times the excess, over the lifetimes of the long-lived ones among them.
+/// over the buffers crossing it with tops in its band: on the 1M mix, the windows that lower
+/// the peak free the buffers of the top 16 and 32 times the excess, over the lifetimes of the
+/// long-lived ones among them.
 const WIDENED_BANDS: [u64; 4] = [2, 8, 16, 32];
 
-/// One try at lowering a buffer: the window reaching `WINDOW_STARTS << widening` starts
-/// around it, freeing the buffers inside it ending above `band` (0: all),
-/// widened over the buffers crossing it that end above `band` when `over_band` (else only over
-/// those above the target).
+/// One try at lowering a buffer: the window reaching `WINDOW_STARTS << widening` starts around
+/// it, freeing the buffers inside it ending above `band` (0: all), widened over the buffers
+/// crossing it that end above `band` when `over_band` (else only over those above the target).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Attempt {
     widening: u32,
