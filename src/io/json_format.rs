@@ -303,11 +303,6 @@ pub fn write_json_solution(problem: &Problem, solution: &Solution) -> String {
     text
 }
 
-/// The JSON of [`write_json_solution`] as a value, for reports that add fields to it.
-pub(crate) fn json_solution_value(problem: &Problem, solution: &Solution) -> serde_json::Value {
-    serde_json::to_value(solution_file(problem, solution)).expect("plain data serialises")
-}
-
 fn solution_file(problem: &Problem, solution: &Solution) -> SolutionFile {
     SolutionFile {
         capacity: problem.capacity,

@@ -16,7 +16,6 @@ pub use csv_format::{
     parse_csv_solution, write_csv_assigned, write_csv_problem, write_csv_solution,
 };
 pub use files::{file_name, problem_files, split_files, write_file};
-pub(crate) use json_format::json_solution_value;
 pub use json_format::{
     parse_json_problem, parse_json_problem_in, parse_json_solution, write_json_solution,
 };
