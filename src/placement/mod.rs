@@ -457,16 +457,17 @@ mod tests {
         );
     }
 
-    /// Two sorted lists with many equal offsets between and within them (and empty ranges):
-    /// [`Merged`] read through `fold` (as `for_each` does) gives the ranges `next` gives, in
-    /// the same order.
+    /// Two sorted lists with many equal offsets between and within them (and empty ranges),
+    /// of like lengths or the second far longer (read in runs): [`Merged`] read through `fold`
+    /// (as `for_each` does) gives the ranges `next` gives, in the same order.
     #[test]
     fn folding_a_merged_pair_gives_the_ranges_in_the_order_of_next() {
         let mut rng = StdRng::seed_from_u64(13);
-        for round in 0..300 {
+        for round in 0..600 {
+            let longer = [round % 23, 4 * (round % 17) + round % 50][round % 2];
             let (a, b) = (
                 random_sorted(&mut rng, round % 17, 40, 10),
-                random_sorted(&mut rng, round % 23, 40, 10),
+                random_sorted(&mut rng, longer, 40, 10),
             );
             // A `for` loop calls `next`.
             let mut stepped = Vec::new();
