@@ -3,6 +3,8 @@
 
 use super::buckets::{Buckets, Entry, Window, LARGEST, WIDEST};
 use super::long_tree::LongTree;
+use super::long_unions::Block;
+use super::range::Range;
 use super::unions::{join, Unions};
 use crate::problem::Problem;
 
@@ -110,7 +112,7 @@ impl TimeIndex {
     /// ranges, joined: fewer ranges, with the same gaps and the same highest end. The long
     /// buffers' unions are joined likewise ([`Joined::add_long`]), but for the union of its
     /// block, often the longest list, merged with the rest as it is read.
-    pub(super) fn sorted(&mut self, buffer: usize) -> Merged<'_> {
+    pub(super) fn sorted(&mut self, buffer: usize) -> Sorted<'_> {
         let (lo, hi) = self.spans[buffer];
         let (first, last) = self.buckets.span(lo, hi);
         let mut out = std::mem::take(&mut self.merged);
@@ -144,7 +146,11 @@ impl TimeIndex {
             std::mem::swap(&mut out, &mut self.first);
         }
         self.merged = out;
-        Merged::new(self.merged.as_slice(), block)
+        let rest = self.merged.as_slice();
+        match block {
+            Block::Narrow(block) => Sorted::Narrow(Merged::new(rest, block)),
+            Block::Wide(block) => Sorted::Wide(Merged::new(rest, block)),
+        }
     }
 
     /// The highest end among the stored buffers overlapping the lifetime of `buffer`, which is
@@ -253,7 +259,7 @@ impl Joined {
     /// Joins the ranges of the long buffers overlapping the lifetime of `buffer` (not stored
     /// itself) but those covering its block, whose union is returned: together, the same gaps
     /// and highest end as all of them ([`LongTree::cover`]).
-    fn add_long<'a>(&mut self, long: &'a LongTree, buffer: usize) -> &'a [(u64, u64)] {
+    fn add_long<'a>(&mut self, long: &'a LongTree, buffer: usize) -> Block<'a> {
         let mut raw = std::mem::take(&mut self.raw);
         raw.clear();
         let block = long.cover(buffer, &mut raw, |union| self.add(union));
@@ -266,32 +272,40 @@ impl Joined {
     }
 }
 
-/// The ranges of two lists sorted by offset, in offset order, read without writing them.
-pub(super) struct Merged<'a> {
-    a: &'a [(u64, u64)],
-    b: &'a [(u64, u64)],
+/// A query's ranges sorted by offset, as [`TimeIndex::sorted`] gives them: with its block's
+/// union in 32 bits or in 64.
+pub(super) enum Sorted<'a> {
+    Narrow(Merged<'a, (u32, u32)>),
+    Wide(Merged<'a, (u64, u64)>),
 }
 
-impl<'a> Merged<'a> {
+/// The ranges of two lists sorted by offset, in offset order, read without writing them; the
+/// second, `b`, a block's union, in either width.
+pub(super) struct Merged<'a, R> {
+    a: &'a [(u64, u64)],
+    b: &'a [R],
+}
+
+impl<'a, R: Range> Merged<'a, R> {
     /// The ranges of `a` and `b`, both sorted by offset.
-    pub(super) fn new(a: &'a [(u64, u64)], b: &'a [(u64, u64)]) -> Merged<'a> {
+    pub(super) fn new(a: &'a [(u64, u64)], b: &'a [R]) -> Merged<'a, R> {
         Merged { a, b }
     }
 }
 
-impl Iterator for Merged<'_> {
+impl<R: Range> Iterator for Merged<'_, R> {
     type Item = (u64, u64);
 
     #[inline]
     fn next(&mut self) -> Option<(u64, u64)> {
         match (self.a.first(), self.b.first()) {
             (Some(&x), Some(&y)) => {
-                if x.0 <= y.0 {
+                if x.0 <= y.offset() {
                     self.a = &self.a[1..];
                     Some(x)
                 } else {
                     self.b = &self.b[1..];
-                    Some(y)
+                    Some(y.wide())
                 }
             }
             (Some(&x), None) => {
@@ -300,7 +314,7 @@ impl Iterator for Merged<'_> {
             }
             (None, Some(&y)) => {
                 self.b = &self.b[1..];
-                Some(y)
+                Some(y.wide())
             }
             (None, None) => None,
         }
@@ -317,13 +331,14 @@ impl Iterator for Merged<'_> {
         let (mut acc, mut i, mut j) = (init, 0, 0);
         while i < a.len() && j < b.len() {
             // `next` takes from `a` on equal offsets.
-            let take_a = a[i].0 <= b[j].0;
-            acc = f(acc, if take_a { a[i] } else { b[j] });
+            let (x, y) = (a[i], b[j].wide());
+            let take_a = x.0 <= y.0;
+            acc = f(acc, if take_a { x } else { y });
             i += usize::from(take_a);
             j += usize::from(!take_a);
         }
         let acc = a[i..].iter().fold(acc, |acc, &x| f(acc, x));
-        b[j..].iter().fold(acc, |acc, &y| f(acc, y))
+        b[j..].iter().fold(acc, |acc, &y| f(acc, y.wide()))
     }
 }
 
@@ -335,22 +350,22 @@ const RUNS_FROM: usize = 4;
 /// ranges): the ranges of `b` below each range of `a` read as a run, with one mispredicted
 /// branch at its end, where the branch-free choice waits at every range for the one before.
 #[inline(always)]
-fn fold_runs<B, F: FnMut(B, (u64, u64)) -> B>(
+fn fold_runs<B, F: FnMut(B, (u64, u64)) -> B, R: Range>(
     a: &[(u64, u64)],
-    b: &[(u64, u64)],
+    b: &[R],
     init: B,
     mut f: F,
 ) -> B {
     let (mut acc, mut j) = (init, 0);
     for &x in a {
         // `next` takes from `a` on equal offsets.
-        while j < b.len() && b[j].0 < x.0 {
-            acc = f(acc, b[j]);
+        while j < b.len() && b[j].offset() < x.0 {
+            acc = f(acc, b[j].wide());
             j += 1;
         }
         acc = f(acc, x);
     }
-    b[j..].iter().fold(acc, |acc, &y| f(acc, y))
+    b[j..].iter().fold(acc, |acc, &y| f(acc, y.wide()))
 }
 
 /// Address ranges written without branches: the vector only grows, the first `len` are

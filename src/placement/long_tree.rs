@@ -1,7 +1,7 @@
 //! The buffers too long for the time buckets: a segment tree over their own time points.
 
 use super::flat::{for_each_cover, leaves_under, running_sums};
-use super::long_unions::LongUnions;
+use super::long_unions::{Block, LongUnions};
 
 /// A placed long buffer: its address range and its index (`buffer == EMPTY` until placed).
 #[derive(Clone, Copy, Debug)]
@@ -188,9 +188,9 @@ impl LongTree {
         buffer: usize,
         raw: &mut Vec<(u64, u64)>,
         mut visit: impl FnMut(&[(u64, u64)]),
-    ) -> &[(u64, u64)] {
+    ) -> Block<'_> {
         if self.is_empty() {
-            return &[];
+            return Block::Wide(&[]);
         }
         let span = self.of[buffer];
         let (after_lower, from_upper) = (span.after_lower as usize, span.from_upper as usize);
@@ -213,7 +213,7 @@ impl LongTree {
             });
         }
         if after_lower == 0 {
-            return &[];
+            return Block::Wide(&[]);
         }
         let leaf = after_lower - 1;
         let mut node = self.leaves + leaf;
@@ -236,6 +236,6 @@ impl LongTree {
         let mut highest = 0;
         let block = self.cover(buffer, raw, |union| highest = highest.max(last_end(union)));
         let gathered = raw.iter().map(|r| r.1).max().unwrap_or(0);
-        highest.max(last_end(block)).max(gathered)
+        highest.max(block.top()).max(gathered)
     }
 }

@@ -1,6 +1,7 @@
 //! What the long buffers cover in address, kept as unions for the sorted queries: per block of
 //! the long tree's leaves, the buffers live over all of it; per node, those starting under it.
 
+use super::range::Range;
 use super::unions::{add, add_near, interpolated};
 
 /// How many block entries (a long buffer's range added to a block it covers) the unions may
@@ -27,7 +28,7 @@ pub(super) struct LongUnions {
     leaves: usize,
     /// The level of the blocks: `1 << level` leaves each.
     level: u32,
-    blocks: Vec<Vec<(u64, u64)>>,
+    blocks: Blocks,
     /// Indexed by node, for the nodes at or above the block level.
     starts: Vec<Vec<(u64, u64)>>,
 }
@@ -47,14 +48,17 @@ impl LongUnions {
         LongUnions {
             leaves,
             level,
-            blocks: vec![Vec::new(); leaves >> level],
+            blocks: Blocks::Narrow(vec![Vec::new(); leaves >> level]),
             starts: vec![Vec::new(); (2 * leaves) >> level],
         }
     }
 
     /// Empties every union.
     pub(super) fn clear(&mut self) {
-        self.blocks.iter_mut().for_each(Vec::clear);
+        match &mut self.blocks {
+            Blocks::Narrow(blocks) => blocks.iter_mut().for_each(Vec::clear),
+            Blocks::Wide(blocks) => blocks.iter_mut().for_each(Vec::clear),
+        }
         self.starts.iter_mut().for_each(Vec::clear);
     }
 
@@ -66,13 +70,15 @@ impl LongUnions {
     /// Adds `[offset, end)`, a long buffer covering leaves `[first, last)` (and so starting
     /// at leaf `first`).
     pub(super) fn insert(&mut self, first: usize, last: usize, offset: u64, end: u64) {
-        // Neighbouring blocks hold mostly the same buffers: the range falls at about the same
-        // place in each, and the search in the next starts there.
-        let mut place = None;
-        for block in whole_blocks(self.level, first, last) {
-            let union = &mut self.blocks[block];
-            let hint = place.unwrap_or_else(|| interpolated(union, offset));
-            place = Some(add_near(union, offset, end, hint).1);
+        let blocks = whole_blocks(self.level, first, last);
+        if let Blocks::Narrow(narrow) = &self.blocks {
+            if !<(u32, u32)>::fits(end) {
+                self.blocks = Blocks::Wide(narrow.iter().map(|u| widened(u)).collect());
+            }
+        }
+        match &mut self.blocks {
+            Blocks::Narrow(unions) => add_to_blocks(&mut unions[blocks], offset, end),
+            Blocks::Wide(unions) => add_to_blocks(&mut unions[blocks], offset, end),
         }
         // The unions of the nodes above hold their children's: once one covers the range
         // already, so do all above it.
@@ -83,8 +89,11 @@ impl LongUnions {
     }
 
     /// The union of the long buffers covering all of `leaf`'s block.
-    pub(super) fn block(&self, leaf: usize) -> &[(u64, u64)] {
-        &self.blocks[leaf >> self.level]
+    pub(super) fn block(&self, leaf: usize) -> Block<'_> {
+        match &self.blocks {
+            Blocks::Narrow(unions) => Block::Narrow(&unions[leaf >> self.level]),
+            Blocks::Wide(unions) => Block::Wide(&unions[leaf >> self.level]),
+        }
     }
 
     /// The union of the long buffers starting under `node`, if kept (the node is at or above
@@ -92,6 +101,53 @@ impl LongUnions {
     pub(super) fn starts(&self, node: usize) -> Option<&[(u64, u64)]> {
         self.starts.get(node).map(Vec::as_slice)
     }
+}
+
+/// The blocks' unions, in 32 bits until a range ends above 4 GiB (then in 64, even once
+/// cleared): a query reads its block's union whole, and narrow ranges halve the bytes read.
+#[derive(Clone, Debug)]
+enum Blocks {
+    Narrow(Vec<Vec<(u32, u32)>>),
+    Wide(Vec<Vec<(u64, u64)>>),
+}
+
+impl Default for Blocks {
+    fn default() -> Blocks {
+        Blocks::Narrow(Vec::new())
+    }
+}
+
+/// The union of the long buffers covering a block, as stored.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Block<'a> {
+    Narrow(&'a [(u32, u32)]),
+    Wide(&'a [(u64, u64)]),
+}
+
+impl Block<'_> {
+    /// The highest end of the union (0 if empty).
+    pub(super) fn top(self) -> u64 {
+        match self {
+            Block::Narrow(union) => union.last().map_or(0, |r| r.end()),
+            Block::Wide(union) => union.last().map_or(0, |r| r.end()),
+        }
+    }
+}
+
+/// Adds `[offset, end)` to the unions of neighbouring blocks, `unions`. They hold mostly the
+/// same buffers: the range falls at about the same place in each, and the search in the next
+/// starts there.
+fn add_to_blocks<R: Range>(unions: &mut [Vec<R>], offset: u64, end: u64) {
+    let mut place = None;
+    for union in unions {
+        let hint = place.unwrap_or_else(|| interpolated(union, offset));
+        place = Some(add_near(union, offset, end, hint).1);
+    }
+}
+
+/// `union` in 64 bits.
+fn widened(union: &[(u32, u32)]) -> Vec<(u64, u64)> {
+    union.iter().map(|r| r.wide()).collect()
 }
 
 /// The blocks of `1 << level` leaves lying wholly within leaves `[first, last)`.
@@ -117,14 +173,25 @@ mod tests {
         out
     }
 
+    /// The ranges of `block` in 64 bits, and whether it is kept in 32.
+    fn wide(block: Block<'_>) -> (Vec<(u64, u64)>, bool) {
+        match block {
+            Block::Narrow(union) => (union.iter().map(|r| r.wide()).collect(), true),
+            Block::Wide(union) => (union.to_vec(), false),
+        }
+    }
+
     /// Long buffers over random stretches of leaves, stored one by one at random ranges (some
     /// empty, many touching or overlapping), with a clear halfway: after each store, every
     /// block's union is that of the buffers covering the whole block, and every kept node's
-    /// union that of the buffers starting under it.
+    /// union that of the buffers starting under it. Every other round, the ranges lie about
+    /// the highest 32-bit address: the blocks are kept in 32 bits until one ends above it.
     #[test]
     fn unions_hold_the_buffers_covering_each_block_and_starting_under_each_node() {
         let mut rng = StdRng::seed_from_u64(3);
-        for round in 0..30 {
+        for round in 0..60 {
+            let base = [0, u32::MAX as u64 - 150][round % 2];
+            let mut highest = 0;
             let leaves = 1usize << rng.random_range(0..7);
             let n = rng.random_range(1..40);
             let covers: Vec<(usize, usize)> = (0..n)
@@ -140,16 +207,19 @@ mod tests {
                     unions.clear();
                     stored.clear();
                 }
-                let offset = rng.random_range(0..200u64);
+                let offset = base + rng.random_range(0..200u64);
                 let end = offset + rng.random_range(0..30u64);
                 unions.insert(first, last, offset, end);
                 stored.push((first, last, (offset, end)));
+                highest = highest.max(end);
                 let level = unions.level();
                 for leaf in 0..leaves {
                     let (from, to) = leaves_under(leaves, (leaves + leaf) >> level);
                     let covering = stored.iter().filter(|s| s.0 <= from && to <= s.1);
                     let expected = union_of(covering.map(|s| s.2).collect());
-                    assert_eq!(unions.block(leaf), expected, "round {round}, leaf {leaf}");
+                    let (found, narrow) = wide(unions.block(leaf));
+                    assert_eq!(found, expected, "round {round}, leaf {leaf}");
+                    assert_eq!(narrow, highest <= u32::MAX as u64, "round {round}");
                 }
                 for node in 1..2 * leaves {
                     let Some(union) = unions.starts(node) else {

@@ -6,17 +6,18 @@
 //! in unions over stretches of buckets (`unions.rs`) for lifetimes that span many; and, for the
 //! few lifetimes too long for the buckets, in a segment tree (`long_tree.rs`), whose ranges are
 //! also kept as unions by stretch of time (`long_unions.rs`), so that a query reads a union
-//! where the tree holds thousands of buffers.
+//! where the tree holds thousands of buffers, in 32 bits while the addresses fit (`range.rs`).
 
 mod buckets;
 mod flat;
 mod index;
 mod long_tree;
 mod long_unions;
+mod range;
 mod unions;
 
 use crate::problem::{align_up, for_each_overlap, Problem};
-use index::{Merged, TimeIndex};
+use index::{Merged, Sorted, TimeIndex};
 
 /// How to choose an offset among the gaps left by the placed buffers that overlap in time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,12 +185,15 @@ impl<'p> Placer<'p> {
         let heap_top = self.peak;
         // The index's sorted answer serves an unplaced buffer without gaps; the others (a
         // placed buffer must not meet itself) take the exact neighbours.
-        let ranges = if self.gapped || self.offsets[buffer].is_some() {
-            Merged::new(self.neighbours(buffer), &[])
+        let sorted = if self.gapped || self.offsets[buffer].is_some() {
+            Sorted::Wide(Merged::new(self.neighbours(buffer), &[]))
         } else {
             self.index.sorted(buffer)
         };
-        choose(ranges, fit, size, alignment, heap_top)
+        match sorted {
+            Sorted::Narrow(ranges) => choose(ranges, fit, size, alignment, heap_top),
+            Sorted::Wide(ranges) => choose(ranges, fit, size, alignment, heap_top),
+        }
     }
 }
 
@@ -459,7 +463,8 @@ mod tests {
 
     /// Two sorted lists with many equal offsets between and within them (and empty ranges),
     /// of like lengths or the second far longer (read in runs): [`Merged`] read through `fold`
-    /// (as `for_each` does) gives the ranges `next` gives, in the same order.
+    /// (as `for_each` does) gives the ranges `next` gives, in the same order, and so does the
+    /// pair with the second list in 32 bits.
     #[test]
     fn folding_a_merged_pair_gives_the_ranges_in_the_order_of_next() {
         let mut rng = StdRng::seed_from_u64(13);
@@ -478,6 +483,10 @@ mod tests {
             Merged::new(&a, &b).for_each(|range| folded.push(range));
             assert_eq!(folded, stepped, "round {round}, {a:?} and {b:?}");
             assert_eq!(stepped.len(), a.len() + b.len());
+            let narrow: Vec<(u32, u32)> = b.iter().map(|r| (r.0 as u32, r.1 as u32)).collect();
+            let mut folded = Vec::new();
+            Merged::new(&a, &narrow).for_each(|range| folded.push(range));
+            assert_eq!(folded, stepped, "round {round}, in 32 bits");
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use super::buckets::Buckets;
 use super::flat::{for_each_cover, leaves_under};
+use super::range::Range;
 
 /// For every node of a binary tree over the buckets, up to a height, the union of the address
 /// ranges of the buffers stored in or below it: ranges sorted by offset, each starting above
@@ -195,9 +196,9 @@ impl Shape {
 /// Adds `[offset, end)` to `union` (sorted, each range starting above the end of the one
 /// before), joining the ranges it meets or touches; false if a range already covered it (then
 /// nothing changes).
-pub(super) fn add(union: &mut Vec<(u64, u64)>, offset: u64, end: u64) -> bool {
+pub(super) fn add<R: Range>(union: &mut Vec<R>, offset: u64, end: u64) -> bool {
     // The first range ending at or above `offset`: the first the new one may join.
-    let first = search_near(union, interpolated(union, offset), |r| r.1 < offset);
+    let first = search_near(union, interpolated(union, offset), |r| r.end() < offset);
     add_at(union, first, offset, end)
 }
 
@@ -205,8 +206,8 @@ pub(super) fn add(union: &mut Vec<(u64, u64)>, offset: u64, end: u64) -> bool {
 /// end: a place to start [`search_near`] from. On the harsh 1M mix (benches/RESULTS.md) the
 /// unions' ranges are spread evenly enough that adding a range from there cost the best-fit
 /// run less than half the time of a binary search, whose first steps each miss the cache.
-pub(super) fn interpolated(union: &[(u64, u64)], offset: u64) -> usize {
-    let top = union.last().map_or(0, |r| r.1);
+pub(super) fn interpolated<R: Range>(union: &[R], offset: u64) -> usize {
+    let top = union.last().map_or(0, |r| r.end());
     if offset >= top {
         return union.len();
     }
@@ -218,19 +219,19 @@ pub(super) fn interpolated(union: &[(u64, u64)], offset: u64) -> usize {
 /// union much like this one), and returned: a range added to the unions of neighbouring
 /// blocks of time falls at about the same place in each, and a search from there reads a few
 /// nearby cache lines, where a binary search from the middle misses the cache at each step.
-pub(super) fn add_near(
-    union: &mut Vec<(u64, u64)>,
+pub(super) fn add_near<R: Range>(
+    union: &mut Vec<R>,
     offset: u64,
     end: u64,
     hint: usize,
 ) -> (bool, usize) {
-    let first = search_near(union, hint, |r| r.1 < offset);
+    let first = search_near(union, hint, |r| r.end() < offset);
     (add_at(union, first, offset, end), first)
 }
 
 /// The first index of `sorted` where `below` is false (it is true before and false after),
 /// found by doubling steps away from `hint`, then a binary search between the last two.
-fn search_near(sorted: &[(u64, u64)], hint: usize, below: impl Fn(&(u64, u64)) -> bool) -> usize {
+fn search_near<R>(sorted: &[R], hint: usize, below: impl Fn(&R) -> bool) -> usize {
     let hint = hint.min(sorted.len());
     let (lo, hi) = if hint < sorted.len() && below(&sorted[hint]) {
         // Upward: the answer is above `hint`.
@@ -261,17 +262,17 @@ fn search_near(sorted: &[(u64, u64)], hint: usize, below: impl Fn(&(u64, u64)) -
 }
 
 /// [`add`] with `first`, the first range of `union` ending at or above `offset`, known.
-fn add_at(union: &mut Vec<(u64, u64)>, first: usize, offset: u64, end: u64) -> bool {
+fn add_at<R: Range>(union: &mut Vec<R>, first: usize, offset: u64, end: u64) -> bool {
     match union.get(first) {
-        Some(r) if r.0 <= offset && end <= r.1 => return false, // already covered
-        Some(r) if r.0 <= end => {
+        Some(r) if r.offset() <= offset && end <= r.end() => return false, // already covered
+        Some(r) if r.offset() <= end => {
             // Joins ranges first..last.
-            let last = first + union[first..].partition_point(|r| r.0 <= end);
-            let joined = (offset.min(r.0), end.max(union[last - 1].1));
+            let last = first + union[first..].partition_point(|r| r.offset() <= end);
+            let joined = R::new(offset.min(r.offset()), end.max(union[last - 1].end()));
             union[first] = joined;
             union.drain(first + 1..last);
         }
-        _ => union.insert(first, (offset, end)),
+        _ => union.insert(first, R::new(offset, end)),
     }
     true
 }
@@ -402,7 +403,7 @@ mod tests {
     fn adding_a_range_keeps_the_compacted_union() {
         let mut rng = StdRng::seed_from_u64(5);
         for round in 0..200 {
-            let (mut union, mut added) = (Vec::new(), Vec::new());
+            let (mut union, mut added) = (Vec::<(u64, u64)>::new(), Vec::new());
             let span = 10 + 5 * round as u64;
             for _ in 0..rng.random_range(1..60) {
                 let offset = rng.random_range(0..span);
@@ -420,12 +421,15 @@ mod tests {
     /// Ranges added one by one to a union with [`add`] and to a copy with [`add_near`], the
     /// hint anywhere (often near the place, as from a neighbouring block, or past the end):
     /// the same unions, and the place returned is the first range ending at or above the
-    /// offset, as a binary search over the whole union finds it.
+    /// offset, as a binary search over the whole union finds it. A copy in 32 bits, added to
+    /// from the same hints, holds the same ranges.
     #[test]
     fn adding_near_a_hint_is_adding() {
         let mut rng = StdRng::seed_from_u64(21);
         for round in 0..300 {
-            let (mut union, mut near) = (Vec::new(), Vec::new());
+            let mut union = Vec::<(u64, u64)>::new();
+            let mut near = union.clone();
+            let mut narrow = Vec::<(u32, u32)>::new();
             let span = 10 + 7 * round as u64;
             for _ in 0..rng.random_range(1..80) {
                 let offset = rng.random_range(0..span);
@@ -442,6 +446,9 @@ mod tests {
                     "round {round}, [{offset}, {end}) from {hint}"
                 );
                 assert_eq!(near, union, "round {round}");
+                assert_eq!(add_near(&mut narrow, offset, end, hint), (added, first));
+                let widened: Vec<(u64, u64)> = narrow.iter().map(|r| r.wide()).collect();
+                assert_eq!(widened, union, "round {round}, in 32 bits");
             }
         }
     }
