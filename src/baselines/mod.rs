@@ -308,6 +308,7 @@ fn place_again(
         if k % DEADLINE_STRIDE == 0 && deadline.passed() {
             return None;
         }
+        placer.prefetch(&order[k + 1..]);
         if placer.offset(i).is_none() {
             let offset = placer.position(i, fit);
             placer.place(i, offset);

@@ -4,6 +4,7 @@
 use super::buckets::{Buckets, Entry, Window, LARGEST, WIDEST};
 use super::long_tree::LongTree;
 use super::long_unions::Block;
+use super::prefetch;
 use super::range::Range;
 use super::unions::{join, Unions};
 use crate::problem::Problem;
@@ -31,6 +32,9 @@ const ENTRIES_PER_BUFFER: usize = 8;
 ///
 /// [`LongUnions`]: super::long_unions::LongUnions
 const MOST_BUCKETS_MET: usize = 64;
+
+/// How many cache lines of each list a query reads are loaded ahead of it.
+const PREFETCH_LINES: usize = 8;
 
 /// The placed buffers indexed by time, so that those overlapping a buffer's lifetime are found
 /// without scanning all placed buffers. Times are ranks among the problem's distinct time
@@ -173,6 +177,25 @@ impl TimeIndex {
                 });
         }
         highest.max(self.long.highest_end(buffer, &mut self.joined.raw))
+    }
+
+    /// Starts loading the records of `buffer`, for a query a little later.
+    pub(super) fn prefetch_records(&self, buffer: usize) {
+        prefetch::line(&self.spans[buffer]);
+        prefetch::line(&self.is_long[buffer]);
+        self.long.prefetch_records(buffer);
+    }
+
+    /// Starts loading the first lines of what a sorted query of `buffer` reads: its buckets'
+    /// runs and its block's union.
+    pub(super) fn prefetch_lists(&self, buffer: usize) {
+        let (lo, hi) = self.spans[buffer];
+        let (first, last) = self.buckets.span(lo, hi);
+        prefetch::lines(self.buckets.run(first), PREFETCH_LINES);
+        if last != first {
+            prefetch::lines(self.buckets.run(last), PREFETCH_LINES);
+        }
+        self.long.prefetch_block(buffer, PREFETCH_LINES);
     }
 
     /// How many buckets the lifetime of `buffer` spans.

@@ -2,6 +2,7 @@
 
 use super::flat::{for_each_cover, leaves_under, running_sums};
 use super::long_unions::{Block, LongUnions};
+use super::prefetch;
 
 /// A placed long buffer: its address range and its index (`buffer == EMPTY` until placed).
 #[derive(Clone, Copy, Debug)]
@@ -225,6 +226,30 @@ impl LongTree {
             node /= 2;
         }
         self.unions.block(leaf)
+    }
+
+    /// Starts loading the record of `buffer`.
+    pub(super) fn prefetch_records(&self, buffer: usize) {
+        if let Some(span) = self.of.get(buffer) {
+            prefetch::line(span);
+        }
+    }
+
+    /// Starts loading the first `lines` cache lines of the union of `buffer`'s block, and the
+    /// nodes below the block on its leaf's path.
+    pub(super) fn prefetch_block(&self, buffer: usize, lines: usize) {
+        match self.of.get(buffer) {
+            Some(span) if span.after_lower > 0 => {
+                let leaf = span.after_lower as usize - 1;
+                self.unions.prefetch_block(leaf, lines);
+                let mut node = self.leaves + leaf;
+                for _ in 0..self.unions.level() {
+                    prefetch::line(&self.nodes[node]);
+                    node /= 2;
+                }
+            }
+            _ => {}
+        }
     }
 
     /// The highest end among the stored long buffers overlapping the lifetime of `buffer`,

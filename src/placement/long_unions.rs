@@ -1,6 +1,7 @@
 //! What the long buffers cover in address, kept as unions for the sorted queries: per block of
 //! the long tree's leaves, the buffers live over all of it; per node, those starting under it.
 
+use super::prefetch;
 use super::range::Range;
 use super::unions::{add, add_near, interpolated};
 
@@ -93,6 +94,14 @@ impl LongUnions {
         match &self.blocks {
             Blocks::Narrow(unions) => Block::Narrow(&unions[leaf >> self.level]),
             Blocks::Wide(unions) => Block::Wide(&unions[leaf >> self.level]),
+        }
+    }
+
+    /// Starts loading the first `lines` cache lines of the union of `leaf`'s block.
+    pub(super) fn prefetch_block(&self, leaf: usize, lines: usize) {
+        match self.block(leaf) {
+            Block::Narrow(union) => prefetch::lines(union, lines),
+            Block::Wide(union) => prefetch::lines(union, lines),
         }
     }
 
