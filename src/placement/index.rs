@@ -232,10 +232,10 @@ impl TimeIndex {
     }
 }
 
-/// Sorted lists of ranges joined into one, compacted: the same gaps and highest end as all
-/// their ranges sorted, in fewer ranges. The lists are kept as they come and joined at
-/// [`Joined::finish`], shortest first: a list is copied once more for each join after its
-/// own, and the longest come last.
+/// Sorted lists of ranges joined into one, compacted (a list alone is kept as it is): the
+/// same gaps and highest end as all their ranges sorted, in fewer ranges. The lists are kept
+/// as they come and joined at [`Joined::finish`], shortest first: a list is copied once more
+/// for each join after its own, and the longest come last.
 #[derive(Clone, Debug, Default)]
 struct Joined {
     ranges: Vec<(u64, u64)>,
@@ -269,8 +269,13 @@ impl Joined {
         }
     }
 
-    /// Joins the lists kept, shortest first (the result is the same in any order).
+    /// Joins the lists kept, shortest first (the result is the same in any order). A list
+    /// alone (most queries' long buffers gathered below their block) is taken as it is:
+    /// sorted, not compacted, it has the same gaps and highest end.
     fn finish(&mut self) {
+        if self.lists.len() == 1 {
+            return std::mem::swap(&mut self.ranges, &mut self.pending);
+        }
         self.lists.sort_unstable_by_key(|&(start, end)| end - start);
         for &(start, end) in &self.lists {
             self.spare.clear();
