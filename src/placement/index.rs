@@ -196,6 +196,9 @@ impl TimeIndex {
             prefetch::lines(self.buckets.run(last), PREFETCH_LINES);
         }
         self.long.prefetch_block(buffer, PREFETCH_LINES);
+        if !self.is_long[buffer] {
+            self.unions.prefetch_tops(first, last);
+        }
     }
 
     /// How many buckets the lifetime of `buffer` spans.

@@ -3,6 +3,7 @@
 
 use super::buckets::Buckets;
 use super::flat::{for_each_cover, leaves_under};
+use super::prefetch;
 use super::range::Range;
 
 /// For every node of a binary tree over the buckets, up to a height, the union of the address
@@ -59,6 +60,20 @@ impl Unions {
     /// Whether the tree is empty (no query spans more than two buckets).
     pub(super) fn is_empty(&self) -> bool {
         self.union.is_empty()
+    }
+
+    /// Starts loading the last range of the unions of the lowest kept nodes above buckets
+    /// `first` and `last`: where storing a buffer of those buckets starts its search.
+    pub(super) fn prefetch_tops(&self, first: usize, last: usize) {
+        if self.is_empty() {
+            return;
+        }
+        for bucket in [first, last] {
+            let node = (self.shape.leaves + bucket) >> RUN_LEVELS;
+            if let Some(top) = self.union[node].last() {
+                prefetch::line(top);
+            }
+        }
     }
 
     /// Adds `[offset, end)`, a buffer stored in buckets `first..=last`.
