@@ -5,7 +5,7 @@ use super::buckets::{Buckets, Entry, Window, LARGEST, WIDEST};
 use super::long_tree::LongTree;
 use super::long_unions::Block;
 use super::prefetch;
-use super::range::Range;
+use super::range::{top, Range};
 use super::unions::{join, Unions};
 use crate::problem::Problem;
 
@@ -50,14 +50,19 @@ pub(super) struct TimeIndex {
     /// The unions over stretches of buckets, for lifetimes spanning more than two.
     unions: Unions,
     long: LongTree,
-    /// Scratch for the unions made from buckets' runs.
-    scratch: Vec<(u64, u64)>,
+    /// Whether the unions and the long tree's node unions are kept in 32 bits (every address
+    /// stored so far fits), so that a query joins them in 32 bits (`narrow`), else in 64
+    /// (`wide`). Once wide, they stay so.
+    is_narrow: bool,
     /// Scratch for the sorted queries.
     first: Ranges,
     second: Ranges,
     merged: Ranges,
-    /// Scratch for the unions and the long buffers' ranges.
-    joined: Joined,
+    /// Scratch for the long buffers' ranges gathered one by one.
+    raw: Vec<(u64, u64)>,
+    /// Scratch for joining the unions and the long buffers' ranges, in either width.
+    narrow: Joined<(u32, u32)>,
+    wide: Joined<(u64, u64)>,
 }
 
 impl TimeIndex {
@@ -81,11 +86,13 @@ impl TimeIndex {
             buckets,
             unions,
             long,
-            scratch: Vec::new(),
+            is_narrow: true,
             first: Ranges::default(),
             second: Ranges::default(),
             merged: Ranges::default(),
-            joined: Joined::default(),
+            raw: Vec::new(),
+            narrow: Joined::default(),
+            wide: Joined::default(),
         }
     }
 
@@ -98,6 +105,11 @@ impl TimeIndex {
 
     /// Stores `buffer` at `[offset, end)`. Each buffer is stored at most once.
     pub(super) fn insert(&mut self, buffer: usize, offset: u64, end: u64) {
+        if self.is_narrow && !<(u32, u32)>::fits(end) {
+            self.is_narrow = false;
+            self.unions.widen();
+            self.long.widen();
+        }
         if self.is_long[buffer] {
             self.long.insert(buffer, offset, end);
         } else {
@@ -121,7 +133,6 @@ impl TimeIndex {
         let (first, last) = self.buckets.span(lo, hi);
         let mut out = std::mem::take(&mut self.merged);
         out.clear();
-        self.joined.clear();
         let buckets = &self.buckets;
         let window = |k: usize, starting: bool| buckets.window(k, lo, hi, starting);
         if last == first {
@@ -135,18 +146,19 @@ impl TimeIndex {
             self.second.keep(buckets.run(last), window(last, true));
             out.merge(self.first.as_slice(), self.second.as_slice());
         }
-        if last > first + 1 {
-            let joined = &mut self.joined;
-            self.unions
-                .cover(buckets, first + 1, last, &mut self.scratch, |union| {
-                    joined.add(union)
-                });
-        }
-        let block = self.joined.add_long(&self.long, buffer);
-        self.joined.finish();
-        if !self.joined.as_slice().is_empty() {
-            self.first.clear();
-            self.first.merge(out.as_slice(), self.joined.as_slice());
+        let (others, raw) = (&self.unions, &mut self.raw);
+        let (long, stretch) = (&self.long, (first, last));
+        let block = match self.is_narrow {
+            true => self
+                .narrow
+                .join(buckets, others, long, raw, buffer, stretch),
+            false => self.wide.join(buckets, others, long, raw, buffer, stretch),
+        };
+        let joined = match self.is_narrow {
+            true => self.first.merge_joined(&out, self.narrow.as_slice()),
+            false => self.first.merge_joined(&out, self.wide.as_slice()),
+        };
+        if joined {
             std::mem::swap(&mut out, &mut self.first);
         }
         self.merged = out;
@@ -171,12 +183,21 @@ impl TimeIndex {
             highest = buckets.highest_end(last, buckets.window(last, lo, hi, false), highest);
         }
         if last > first + 1 {
-            self.unions
-                .cover(buckets, first + 1, last, &mut self.scratch, |union| {
-                    highest = highest.max(union.last().map_or(0, |r| r.1))
-                });
+            match self.is_narrow {
+                true => {
+                    self.unions
+                        .cover(buckets, first + 1, last, &mut self.narrow.scratch, |u| {
+                            highest = highest.max(top(u))
+                        })
+                }
+                false => self
+                    .unions
+                    .cover(buckets, first + 1, last, &mut self.wide.scratch, |u| {
+                        highest = highest.max(top(u))
+                    }),
+            }
         }
-        highest.max(self.long.highest_end(buffer, &mut self.joined.raw))
+        highest.max(self.long.highest_end(buffer, &mut self.raw))
     }
 
     /// Starts loading the records of `buffer`, for a query a little later.
@@ -209,6 +230,12 @@ impl TimeIndex {
         last - first + 1
     }
 
+    /// Whether the unions are kept, and joined, in 32 bits.
+    #[cfg(test)]
+    pub(super) fn is_narrow(&self) -> bool {
+        self.is_narrow
+    }
+
     /// Whether `buffer` is in the long tree.
     #[cfg(test)]
     pub(super) fn is_long(&self, buffer: usize) -> bool {
@@ -238,20 +265,21 @@ impl TimeIndex {
 /// Sorted lists of ranges joined into one, compacted (a list alone is kept as it is): the
 /// same gaps and highest end as all their ranges sorted, in fewer ranges. The lists are kept
 /// as they come and joined at [`Joined::finish`], shortest first: a list is copied once more
-/// for each join after its own, and the longest come last.
+/// for each join after its own, and the longest come last. In `R`, the width the index keeps
+/// its unions in.
 #[derive(Clone, Debug, Default)]
-struct Joined {
-    ranges: Vec<(u64, u64)>,
+struct Joined<R> {
+    ranges: Vec<R>,
     /// For the next join.
-    spare: Vec<(u64, u64)>,
-    /// Ranges gathered one by one, to sort.
-    raw: Vec<(u64, u64)>,
+    spare: Vec<R>,
     /// The lists to join, one after another, and where each starts and ends there.
-    pending: Vec<(u64, u64)>,
+    pending: Vec<R>,
     lists: Vec<(usize, usize)>,
+    /// Scratch for the unions made from buckets' runs.
+    scratch: Vec<R>,
 }
 
-impl Joined {
+impl<R: Range> Joined<R> {
     fn clear(&mut self) {
         self.ranges.clear();
         self.pending.clear();
@@ -259,12 +287,40 @@ impl Joined {
     }
 
     /// The joined list, once [`Joined::finish`]ed.
-    fn as_slice(&self) -> &[(u64, u64)] {
+    fn as_slice(&self) -> &[R] {
         &self.ranges
     }
 
+    /// Joins what a sorted query of `buffer`, spanning buckets `(first, last)` of `buckets`,
+    /// reads beside its end buckets' entries and its block's union, which is returned: the
+    /// [`Unions`] over the buckets in between, and the long buffers' ranges ([`add_long`];
+    /// `raw` is scratch).
+    ///
+    /// [`add_long`]: Joined::add_long
+    fn join<'a>(
+        &mut self,
+        buckets: &Buckets,
+        unions: &Unions,
+        long: &'a LongTree,
+        raw: &mut Vec<(u64, u64)>,
+        buffer: usize,
+        (first, last): (usize, usize),
+    ) -> Block<'a> {
+        self.clear();
+        if last > first + 1 {
+            let mut scratch = std::mem::take(&mut self.scratch);
+            unions.cover(buckets, first + 1, last, &mut scratch, |union| {
+                self.add(union)
+            });
+            self.scratch = scratch;
+        }
+        let block = self.add_long(long, buffer, raw);
+        self.finish();
+        block
+    }
+
     /// Keeps `sorted`, sorted by offset, to join.
-    fn add(&mut self, sorted: &[(u64, u64)]) {
+    fn add(&mut self, sorted: &[R]) {
         if !sorted.is_empty() {
             let start = self.pending.len();
             self.pending.extend_from_slice(sorted);
@@ -289,16 +345,22 @@ impl Joined {
 
     /// Joins the ranges of the long buffers overlapping the lifetime of `buffer` (not stored
     /// itself) but those covering its block, whose union is returned: together, the same gaps
-    /// and highest end as all of them ([`LongTree::cover`]).
-    fn add_long<'a>(&mut self, long: &'a LongTree, buffer: usize) -> Block<'a> {
-        let mut raw = std::mem::take(&mut self.raw);
+    /// and highest end as all of them ([`LongTree::cover`]). `raw` is scratch.
+    fn add_long<'a>(
+        &mut self,
+        long: &'a LongTree,
+        buffer: usize,
+        raw: &mut Vec<(u64, u64)>,
+    ) -> Block<'a> {
         raw.clear();
-        let block = long.cover(buffer, &mut raw, |union| self.add(union));
+        let block = long.cover(buffer, raw, |union| self.add(union));
         if !raw.is_empty() {
             raw.sort_unstable_by_key(|&(offset, _)| offset);
-            self.add(&raw);
+            let start = self.pending.len();
+            let narrowed = raw.iter().map(|&(offset, end)| R::new(offset, end));
+            self.pending.extend(narrowed);
+            self.lists.push((start, self.pending.len()));
         }
-        self.raw = raw;
         block
     }
 }
@@ -438,20 +500,36 @@ impl Ranges {
     }
 
     /// Appends `a` and `b`, both sorted by offset, merged in offset order.
-    fn merge(&mut self, a: &[(u64, u64)], b: &[(u64, u64)]) {
+    fn merge<R: Range>(&mut self, a: &[(u64, u64)], b: &[R]) {
         let out = self.room(a.len() + b.len());
         let (mut i, mut j, mut k) = (0, 0, 0);
         while i < a.len() && j < b.len() {
-            let take_a = a[i].0 <= b[j].0;
-            out[k] = if take_a { a[i] } else { b[j] };
+            let (x, y) = (a[i], b[j].wide());
+            let take_a = x.0 <= y.0;
+            out[k] = if take_a { x } else { y };
             i += usize::from(take_a);
             j += usize::from(!take_a);
             k += 1;
         }
         out[k..k + a.len() - i].copy_from_slice(&a[i..]);
         k += a.len() - i;
-        out[k..k + b.len() - j].copy_from_slice(&b[j..]);
+        let rest = b[j..].iter().map(|r| r.wide());
+        out[k..k + b.len() - j]
+            .iter_mut()
+            .zip(rest)
+            .for_each(|(o, r)| *o = r);
         self.len += a.len() + b.len();
+    }
+
+    /// Empties these ranges and, if `joined` is not empty, merges it and `out` into them;
+    /// whether it did.
+    fn merge_joined<R: Range>(&mut self, out: &Ranges, joined: &[R]) -> bool {
+        if joined.is_empty() {
+            return false;
+        }
+        self.clear();
+        self.merge(out.as_slice(), joined);
+        true
     }
 }
 

@@ -3,6 +3,7 @@
 use super::flat::{for_each_cover, leaves_under, running_sums};
 use super::long_unions::{Block, LongUnions};
 use super::prefetch;
+use super::range::{top, Range};
 
 /// A placed long buffer: its address range and its index (`buffer == EMPTY` until placed).
 #[derive(Clone, Copy, Debug)]
@@ -126,6 +127,11 @@ impl LongTree {
         self.unions.clear();
     }
 
+    /// Keeps the unions of the nodes in 64 bits from now on ([`LongUnions::widen`]).
+    pub(super) fn widen(&mut self) {
+        self.unions.widen();
+    }
+
     /// Stores the long buffer `buffer` at `[offset, end)`.
     pub(super) fn insert(&mut self, buffer: usize, offset: u64, end: u64) {
         let span = self.of[buffer];
@@ -184,11 +190,12 @@ impl LongTree {
     /// Those live at its `lo`: the union of its block, and the buffers stored below the block
     /// on its leaf's path; those starting strictly inside it: the unions of the cover's nodes
     /// at or above the block level, and the starts under the lower ones.
-    pub(super) fn cover(
+    /// The unions go to `visit` in `R`, the width they are kept in.
+    pub(super) fn cover<R: Range>(
         &self,
         buffer: usize,
         raw: &mut Vec<(u64, u64)>,
-        mut visit: impl FnMut(&[(u64, u64)]),
+        mut visit: impl FnMut(&[R]),
     ) -> Block<'_> {
         if self.is_empty() {
             return Block::Wide(&[]);
@@ -256,10 +263,16 @@ impl LongTree {
     /// which is not stored itself (0 if none), through the unions of [`LongTree::cover`] (a
     /// union's last range ends highest); `raw` is scratch.
     pub(super) fn highest_end(&self, buffer: usize, raw: &mut Vec<(u64, u64)>) -> u64 {
-        let last_end = |union: &[(u64, u64)]| union.last().map_or(0, |r| r.1);
         raw.clear();
         let mut highest = 0;
-        let block = self.cover(buffer, raw, |union| highest = highest.max(last_end(union)));
+        let block = match self.unions.is_narrow() {
+            true => self.cover(buffer, raw, |u: &[(u32, u32)]| {
+                highest = highest.max(top(u))
+            }),
+            false => self.cover(buffer, raw, |u: &[(u64, u64)]| {
+                highest = highest.max(top(u))
+            }),
+        };
         let gathered = raw.iter().map(|r| r.1).max().unwrap_or(0);
         highest.max(block.top()).max(gathered)
     }

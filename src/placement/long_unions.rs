@@ -2,8 +2,8 @@
 //! the long tree's leaves, the buffers live over all of it; per node, those starting under it.
 
 use super::prefetch;
-use super::range::Range;
-use super::unions::{add, add_near, interpolated};
+use super::range::{Lists, Range};
+use super::unions::{add_near, add_to, interpolated};
 
 /// How many block entries (a long buffer's range added to a block it covers) the unions may
 /// take per buffer of the problem: the blocks are the narrowest whose entries stay within this
@@ -30,8 +30,9 @@ pub(super) struct LongUnions {
     /// The level of the blocks: `1 << level` leaves each.
     level: u32,
     blocks: Blocks,
-    /// Indexed by node, for the nodes at or above the block level.
-    starts: Vec<Vec<(u64, u64)>>,
+    /// Indexed by node, for the nodes at or above the block level; in 32 bits while every
+    /// address fits ([`LongUnions::widen`]).
+    starts: Lists,
 }
 
 impl LongUnions {
@@ -50,7 +51,7 @@ impl LongUnions {
             leaves,
             level,
             blocks: Blocks::Narrow(vec![Vec::new(); leaves >> level]),
-            starts: vec![Vec::new(); (2 * leaves) >> level],
+            starts: Lists::new((2 * leaves) >> level),
         }
     }
 
@@ -60,7 +61,13 @@ impl LongUnions {
             Blocks::Narrow(blocks) => blocks.iter_mut().for_each(Vec::clear),
             Blocks::Wide(blocks) => blocks.iter_mut().for_each(Vec::clear),
         }
-        self.starts.iter_mut().for_each(Vec::clear);
+        self.starts.clear();
+    }
+
+    /// Keeps the nodes' unions in 64 bits from now on (they widen by themselves once a range
+    /// ends above 4 GiB; this widens them with the other lists a query reads).
+    pub(super) fn widen(&mut self) {
+        self.starts.widen();
     }
 
     /// The level of the blocks in the long tree.
@@ -84,7 +91,7 @@ impl LongUnions {
         // The unions of the nodes above hold their children's: once one covers the range
         // already, so do all above it.
         let mut node = (self.leaves + first) >> self.level;
-        while node > 0 && add(&mut self.starts[node], offset, end) {
+        while node > 0 && add_to(&mut self.starts, node, offset, end) {
             node /= 2;
         }
     }
@@ -106,9 +113,14 @@ impl LongUnions {
     }
 
     /// The union of the long buffers starting under `node`, if kept (the node is at or above
-    /// the block level).
-    pub(super) fn starts(&self, node: usize) -> Option<&[(u64, u64)]> {
-        self.starts.get(node).map(Vec::as_slice)
+    /// the block level), in `R`, the width the unions are kept in.
+    pub(super) fn starts<R: Range>(&self, node: usize) -> Option<&[R]> {
+        self.starts.get::<R>().get(node).map(Vec::as_slice)
+    }
+
+    /// Whether the nodes' unions are kept in 32 bits.
+    pub(super) fn is_narrow(&self) -> bool {
+        self.starts.is_narrow()
     }
 }
 
@@ -194,7 +206,8 @@ mod tests {
     /// empty, many touching or overlapping), with a clear halfway: after each store, every
     /// block's union is that of the buffers covering the whole block, and every kept node's
     /// union that of the buffers starting under it. Every other round, the ranges lie about
-    /// the highest 32-bit address: the blocks are kept in 32 bits until one ends above it.
+    /// the highest 32-bit address: the blocks and the nodes' unions are kept in 32 bits until
+    /// one ends above it.
     #[test]
     fn unions_hold_the_buffers_covering_each_block_and_starting_under_each_node() {
         let mut rng = StdRng::seed_from_u64(3);
@@ -231,9 +244,14 @@ mod tests {
                     assert_eq!(narrow, highest <= u32::MAX as u64, "round {round}");
                 }
                 for node in 1..2 * leaves {
-                    let Some(union) = unions.starts(node) else {
+                    let union: Option<Vec<(u64, u64)>> = match unions.is_narrow() {
+                        true => unions.starts::<(u32, u32)>(node).map(widened),
+                        false => unions.starts::<(u64, u64)>(node).map(<[_]>::to_vec),
+                    };
+                    let Some(union) = union else {
                         continue;
                     };
+                    assert_eq!(unions.is_narrow(), highest <= u32::MAX as u64);
                     let (from, to) = leaves_under(leaves, node);
                     let starting = stored.iter().filter(|s| (from..to).contains(&s.0));
                     let expected = union_of(starting.map(|s| s.2).collect());

@@ -479,6 +479,42 @@ mod tests {
         );
     }
 
+    /// As above, with buffers placed about the highest 32-bit address (none larger than 4
+    /// GiB): the index joins its unions in 32 bits until a range ends above it, then in 64,
+    /// and every position is still that of the scan in 64 bits. Both widths are checked.
+    #[test]
+    fn positions_match_the_gap_scan_about_the_highest_32_bit_address() {
+        let mut rng = StdRng::seed_from_u64(13);
+        let (mut narrow, mut wide) = (0, 0);
+        for round in 0..30 {
+            let n = 40 + 20 * round;
+            let problem = random_problem(&mut rng, n, 10 + 5 * (round as u32 % 3));
+            let small = |mut b: Buffer| {
+                b.size = b.size.min(90);
+                b
+            };
+            let problem = Problem::new(problem.buffers.into_iter().map(small).collect(), None);
+            let mut placer = Placer::new(&problem);
+            let base = u32::MAX as u64 - 16 * n as u64;
+            for i in 0..n {
+                let (spanned, long) = (placer.index.buckets_spanned(i), placer.index.is_long(i));
+                if spanned >= 3 || long {
+                    narrow += usize::from(placer.index.is_narrow());
+                    wide += usize::from(!placer.index.is_narrow());
+                }
+                let fit = [Fit::First, Fit::Best, Fit::BestWithHeapTop][rng.random_range(0..3)];
+                let expected = reference_position(&placer, i, fit);
+                assert_eq!(placer.position(i, fit), expected, "round {round}, {i}");
+                let offset = match rng.random_range(0..3) {
+                    0 => expected,
+                    _ => base + rng.random_range(0..16 * n as u64 + 40),
+                };
+                placer.place(i, offset);
+            }
+        }
+        assert!(narrow > 200 && wide > 200, "{narrow} narrow, {wide} wide");
+    }
+
     /// Two sorted lists with many equal offsets between and within them (and empty ranges),
     /// of like lengths or the second far longer (read in runs): [`Merged`] read through `fold`
     /// (as `for_each` does) gives the ranges `next` gives, in the same order, and so does the

@@ -3,8 +3,7 @@
 
 use super::buckets::Buckets;
 use super::flat::{for_each_cover, leaves_under};
-use super::prefetch;
-use super::range::Range;
+use super::range::{Lists, Range};
 
 /// For every node of a binary tree over the buckets, up to a height, the union of the address
 /// ranges of the buffers stored in or below it: ranges sorted by offset, each starting above
@@ -30,8 +29,9 @@ use super::range::Range;
 #[derive(Clone, Debug, Default)]
 pub(super) struct Unions {
     shape: Shape,
-    union: Vec<Vec<(u64, u64)>>,
-    whole: Vec<Vec<(u64, u64)>>,
+    /// In 32 bits while every address fits ([`Unions::widen`]).
+    union: Lists,
+    whole: Lists,
 }
 
 /// How many levels, from the leaves up, are made from the buckets' runs at each query
@@ -52,14 +52,21 @@ impl Unions {
                 leaves,
                 height: widest.ilog2().min(leaves.ilog2()),
             },
-            union: vec![Vec::new(); 2 * leaves],
-            whole: vec![Vec::new(); leaves],
+            union: Lists::new(2 * leaves),
+            whole: Lists::new(leaves),
         }
     }
 
     /// Whether the tree is empty (no query spans more than two buckets).
     pub(super) fn is_empty(&self) -> bool {
-        self.union.is_empty()
+        self.union.len() == 0
+    }
+
+    /// Keeps the unions in 64 bits from now on (they widen by themselves once a range ends
+    /// above 4 GiB; this widens them with the other lists a query reads).
+    pub(super) fn widen(&mut self) {
+        self.union.widen();
+        self.whole.widen();
     }
 
     /// Starts loading the last range of the unions of the lowest kept nodes above buckets
@@ -70,9 +77,7 @@ impl Unions {
         }
         for bucket in [first, last] {
             let node = (self.shape.leaves + bucket) >> RUN_LEVELS;
-            if let Some(top) = self.union[node].last() {
-                prefetch::line(top);
-            }
+            self.union.prefetch_top(node);
         }
     }
 
@@ -84,8 +89,8 @@ impl Unions {
         let (shape, union, whole) = (self.shape, &mut self.union, &mut self.whole);
         shape.for_each_cover(first, last + 1, |node| {
             if shape.is_kept(node) {
-                add(&mut union[node], offset, end);
-                add(&mut whole[node], offset, end);
+                add_to(union, node, offset, end);
+                add_to(whole, node, offset, end);
             }
         });
         // The ancestors of the cover: the nodes above `first` or `last` not inside the stretch,
@@ -98,7 +103,7 @@ impl Unions {
             for level in 0..=shape.height {
                 if shape.is_kept(node)
                     && shape.is_outside(node, level, first, last + 1)
-                    && !add(&mut union[node], offset, end)
+                    && !add_to(union, node, offset, end)
                 {
                     break;
                 }
@@ -109,26 +114,27 @@ impl Unions {
 
     /// Empties every union.
     pub(super) fn clear(&mut self) {
-        self.union.iter_mut().for_each(Vec::clear);
-        self.whole.iter_mut().for_each(Vec::clear);
+        self.union.clear();
+        self.whole.clear();
     }
 
     /// Calls `visit` with ranges that together cover what the buffers stored in buckets
     /// `[first, last)` of `buckets` cover, in the [`compact`] form each: the unions of the
     /// nodes covering those buckets (made in `scratch` on the levels not kept), and the ranges
-    /// of the buffers stored above them.
-    pub(super) fn cover(
+    /// of the buffers stored above them; in `R`, the width the unions are kept in.
+    pub(super) fn cover<R: Range>(
         &self,
         buckets: &Buckets,
         first: usize,
         last: usize,
-        scratch: &mut Vec<(u64, u64)>,
-        mut visit: impl FnMut(&[(u64, u64)]),
+        scratch: &mut Vec<R>,
+        mut visit: impl FnMut(&[R]),
     ) {
         let shape = self.shape;
+        let (union, whole) = (self.union.get::<R>(), self.whole.get::<R>());
         shape.for_each_cover(first, last, |node| {
             if shape.is_kept(node) {
-                return visit(&self.union[node]);
+                return visit(&union[node]);
             }
             // A leaf or a pair of leaves (RUN_LEVELS = 2): its runs, merged and compacted.
             let (from, to) = shape.buckets_of(node);
@@ -142,7 +148,7 @@ impl Unions {
         });
         shape.for_each_above(first, last, |node| {
             if shape.is_kept(node) {
-                visit(&self.whole[node]);
+                visit(&whole[node]);
             }
         });
     }
@@ -215,6 +221,17 @@ pub(super) fn add<R: Range>(union: &mut Vec<R>, offset: u64, end: u64) -> bool {
     // The first range ending at or above `offset`: the first the new one may join.
     let first = search_near(union, interpolated(union, offset), |r| r.end() < offset);
     add_at(union, first, offset, end)
+}
+
+/// [`add`] to list `index` of `lists`, widening them first if `end` does not fit them.
+pub(super) fn add_to(lists: &mut Lists, index: usize, offset: u64, end: u64) -> bool {
+    if lists.is_narrow() && !<(u32, u32)>::fits(end) {
+        lists.widen();
+    }
+    match lists {
+        Lists::Narrow(lists) => add(&mut lists[index], offset, end),
+        Lists::Wide(lists) => add(&mut lists[index], offset, end),
+    }
 }
 
 /// Where `offset` would fall in `union` if its ranges were spread evenly up to the highest
@@ -296,11 +313,13 @@ fn add_at<R: Range>(union: &mut Vec<R>, first: usize, offset: u64, end: u64) -> 
 /// the highest end before it joined to the previous one: the ranges of `out` cover the same
 /// addresses, and a scan upward for the gaps between them (a gap where a range starts above
 /// the highest end so far) finds the same gaps, and the same highest end, as on `sorted`.
-pub(super) fn compact(sorted: impl Iterator<Item = (u64, u64)>, out: &mut Vec<(u64, u64)>) {
+pub(super) fn compact<R: Range>(sorted: impl Iterator<Item = (u64, u64)>, out: &mut Vec<R>) {
     for (offset, end) in sorted {
         match out.last_mut() {
-            Some(last) if offset <= last.1 => last.1 = last.1.max(end),
-            _ => out.push((offset, end)),
+            Some(last) if offset <= last.end() => {
+                *last = R::new(last.offset(), last.end().max(end))
+            }
+            _ => out.push(R::new(offset, end)),
         }
     }
 }
@@ -310,15 +329,15 @@ pub(super) fn compact(sorted: impl Iterator<Item = (u64, u64)>, out: &mut Vec<(u
 /// When `b` is much shorter than `a` (`a` already compacted: often a long union joined with a
 /// few ranges), the stretches of `a` between `b`'s ranges are found by binary search and
 /// copied whole.
-pub(super) fn join(a: &[(u64, u64)], b: &[(u64, u64)], out: &mut Vec<(u64, u64)>) {
+pub(super) fn join<R: Range>(a: &[R], b: &[R], out: &mut Vec<R>) {
     if b.len() * 8 > a.len() {
         return merge_compacted(a, b, out);
     }
     let mut from = 0;
     for &range in b {
-        let to = from + a[from..].partition_point(|r| r.0 <= range.0);
+        let to = from + a[from..].partition_point(|r| r.offset() <= range.offset());
         push_compacted(&a[from..to], out);
-        compact(std::iter::once(range), out);
+        compact(std::iter::once(range.wide()), out);
         from = to;
     }
     push_compacted(&a[from..], out);
@@ -327,30 +346,30 @@ pub(super) fn join(a: &[(u64, u64)], b: &[(u64, u64)], out: &mut Vec<(u64, u64)>
 /// Appends to `out` the ranges of `a` and `b`, both sorted by offset, merged (those of `a`
 /// first on equal offsets) and compacted as by [`compact`], without a branch per range: which
 /// list gives the next range, and whether it joins the last one, are both unpredictable.
-fn merge_compacted(a: &[(u64, u64)], b: &[(u64, u64)], out: &mut Vec<(u64, u64)>) {
+fn merge_compacted<R: Range>(a: &[R], b: &[R], out: &mut Vec<R>) {
     let (mut i, mut j) = (0, 0);
     // The range still open to joins: the last of `out`, else the first to come.
     let mut open = match (out.pop(), a.first(), b.first()) {
         (Some(last), _, _) => last,
-        (None, Some(&x), Some(&y)) if x.0 <= y.0 => (i += 1, x).1,
+        (None, Some(&x), Some(&y)) if x.offset() <= y.offset() => (i += 1, x).1,
         (None, Some(&x), None) => (i += 1, x).1,
         (None, _, Some(&y)) => (j += 1, y).1,
         (None, None, None) => return,
     };
     out.reserve(a.len() + b.len() + 1);
     // The open range is written each time, and kept only if the next range does not join it.
-    let mut push = |range: (u64, u64)| {
-        let joins = range.0 <= open.1;
+    let mut push = |range: R| {
+        let joins = range.offset() <= open.end();
         out.push(open);
         out.truncate(out.len() - usize::from(joins));
         open = if joins {
-            (open.0, open.1.max(range.1))
+            R::new(open.offset(), open.end().max(range.end()))
         } else {
             range
         };
     };
     while i < a.len() && j < b.len() {
-        let take_a = a[i].0 <= b[j].0;
+        let take_a = a[i].offset() <= b[j].offset();
         push(if take_a { a[i] } else { b[j] });
         i += usize::from(take_a);
         j += usize::from(!take_a);
@@ -361,11 +380,11 @@ fn merge_compacted(a: &[(u64, u64)], b: &[(u64, u64)], out: &mut Vec<(u64, u64)>
 
 /// Appends `run`, sorted by offset and compacted, to `out` as [`compact`] would: the ranges
 /// that join the last one there one by one, the rest copied whole.
-fn push_compacted(run: &[(u64, u64)], out: &mut Vec<(u64, u64)>) {
+fn push_compacted<R: Range>(run: &[R], out: &mut Vec<R>) {
     let mut joining = 0;
     if let Some(last) = out.last_mut() {
-        while joining < run.len() && run[joining].0 <= last.1 {
-            last.1 = last.1.max(run[joining].1);
+        while joining < run.len() && run[joining].offset() <= last.end() {
+            *last = R::new(last.offset(), last.end().max(run[joining].end()));
             joining += 1;
         }
     }
@@ -471,7 +490,7 @@ mod tests {
     /// A compacted list joined with a sorted one, long or short (both ways of joining), with
     /// ranges touching, overlapping, empty and equal: the compacted list of all their ranges.
     /// And the sorted one merged with a third without branches, after the compacted list in
-    /// `out`: the list [`compact`] appends.
+    /// `out`: the list [`compact`] appends. Both again in 32 bits, the same ranges.
     #[test]
     fn joining_and_merging_give_the_compacted_list_of_all() {
         let mut rng = StdRng::seed_from_u64(9);
@@ -488,8 +507,21 @@ mod tests {
             let mut joined = Vec::new();
             join(&a, &b, &mut joined);
             assert_eq!(joined, expected, "round {round}, {a:?} and {b:?}");
+            let narrowed = |list: &[(u64, u64)]| -> Vec<(u32, u32)> {
+                list.iter().map(|&(o, e)| Range::new(o, e)).collect()
+            };
+            let mut narrow = Vec::new();
+            join(&narrowed(&a), &narrowed(&b), &mut narrow);
+            assert_eq!(narrow, narrowed(&expected), "round {round}, in 32 bits");
             let mut expected = a.clone();
             compact(merged(b.iter().copied(), c.iter().copied()), &mut expected);
+            let mut narrow = narrowed(&a);
+            merge_compacted(&narrowed(&b), &narrowed(&c), &mut narrow);
+            assert_eq!(
+                narrow,
+                narrowed(&expected),
+                "round {round}, merged in 32 bits"
+            );
             let mut found = a;
             merge_compacted(&b, &c, &mut found);
             assert_eq!(
