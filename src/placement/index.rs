@@ -54,10 +54,6 @@ pub(super) struct TimeIndex {
     /// stored so far fits), so that a query joins them in 32 bits (`narrow`), else in 64
     /// (`wide`). Once wide, they stay so.
     is_narrow: bool,
-    /// Scratch for the sorted queries.
-    first: Ranges,
-    second: Ranges,
-    merged: Ranges,
     /// Scratch for the long buffers' ranges gathered one by one.
     raw: Vec<(u64, u64)>,
     /// Scratch for joining the unions and the long buffers' ranges, in either width.
@@ -87,9 +83,6 @@ impl TimeIndex {
             unions,
             long,
             is_narrow: true,
-            first: Ranges::default(),
-            second: Ranges::default(),
-            merged: Ranges::default(),
             raw: Vec::new(),
             narrow: Joined::default(),
             wide: Joined::default(),
@@ -130,42 +123,17 @@ impl TimeIndex {
     /// block, often the longest list, merged with the rest as it is read.
     pub(super) fn sorted(&mut self, buffer: usize) -> Sorted<'_> {
         let (lo, hi) = self.spans[buffer];
-        let (first, last) = self.buckets.span(lo, hi);
-        let mut out = std::mem::take(&mut self.merged);
-        out.clear();
-        let buckets = &self.buckets;
-        let window = |k: usize, starting: bool| buckets.window(k, lo, hi, starting);
-        if last == first {
-            out.keep(buckets.run(first), window(first, false));
-        } else {
-            // An entry of the last bucket met in an earlier one too is kept there, or is in
-            // the unions of those in between.
-            self.first.clear();
-            self.first.keep(buckets.run(first), window(first, false));
-            self.second.clear();
-            self.second.keep(buckets.run(last), window(last, true));
-            out.merge(self.first.as_slice(), self.second.as_slice());
-        }
-        let (others, raw) = (&self.unions, &mut self.raw);
-        let (long, stretch) = (&self.long, (first, last));
-        let block = match self.is_narrow {
-            true => self
-                .narrow
-                .join(buckets, others, long, raw, buffer, stretch),
-            false => self.wide.join(buckets, others, long, raw, buffer, stretch),
-        };
-        let joined = match self.is_narrow {
-            true => self.first.merge_joined(&out, self.narrow.as_slice()),
-            false => self.first.merge_joined(&out, self.wide.as_slice()),
-        };
-        if joined {
-            std::mem::swap(&mut out, &mut self.first);
-        }
-        self.merged = out;
-        let rest = self.merged.as_slice();
-        match block {
-            Block::Narrow(block) => Sorted::Narrow(Merged::new(rest, block)),
-            Block::Wide(block) => Sorted::Wide(Merged::new(rest, block)),
+        let (buckets, others, long) = (&self.buckets, &self.unions, &self.long);
+        let index = (buckets, others, long);
+        match self.is_narrow {
+            true => match self.narrow.sorted(index, &mut self.raw, buffer, (lo, hi)) {
+                (rest, Block::Narrow(block)) => Sorted::Narrow(Merged::new(rest, block)),
+                (rest, Block::Wide(block)) => Sorted::NarrowWide(Merged::new(rest, block)),
+            },
+            false => match self.wide.sorted(index, &mut self.raw, buffer, (lo, hi)) {
+                (rest, Block::Narrow(block)) => Sorted::WideNarrow(Merged::new(rest, block)),
+                (rest, Block::Wide(block)) => Sorted::Wide(Merged::new(rest, block)),
+            },
         }
     }
 
@@ -277,6 +245,10 @@ struct Joined<R> {
     lists: Vec<(usize, usize)>,
     /// Scratch for the unions made from buckets' runs.
     scratch: Vec<R>,
+    /// Scratch for the sorted queries.
+    first: Ranges<R>,
+    second: Ranges<R>,
+    merged: Ranges<R>,
 }
 
 impl<R: Range> Joined<R> {
@@ -284,6 +256,41 @@ impl<R: Range> Joined<R> {
         self.ranges.clear();
         self.pending.clear();
         self.lists.clear();
+    }
+
+    /// [`TimeIndex::sorted`] in this width, for `buffer` (lifetime `[lo, hi)`, not stored
+    /// itself) in `(buckets, unions, long)`: the ranges but its block's union, which is
+    /// returned beside them (`raw` is scratch).
+    fn sorted<'a>(
+        &'a mut self,
+        (buckets, unions, long): (&Buckets, &Unions, &'a LongTree),
+        raw: &mut Vec<(u64, u64)>,
+        buffer: usize,
+        (lo, hi): (u32, u32),
+    ) -> (&'a [R], Block<'a>) {
+        let (first, last) = buckets.span(lo, hi);
+        let mut out = std::mem::take(&mut self.merged);
+        out.clear();
+        let window = |k: usize, starting: bool| buckets.window(k, lo, hi, starting);
+        if last == first {
+            out.keep(buckets.run(first), window(first, false));
+        } else {
+            // An entry of the last bucket met in an earlier one too is kept there, or is in
+            // the unions of those in between.
+            self.first.clear();
+            self.first.keep(buckets.run(first), window(first, false));
+            self.second.clear();
+            self.second.keep(buckets.run(last), window(last, true));
+            out.merge(self.first.as_slice(), self.second.as_slice());
+        }
+        let block = self.join(buckets, unions, long, raw, buffer, (first, last));
+        let mut joined = std::mem::take(&mut self.first);
+        if joined.merge_joined(&out, self.as_slice()) {
+            std::mem::swap(&mut out, &mut joined);
+        }
+        self.first = joined;
+        self.merged = out;
+        (self.merged.as_slice(), block)
     }
 
     /// The joined list, once [`Joined::finish`]ed.
@@ -368,34 +375,37 @@ impl<R: Range> Joined<R> {
 /// A query's ranges sorted by offset, as [`TimeIndex::sorted`] gives them: with its block's
 /// union in 32 bits or in 64.
 pub(super) enum Sorted<'a> {
-    Narrow(Merged<'a, (u32, u32)>),
-    Wide(Merged<'a, (u64, u64)>),
+    Narrow(Merged<'a, (u32, u32), (u32, u32)>),
+    Wide(Merged<'a, (u64, u64), (u64, u64)>),
+    /// A narrow index's query with no long buffer's block (given empty, in 64 bits).
+    NarrowWide(Merged<'a, (u32, u32), (u64, u64)>),
+    WideNarrow(Merged<'a, (u64, u64), (u32, u32)>),
 }
 
 /// The ranges of two lists sorted by offset, in offset order, read without writing them; the
 /// second, `b`, a block's union, in either width.
-pub(super) struct Merged<'a, R> {
-    a: &'a [(u64, u64)],
+pub(super) struct Merged<'a, A, R> {
+    a: &'a [A],
     b: &'a [R],
 }
 
-impl<'a, R: Range> Merged<'a, R> {
+impl<'a, A: Range, R: Range> Merged<'a, A, R> {
     /// The ranges of `a` and `b`, both sorted by offset.
-    pub(super) fn new(a: &'a [(u64, u64)], b: &'a [R]) -> Merged<'a, R> {
+    pub(super) fn new(a: &'a [A], b: &'a [R]) -> Merged<'a, A, R> {
         Merged { a, b }
     }
 }
 
-impl<R: Range> Iterator for Merged<'_, R> {
+impl<A: Range, R: Range> Iterator for Merged<'_, A, R> {
     type Item = (u64, u64);
 
     #[inline]
     fn next(&mut self) -> Option<(u64, u64)> {
         match (self.a.first(), self.b.first()) {
             (Some(&x), Some(&y)) => {
-                if x.0 <= y.offset() {
+                if x.offset() <= y.offset() {
                     self.a = &self.a[1..];
-                    Some(x)
+                    Some(x.wide())
                 } else {
                     self.b = &self.b[1..];
                     Some(y.wide())
@@ -403,7 +413,7 @@ impl<R: Range> Iterator for Merged<'_, R> {
             }
             (Some(&x), None) => {
                 self.a = &self.a[1..];
-                Some(x)
+                Some(x.wide())
             }
             (None, Some(&y)) => {
                 self.b = &self.b[1..];
@@ -424,13 +434,13 @@ impl<R: Range> Iterator for Merged<'_, R> {
         let (mut acc, mut i, mut j) = (init, 0, 0);
         while i < a.len() && j < b.len() {
             // `next` takes from `a` on equal offsets.
-            let (x, y) = (a[i], b[j].wide());
+            let (x, y) = (a[i].wide(), b[j].wide());
             let take_a = x.0 <= y.0;
             acc = f(acc, if take_a { x } else { y });
             i += usize::from(take_a);
             j += usize::from(!take_a);
         }
-        let acc = a[i..].iter().fold(acc, |acc, &x| f(acc, x));
+        let acc = a[i..].iter().fold(acc, |acc, &x| f(acc, x.wide()));
         b[j..].iter().fold(acc, |acc, &y| f(acc, y.wide()))
     }
 }
@@ -443,14 +453,15 @@ const RUNS_FROM: usize = 4;
 /// ranges): the ranges of `b` below each range of `a` read as a run, with one mispredicted
 /// branch at its end, where the branch-free choice waits at every range for the one before.
 #[inline(always)]
-fn fold_runs<B, F: FnMut(B, (u64, u64)) -> B, R: Range>(
-    a: &[(u64, u64)],
+fn fold_runs<B, F: FnMut(B, (u64, u64)) -> B, A: Range, R: Range>(
+    a: &[A],
     b: &[R],
     init: B,
     mut f: F,
 ) -> B {
     let (mut acc, mut j) = (init, 0);
     for &x in a {
+        let x = x.wide();
         // `next` takes from `a` on equal offsets.
         while j < b.len() && b[j].offset() < x.0 {
             acc = f(acc, b[j].wide());
@@ -461,51 +472,61 @@ fn fold_runs<B, F: FnMut(B, (u64, u64)) -> B, R: Range>(
     b[j..].iter().fold(acc, |acc, &y| f(acc, y.wide()))
 }
 
-/// Address ranges written without branches: the vector only grows, the first `len` are
-/// current.
-#[derive(Clone, Debug, Default)]
-struct Ranges {
-    data: Vec<(u64, u64)>,
+/// Address ranges written without branches, in width `R`: the vector only grows, the first
+/// `len` are current.
+#[derive(Clone, Debug)]
+struct Ranges<R> {
+    data: Vec<R>,
     len: usize,
 }
 
-impl Ranges {
+impl<R> Default for Ranges<R> {
+    fn default() -> Ranges<R> {
+        Ranges {
+            data: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<R: Range> Ranges<R> {
     fn clear(&mut self) {
         self.len = 0;
     }
 
-    fn as_slice(&self) -> &[(u64, u64)] {
+    fn as_slice(&self) -> &[R] {
         &self.data[..self.len]
     }
 
     /// `extra` writable places after the current ranges.
-    fn room(&mut self, extra: usize) -> &mut [(u64, u64)] {
+    fn room(&mut self, extra: usize) -> &mut [R] {
         let need = self.len + extra;
         if self.data.len() < need {
-            self.data.resize(need.next_power_of_two(), (0, 0));
+            self.data.resize(need.next_power_of_two(), R::new(0, 0));
         }
         &mut self.data[self.len..need]
     }
 
     /// Appends the ranges of the entries of `run` that [`Entry::keep`] keeps for `window`,
-    /// in order.
+    /// in order (in width `R`: every entry's end fits it, as the index's width follows them).
     fn keep(&mut self, run: &[Entry], window: Window) {
         let out = self.room(run.len());
         let mut kept = 0;
         for e in run {
-            out[kept] = e.range();
+            let (offset, end) = e.range();
+            out[kept] = R::new(offset, end);
             kept += usize::from(e.keep(window));
         }
         self.len += kept;
     }
 
     /// Appends `a` and `b`, both sorted by offset, merged in offset order.
-    fn merge<R: Range>(&mut self, a: &[(u64, u64)], b: &[R]) {
+    fn merge(&mut self, a: &[R], b: &[R]) {
         let out = self.room(a.len() + b.len());
         let (mut i, mut j, mut k) = (0, 0, 0);
         while i < a.len() && j < b.len() {
-            let (x, y) = (a[i], b[j].wide());
-            let take_a = x.0 <= y.0;
+            let (x, y) = (a[i], b[j]);
+            let take_a = x.offset() <= y.offset();
             out[k] = if take_a { x } else { y };
             i += usize::from(take_a);
             j += usize::from(!take_a);
@@ -513,17 +534,13 @@ impl Ranges {
         }
         out[k..k + a.len() - i].copy_from_slice(&a[i..]);
         k += a.len() - i;
-        let rest = b[j..].iter().map(|r| r.wide());
-        out[k..k + b.len() - j]
-            .iter_mut()
-            .zip(rest)
-            .for_each(|(o, r)| *o = r);
+        out[k..k + b.len() - j].copy_from_slice(&b[j..]);
         self.len += a.len() + b.len();
     }
 
     /// Empties these ranges and, if `joined` is not empty, merges it and `out` into them;
     /// whether it did.
-    fn merge_joined<R: Range>(&mut self, out: &Ranges, joined: &[R]) -> bool {
+    fn merge_joined(&mut self, out: &Ranges<R>, joined: &[R]) -> bool {
         if joined.is_empty() {
             return false;
         }

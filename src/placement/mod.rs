@@ -211,6 +211,8 @@ impl<'p> Placer<'p> {
         match sorted {
             Sorted::Narrow(ranges) => choose(ranges, fit, size, alignment, heap_top),
             Sorted::Wide(ranges) => choose(ranges, fit, size, alignment, heap_top),
+            Sorted::NarrowWide(ranges) => choose(ranges, fit, size, alignment, heap_top),
+            Sorted::WideNarrow(ranges) => choose(ranges, fit, size, alignment, heap_top),
         }
     }
 }
@@ -518,7 +520,7 @@ mod tests {
     /// Two sorted lists with many equal offsets between and within them (and empty ranges),
     /// of like lengths or the second far longer (read in runs): [`Merged`] read through `fold`
     /// (as `for_each` does) gives the ranges `next` gives, in the same order, and so does the
-    /// pair with the second list in 32 bits.
+    /// pair with either list or both in 32 bits.
     #[test]
     fn folding_a_merged_pair_gives_the_ranges_in_the_order_of_next() {
         let mut rng = StdRng::seed_from_u64(13);
@@ -541,6 +543,19 @@ mod tests {
             let mut folded = Vec::new();
             Merged::new(&a, &narrow).for_each(|range| folded.push(range));
             assert_eq!(folded, stepped, "round {round}, in 32 bits");
+            // The first list in 32 bits too, with the second in either width.
+            let narrow_a: Vec<(u32, u32)> = a.iter().map(|r| (r.0 as u32, r.1 as u32)).collect();
+            let mut folded = Vec::new();
+            Merged::new(&narrow_a, &narrow).for_each(|range| folded.push(range));
+            assert_eq!(folded, stepped, "round {round}, both in 32 bits");
+            let mut folded = Vec::new();
+            Merged::new(&narrow_a, &b).for_each(|range| folded.push(range));
+            assert_eq!(folded, stepped, "round {round}, the first in 32 bits");
+            let mut stepped_narrow = Vec::new();
+            for range in Merged::new(&narrow_a, &narrow) {
+                stepped_narrow.push(range);
+            }
+            assert_eq!(stepped_narrow, stepped, "round {round}, stepped in 32 bits");
         }
     }
 }
