@@ -220,6 +220,7 @@ impl<'p> Placer<'p> {
 /// The offset `fit` (not [`Fit::Stack`]) chooses for `size` bytes aligned to `alignment`
 /// among `ranges`, sorted by offset: the gaps are where no range lies below the highest end,
 /// `heap_top` the peak of all placed buffers.
+#[inline(always)]
 fn choose(
     ranges: impl Iterator<Item = (u64, u64)>,
     fit: Fit,
