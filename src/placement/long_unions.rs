@@ -29,7 +29,9 @@ pub(super) struct LongUnions {
     leaves: usize,
     /// The level of the blocks: `1 << level` leaves each.
     level: u32,
-    blocks: Blocks,
+    /// The blocks' unions, in 32 bits until a range ends above 4 GiB (then in 64, even once
+    /// cleared): a query reads its block's union whole, and narrow ranges halve the bytes read.
+    blocks: Lists,
     /// Indexed by node, for the nodes at or above the block level; in 32 bits while every
     /// address fits ([`LongUnions::widen`]).
     starts: Lists,
@@ -50,17 +52,14 @@ impl LongUnions {
         LongUnions {
             leaves,
             level,
-            blocks: Blocks::Narrow(vec![Vec::new(); leaves >> level]),
+            blocks: Lists::new(leaves >> level),
             starts: Lists::new((2 * leaves) >> level),
         }
     }
 
     /// Empties every union.
     pub(super) fn clear(&mut self) {
-        match &mut self.blocks {
-            Blocks::Narrow(blocks) => blocks.iter_mut().for_each(Vec::clear),
-            Blocks::Wide(blocks) => blocks.iter_mut().for_each(Vec::clear),
-        }
+        self.blocks.clear();
         self.starts.clear();
     }
 
@@ -79,14 +78,12 @@ impl LongUnions {
     /// at leaf `first`).
     pub(super) fn insert(&mut self, first: usize, last: usize, offset: u64, end: u64) {
         let blocks = whole_blocks(self.level, first, last);
-        if let Blocks::Narrow(narrow) = &self.blocks {
-            if !<(u32, u32)>::fits(end) {
-                self.blocks = Blocks::Wide(narrow.iter().map(|u| widened(u)).collect());
-            }
+        if !<(u32, u32)>::fits(end) {
+            self.blocks.widen();
         }
         match &mut self.blocks {
-            Blocks::Narrow(unions) => add_to_blocks(&mut unions[blocks], offset, end),
-            Blocks::Wide(unions) => add_to_blocks(&mut unions[blocks], offset, end),
+            Lists::Narrow(unions) => add_to_blocks(&mut unions[blocks], offset, end),
+            Lists::Wide(unions) => add_to_blocks(&mut unions[blocks], offset, end),
         }
         // The unions of the nodes above hold their children's: once one covers the range
         // already, so do all above it.
@@ -99,8 +96,8 @@ impl LongUnions {
     /// The union of the long buffers covering all of `leaf`'s block.
     pub(super) fn block(&self, leaf: usize) -> Block<'_> {
         match &self.blocks {
-            Blocks::Narrow(unions) => Block::Narrow(&unions[leaf >> self.level]),
-            Blocks::Wide(unions) => Block::Wide(&unions[leaf >> self.level]),
+            Lists::Narrow(unions) => Block::Narrow(&unions[leaf >> self.level]),
+            Lists::Wide(unions) => Block::Wide(&unions[leaf >> self.level]),
         }
     }
 
@@ -121,20 +118,6 @@ impl LongUnions {
     /// Whether the nodes' unions are kept in 32 bits.
     pub(super) fn is_narrow(&self) -> bool {
         self.starts.is_narrow()
-    }
-}
-
-/// The blocks' unions, in 32 bits until a range ends above 4 GiB (then in 64, even once
-/// cleared): a query reads its block's union whole, and narrow ranges halve the bytes read.
-#[derive(Clone, Debug)]
-enum Blocks {
-    Narrow(Vec<Vec<(u32, u32)>>),
-    Wide(Vec<Vec<(u64, u64)>>),
-}
-
-impl Default for Blocks {
-    fn default() -> Blocks {
-        Blocks::Narrow(Vec::new())
     }
 }
 
@@ -166,11 +149,6 @@ fn add_to_blocks<R: Range>(unions: &mut [Vec<R>], offset: u64, end: u64) {
     }
 }
 
-/// `union` in 64 bits.
-fn widened(union: &[(u32, u32)]) -> Vec<(u64, u64)> {
-    union.iter().map(|r| r.wide()).collect()
-}
-
 /// The blocks of `1 << level` leaves lying wholly within leaves `[first, last)`.
 fn whole_blocks(level: u32, first: usize, last: usize) -> std::ops::Range<usize> {
     let from = first.div_ceil(1 << level);
@@ -185,6 +163,11 @@ mod tests {
     use super::*;
     use rand::rngs::StdRng;
     use rand::{RngExt, SeedableRng};
+
+    /// `union` in 64 bits.
+    fn widened(union: &[(u32, u32)]) -> Vec<(u64, u64)> {
+        union.iter().map(|r| r.wide()).collect()
+    }
 
     /// The compacted union of `ranges`.
     fn union_of(mut ranges: Vec<(u64, u64)>) -> Vec<(u64, u64)> {

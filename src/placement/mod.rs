@@ -518,6 +518,13 @@ mod tests {
         assert!(narrow > 200 && wide > 200, "{narrow} narrow, {wide} wide");
     }
 
+    /// The ranges of `a` and `b` merged by [`Merged`], read through `fold`.
+    fn fold_merged<A: range::Range, B: range::Range>(a: &[A], b: &[B]) -> Vec<(u64, u64)> {
+        let mut ranges = Vec::new();
+        Merged::new(a, b).for_each(|range| ranges.push(range));
+        ranges
+    }
+
     /// Two sorted lists with many equal offsets between and within them (and empty ranges),
     /// of like lengths or the second far longer (read in runs): [`Merged`] read through `fold`
     /// (as `for_each` does) gives the ranges `next` gives, in the same order, and so does the
@@ -541,17 +548,17 @@ mod tests {
             assert_eq!(folded, stepped, "round {round}, {a:?} and {b:?}");
             assert_eq!(stepped.len(), a.len() + b.len());
             let narrow: Vec<(u32, u32)> = b.iter().map(|r| (r.0 as u32, r.1 as u32)).collect();
-            let mut folded = Vec::new();
-            Merged::new(&a, &narrow).for_each(|range| folded.push(range));
-            assert_eq!(folded, stepped, "round {round}, in 32 bits");
+            assert_eq!(
+                fold_merged(&a, &narrow),
+                stepped,
+                "round {round}, in 32 bits"
+            );
             // The first list in 32 bits too, with the second in either width.
             let narrow_a: Vec<(u32, u32)> = a.iter().map(|r| (r.0 as u32, r.1 as u32)).collect();
-            let mut folded = Vec::new();
-            Merged::new(&narrow_a, &narrow).for_each(|range| folded.push(range));
-            assert_eq!(folded, stepped, "round {round}, both in 32 bits");
-            let mut folded = Vec::new();
-            Merged::new(&narrow_a, &b).for_each(|range| folded.push(range));
-            assert_eq!(folded, stepped, "round {round}, the first in 32 bits");
+            let both = fold_merged(&narrow_a, &narrow);
+            assert_eq!(both, stepped, "round {round}, both in 32 bits");
+            let first = fold_merged(&narrow_a, &b);
+            assert_eq!(first, stepped, "round {round}, the first in 32 bits");
             let mut stepped_narrow = Vec::new();
             for range in Merged::new(&narrow_a, &narrow) {
                 stepped_narrow.push(range);
