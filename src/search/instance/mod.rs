@@ -41,8 +41,8 @@ pub struct Instance {
     /// For each section `s` (and one past the last), the position in [`Instance::by_start`] of
     /// the first free buffer whose range starts at `s` or later.
     pub first_at: Vec<u32>,
-    /// For each free buffer, the address ranges of the fixed buffers overlapping it in time,
-    /// sorted by offset.
+    /// For each free buffer, the union of the address ranges of the fixed buffers overlapping
+    /// it in time, as disjoint ranges sorted by offset (overlapping or touching ones joined).
     pub obstacles: Vec<Vec<(u64, u64)>>,
     /// For each section, the address ranges of the fixed buffers live in it.
     pub section_obstacles: Vec<Vec<(u64, u64)>>,
@@ -243,6 +243,17 @@ fn obstacles(problem: &Problem, watch: &mut Watch<'_>) -> Option<Vec<Vec<(u64, u
     if problem.buffers.iter().all(|b| b.offset.is_none()) {
         return Some(obstacles);
     }
+    // A list is joined whenever it reaches its limit, twice what the last join left (at least
+    // JOIN_AT): held buffers packed below a window touch, so their union stays a few ranges
+    // where the pairs run to billions of bytes (a window of a million-buffer problem).
+    let mut limits = vec![JOIN_AT; n];
+    let add = |list: &mut Vec<(u64, u64)>, limit: &mut usize, f: &Buffer, u: &Buffer| {
+        shadows(f, u, list);
+        if list.len() >= *limit {
+            join_ranges(list);
+            *limit = (2 * list.len()).max(JOIN_AT);
+        }
+    };
     let mut by_start: Vec<usize> = (0..n).collect();
     by_start.sort_by_key(|&i| problem.buffers[i].lower);
     let (mut free, mut fixed): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
@@ -252,7 +263,7 @@ fn obstacles(problem: &Problem, watch: &mut Watch<'_>) -> Option<Vec<Vec<(u64, u
             expire(&mut free, problem, b.lower);
             watch.spend(1 + free.len() as u64)?;
             for &j in &free {
-                shadows(b, &problem.buffers[j], &mut obstacles[j]);
+                add(&mut obstacles[j], &mut limits[j], b, &problem.buffers[j]);
             }
             fixed.push(i);
             continue;
@@ -260,14 +271,51 @@ fn obstacles(problem: &Problem, watch: &mut Watch<'_>) -> Option<Vec<Vec<(u64, u
         expire(&mut fixed, problem, b.lower);
         watch.spend(1 + fixed.len() as u64)?;
         for &j in &fixed {
-            shadows(&problem.buffers[j], b, &mut obstacles[i]);
+            add(&mut obstacles[i], &mut limits[i], &problem.buffers[j], b);
         }
         free.push(i);
     }
     for list in &mut obstacles {
-        list.sort_unstable();
+        join_ranges(list);
     }
     Some(obstacles)
+}
+
+/// The lowest offset at or above `base`, a multiple of `alignment`, where `size` bytes meet
+/// none of `ranges` (sorted by their low ends); `u64::MAX` when there is none.
+fn lowest_clear(ranges: &[(u64, u64)], base: u64, size: u64, alignment: u64) -> u64 {
+    let mut offset = align_up(base, alignment).unwrap_or(u64::MAX);
+    for &(low, high) in ranges {
+        let Some(end) = offset.checked_add(size) else {
+            return u64::MAX;
+        };
+        if high <= offset || end <= low {
+            continue; // Obstacle entirely below or above the candidate range.
+        }
+        offset = align_up(high, alignment).unwrap_or(u64::MAX);
+    }
+    offset
+}
+
+/// Length of an obstacle list before its first join.
+const JOIN_AT: usize = 64;
+
+/// Sorts `ranges` and joins those that overlap or touch. [`Instance::lowest_fit`] gives the
+/// same offsets for the joined list: a range meeting the union meets one of its parts, and
+/// passing two touching parts one after the other ends where passing their join does.
+fn join_ranges(ranges: &mut Vec<(u64, u64)>) {
+    ranges.sort_unstable();
+    let mut kept = 0;
+    for i in 0..ranges.len() {
+        let (low, high) = ranges[i];
+        if kept > 0 && low <= ranges[kept - 1].1 {
+            ranges[kept - 1].1 = ranges[kept - 1].1.max(high);
+        } else {
+            ranges[kept] = (low, high);
+            kept += 1;
+        }
+    }
+    ranges.truncate(kept);
 }
 
 /// The free buffers ordered by the first section of their range (ties by index), and for each
@@ -612,17 +660,7 @@ impl Instance {
     /// Saturates at `u64::MAX` (which never fits).
     pub fn lowest_fit(&self, buffer: usize, base: u64) -> u64 {
         let (size, alignment) = (self.sizes[buffer], self.alignments[buffer]);
-        let mut offset = align_up(base, alignment).unwrap_or(u64::MAX);
-        for &(low, high) in &self.obstacles[buffer] {
-            let Some(end) = offset.checked_add(size) else {
-                return u64::MAX;
-            };
-            if high <= offset || end <= low {
-                continue; // Obstacle entirely below or above the candidate range.
-            }
-            offset = align_up(high, alignment).unwrap_or(u64::MAX);
-        }
-        offset
+        lowest_clear(&self.obstacles[buffer], base, size, alignment)
     }
 
     /// Bytes of the fixed obstacles of section `s` lying at or above `floor`.

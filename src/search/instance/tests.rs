@@ -1,5 +1,5 @@
 //! The instance's tests: linear memory, the neighbour lists against the sections, the
-//! deadline while it is built.
+//! deadline while it is built, the fixed obstacles joined.
 
 use super::*;
 use crate::generate::{random, RandomOptions};
@@ -202,4 +202,43 @@ fn with_gaps_the_sections_give_the_neighbours_and_distances_the_lists_hold() {
         inexact > 0,
         "some problems have windows that can interleave"
     );
+}
+
+#[test]
+fn touching_fixed_buffers_make_one_obstacle_range() {
+    // 3,000 fixed buffers stacked without a gap and live all the time, under 200 free ones:
+    // 600,000 pairs, one range per free buffer.
+    let mut buffers: Vec<Buffer> = (0..3000u64)
+        .map(|i| Buffer {
+            offset: Some(8 * i),
+            ..Buffer::new(format!("f{i}"), i % 7, 100, 8)
+        })
+        .collect();
+    buffers.extend((0..200u64).map(|i| Buffer::new(format!("b{i}"), i % 50, 100, 4)));
+    let problem = Problem::new(buffers, None);
+    let instance = Instance::new(&problem, 1 << 20);
+    for &b in &instance.free {
+        assert_eq!(instance.obstacles[b], vec![(0, 24_000)], "buffer {b}");
+        assert_eq!(instance.lowest_fit(b, 0), 24_000);
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn joined_ranges_give_the_same_lowest_offsets(
+        ranges in proptest::collection::vec((0u64..200, 0u64..40), 0..40),
+        base in 0u64..260,
+        size in 1u64..50,
+        alignment in proptest::sample::select(vec![1u64, 2, 4, 8, 16]),
+    ) {
+        let mut raw: Vec<(u64, u64)> = ranges.iter().map(|&(low, len)| (low, low + len)).collect();
+        raw.sort_unstable();
+        let mut joined = raw.clone();
+        join_ranges(&mut joined);
+        proptest::prop_assert!(joined.windows(2).all(|w| w[0].1 < w[1].0));
+        proptest::prop_assert_eq!(
+            lowest_clear(&raw, base, size, alignment),
+            lowest_clear(&joined, base, size, alignment)
+        );
+    }
 }
