@@ -379,7 +379,7 @@ mod tests {
                 &timeline,
                 &options,
                 &portfolios,
-                limits,
+                (limits, None),
                 None,
             );
             let peak = found.solution.peak(&problem);

@@ -102,7 +102,7 @@ pub(crate) struct Improved {
 }
 
 /// Lowers the peak of `start`, a valid layout of `problem` (no gaps), towards `lower` (a proven
-/// bound): each round sets a target below the peak, and re-places a window of time around every
+/// bound) or until it is at most `enough` (0 when only the bound is): each round sets a target below the peak, and re-places a window of time around every
 /// buffer ending above it (see the module doc), each window with [`NODES_PER_FREED`] nodes per
 /// freed buffer, or [`NODES_PER_FREED_ALONE`] when the windows are `alone`, the only search of
 /// the problem (see [`attempts`]); when every buffer is under the target, the next round aims
@@ -112,7 +112,7 @@ pub(crate) struct Improved {
 pub(crate) fn improve(
     problem: &Problem,
     start: Solution,
-    lower: u64,
+    (lower, enough): (u64, u64),
     options: &SearchOptions,
     portfolio: &dyn Fn(usize) -> PortfolioConfig,
     (deadline, mut nodes, alone): (&Deadline<'_>, Option<u64>, bool),
@@ -136,7 +136,7 @@ pub(crate) fn improve(
         .max()
         .unwrap_or(0);
     let mut step = peak.saturating_sub(lower) / 4;
-    'rounds: while step > 0 && peak > lower {
+    'rounds: while step > 0 && peak > lower.max(enough) {
         let target = peak - step;
         let mut above: Vec<usize> = (0..problem.len())
             .filter(|&i| end(&offsets, i) > target)
@@ -315,7 +315,7 @@ mod tests {
         improve(
             problem,
             start,
-            lower,
+            (lower, 0),
             &options,
             &portfolio,
             (&deadline, Some(50_000), false),
@@ -352,7 +352,7 @@ mod tests {
             improve(
                 &problem,
                 start.clone(),
-                lower,
+                (lower, 0),
                 &options,
                 &portfolio,
                 (&deadline, nodes, alone),

@@ -19,8 +19,9 @@ use std::time::{Duration, Instant};
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The most buffers the search probes the whole problem for when the improvement phase follows
-/// (the search's model of 100,000 buffers took about 760 MiB; the windows are small).
-const WHOLE_SEARCH_MOST: usize = 100_000;
+/// (the search's model of 100,000 buffers took about 760 MiB; the windows are small); above it,
+/// a fit with the search lowers first-fit's layout to the capacity instead.
+pub(crate) const WHOLE_SEARCH_MOST: usize = 100_000;
 
 /// The seed of ruin and recreate's draws.
 const REINSERT_SEED: u64 = 0x5eed;
@@ -138,13 +139,14 @@ pub(crate) struct Minimized {
 /// limit alone there is no clock, so the answer (peak, offsets, node count) depends on nothing
 /// but the call; with neither limit, the time limit is [`DEFAULT_TIMEOUT`]. The limit (or the
 /// cancel flag) stops every phase; the first then lays out in lanes what it has not placed, so
-/// there is always a layout.
+/// there is always a layout. With `enough` (a fit's capacity) every phase stops once the peak
+/// is at most that, and no bound is sought.
 pub(crate) fn minimize(
     problem: &Problem,
     timeline: &Timeline,
     options: &SearchOptions,
     portfolios: &Portfolios<'_>,
-    limits: Limits,
+    (limits, enough): (Limits, Option<u64>),
     cancel: Option<&AtomicBool>,
 ) -> Minimized {
     let start = Instant::now();
@@ -156,7 +158,7 @@ pub(crate) fn minimize(
         Limits { timeout, .. } => timeout,
     };
     // The bound phase's share is kept for the end, when it can search a window at LOAD.
-    let bounding = options.window_bound && !problem.has_gaps();
+    let bounding = options.window_bound && !problem.has_gaps() && enough.is_none();
     let layout_limits = match bounding && can_search_at_load(timeline) {
         true => Limits {
             timeout: timeout.map(|t| t - t / BOUND_SHARE as u32),
@@ -170,7 +172,7 @@ pub(crate) fn minimize(
         options,
         portfolios,
         (start, layout_limits, &deadline),
-        cancel,
+        (cancel, enough.unwrap_or(0)),
     );
     if bounding {
         let nodes = limits
@@ -204,12 +206,12 @@ struct Improvement {
     stats: SearchStats,
 }
 
-/// Improves `best` (above `lower`, a proven bound), within `deadline` and `nodes`: by windows
+/// Improves `best` (above `lower`, a proven bound, and above `enough`), within `deadline` and `nodes`: by windows
 /// of time ([`improve`]), then, with what they leave when they give up, by ruin and recreate
 /// ([`reinsert`], the `reinsert` switch).
 fn improvement(
     (problem, timeline): (&Problem, &Timeline),
-    (best, lower): (&Solution, u64),
+    (best, lower, enough): (&Solution, u64, u64),
     options: &SearchOptions,
     portfolio: &dyn Fn(usize) -> PortfolioConfig,
     (deadline, nodes): (&Deadline<'_>, Option<u64>),
@@ -233,7 +235,7 @@ fn improvement(
     let improved = improve(
         problem,
         best.clone(),
-        lower,
+        (lower, enough),
         options,
         portfolio,
         (
@@ -252,7 +254,7 @@ fn improvement(
         };
         solution = Some((improved.solution, found_by));
     }
-    if !options.reinsert || peak <= lower || deadline.passed() {
+    if !options.reinsert || peak <= lower.max(enough) || deadline.passed() {
         return Improvement { solution, stats };
     }
     let from = solution.as_ref().map_or(best, |(layout, _)| layout).clone();
@@ -260,7 +262,7 @@ fn improvement(
     let reinserted = reinsert(
         (problem, timeline),
         from,
-        lower,
+        (lower, enough),
         REINSERT_SEED,
         (deadline, nodes),
     );
@@ -276,13 +278,13 @@ fn improvement(
 
 /// The phases of [`minimize`] before the bound phase, from `start` within `limits` (the time
 /// limit, if any, given); the first, which always answers, within `whole`, the whole solve's
-/// deadline.
+/// deadline. None lowers the peak below `enough` (0: as low as they get).
 fn phases(
     (problem, timeline): (&Problem, &Timeline),
     options: &SearchOptions,
     portfolios: &Portfolios<'_>,
     (start, limits, whole): (Instant, Limits, &Deadline<'_>),
-    cancel: Option<&AtomicBool>,
+    (cancel, enough): (Option<&AtomicBool>, u64),
 ) -> Minimized {
     let timeout = limits.timeout;
     let deadline = Deadline::after(start, timeout, cancel);
@@ -351,7 +353,7 @@ fn phases(
     };
     let probe_deadline = Deadline::after(start, probe_timeout, cancel);
     while probe_low < peak {
-        if probe_deadline.passed() || nodes_left == Some(0) {
+        if probe_deadline.passed() || nodes_left == Some(0) || peak <= enough {
             break;
         }
         // LOAD first (often reachable); then halve the interval.
@@ -396,13 +398,13 @@ fn phases(
             Outcome::LimitReached => probe_low = capacity + 1,
         }
     }
-    if improving && peak > lower && !deadline.passed() {
+    if improving && peak > lower.max(enough) && !deadline.passed() {
         if let (Some(left), Some(share)) = (nodes_left, improve_nodes.as_mut()) {
             *share += left; // what the probes left
         }
         let improved = improvement(
             (problem, timeline),
-            (&best, lower),
+            (&best, lower, enough),
             options,
             portfolios.lowering,
             (&deadline, improve_nodes),

@@ -541,6 +541,12 @@ impl Solver {
                     &mut allocation,
                 )
             }
+            (Algorithm::Search, Goal::Fit(c))
+                if observer.is_none() && self.lowers_to_fit(problem) =>
+            {
+                let limits = limits_left(limits, start);
+                self.fit_by_lowering(problem, (&timeline, c), (limits, model), &mut allocation)
+            }
             (Algorithm::Search, Goal::Fit(c)) => self.fit(
                 problem,
                 (&timeline, c, start),
@@ -808,6 +814,68 @@ impl Solver {
         (limits, model): (Limits, Option<Arc<Network>>),
         allocation: &mut Allocation,
     ) -> Option<Solution> {
+        let result = self.minimized(problem, timeline, (limits, None), model, allocation);
+        allocation.status = Status::Solved;
+        allocation.found_by = Some(result.phase);
+        allocation.lower_bound = Some(result.lower_bound);
+        allocation.lower_bound_source = Some(result.bound_source);
+        allocation.search = Some(result.stats);
+        Some(result.solution)
+    }
+
+    /// A fit of a problem too large for the search's model of the whole problem (above
+    /// [`minimize::WHOLE_SEARCH_MOST`] buffers, which would take gigabytes): minimise's phases,
+    /// first-fit then windows of time re-placed by the search, stopped once the peak is at
+    /// most `capacity`; the limit reached otherwise (nothing is proven).
+    fn fit_by_lowering(
+        &self,
+        problem: &Problem,
+        (timeline, capacity): (&Timeline, u64),
+        (limits, model): (Limits, Option<Arc<Network>>),
+        allocation: &mut Allocation,
+    ) -> Option<Solution> {
+        if let Some(why) = trivially_infeasible(problem, capacity, timeline.load()) {
+            allocation.status = Status::Infeasible(why);
+            return None;
+        }
+        let result = self.minimized(
+            problem,
+            timeline,
+            (limits, Some(capacity)),
+            model,
+            allocation,
+        );
+        allocation.search = Some(result.stats);
+        if result.solution.peak(problem) > capacity {
+            allocation.status = Status::LimitReached;
+            return None;
+        }
+        allocation.status = Status::Solved;
+        allocation.found_by = Some(result.phase);
+        Some(result.solution)
+    }
+
+    /// Whether a fit with the search goes by [`Solver::fit_by_lowering`]: above
+    /// [`minimize::WHOLE_SEARCH_MOST`] buffers, with the `lns` switch, without gaps, hints or
+    /// CP-SAT.
+    fn lowers_to_fit(&self, problem: &Problem) -> bool {
+        problem.len() > minimize::WHOLE_SEARCH_MOST
+            && self.options.lns
+            && !self.options.cpsat
+            && !problem.has_gaps()
+            && !problem.has_hints()
+    }
+
+    /// Minimise's phases with this solver's portfolios (see [`minimize::minimize`]), their
+    /// warnings put in `allocation`.
+    fn minimized(
+        &self,
+        problem: &Problem,
+        timeline: &Timeline,
+        (limits, enough): (Limits, Option<u64>),
+        model: Option<Arc<Network>>,
+        allocation: &mut Allocation,
+    ) -> minimize::Minimized {
         let warnings = std::cell::RefCell::new(Vec::new());
         let portfolio = |buffers: usize| {
             let (portfolio, new) = self.build_portfolio(buffers, model.as_ref());
@@ -832,16 +900,11 @@ impl Solver {
             timeline,
             &self.options,
             &portfolios,
-            limits,
+            (limits, enough),
             self.cancel.as_deref(),
         );
         allocation.warnings = warnings.into_inner();
-        allocation.status = Status::Solved;
-        allocation.found_by = Some(result.phase);
-        allocation.lower_bound = Some(result.lower_bound);
-        allocation.lower_bound_source = Some(result.bound_source);
-        allocation.search = Some(result.stats);
-        Some(result.solution)
+        result
     }
 
     /// The portfolio of minimise's searches that lower a layout already found (the probes

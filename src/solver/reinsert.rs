@@ -37,12 +37,13 @@ pub(crate) struct Reinserted {
 
 /// Lowers the peak of `start`, a valid layout of `problem` (no gaps), towards `lower` (a proven
 /// bound) by ruin and recreate (see the module doc) until `deadline`, until `nodes` buffers
-/// have been put back, or until the peak reaches `lower`. Each move is drawn from `seed` and
+/// have been put back, or until the peak reaches `lower` or is at most `enough` (0 when only
+/// the bound is). Each move is drawn from `seed` and
 /// the move's number alone, so the same call gives the same layout on any machine.
 pub(crate) fn reinsert(
     (problem, timeline): (&Problem, &Timeline),
     start: Solution,
-    lower: u64,
+    (lower, enough): (u64, u64),
     seed: u64,
     (deadline, nodes): (&Deadline<'_>, Option<u64>),
 ) -> Reinserted {
@@ -69,7 +70,7 @@ pub(crate) fn reinsert(
             tops = (0..problem.len())
                 .filter(|&i| end(offsets, i) == peak && problem.buffers[i].offset.is_none())
                 .collect();
-            if peak <= lower || tops.is_empty() {
+            if peak <= lower.max(enough) || tops.is_empty() {
                 break;
             }
         }
@@ -285,7 +286,7 @@ mod tests {
         reinsert(
             (problem, &timeline),
             stacked(problem),
-            timeline.load(),
+            (timeline.load(), 0),
             7,
             (&Deadline::none(), Some(nodes)),
         )

@@ -15,6 +15,7 @@ mod diversity;
 mod gaps;
 mod hardset;
 mod known;
+mod large_fit;
 mod log;
 mod node_counts;
 mod node_limits;
