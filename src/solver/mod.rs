@@ -328,6 +328,8 @@ impl fmt::Debug for Solver {
 pub const DEFAULT_ASSIGN_TIMEOUT: Duration = Duration::from_secs(9);
 
 /// Why a search that ran out of layouts to try reports a limit rather than infeasibility.
+use crate::search::instance::MEMBER_ENTRIES_MOST;
+
 const EXHAUSTED_MODEL: &str = "the search tried every layout in which, of two buffers live at \
     a common time, one lies wholly above the other, and none fits; gap windows may still allow \
     an interleaved layout, so this is not a proof that none exists";
@@ -772,6 +774,14 @@ impl Solver {
         allocation.status = result.outcome.status();
         if result.exhausted_model {
             allocation.warnings.push(EXHAUSTED_MODEL.to_string());
+        }
+        let entries = crate::search::instance::member_entries(problem, timeline);
+        if allocation.status == Status::LimitReached && entries > MEMBER_ENTRIES_MOST {
+            allocation.warnings.push(format!(
+                "the search did not run: its model of this problem would list {entries} pairs \
+                 of a buffer and a section it lives in, more than {MEMBER_ENTRIES_MOST} (use \
+                 --minimize, or a baseline with --algo)"
+            ));
         }
         allocation.search = Some(result.stats);
         Ok(match result.outcome {

@@ -297,6 +297,21 @@ fn lowest_clear(ranges: &[(u64, u64)], base: u64, size: u64, alignment: u64) -> 
     offset
 }
 
+/// The most entries the sections' member lists may hold for a search's instance
+/// ([`Instance::within`]): 2^28, a gibibyte of `u32`s, and as much again in the search's
+/// other tables. idealloc's Y_1 needs 193 million; 50,000 buffers each living through a third
+/// of 50,000 steps would need 663 million, and the memory would grow with the time limit.
+pub(crate) const MEMBER_ENTRIES_MOST: u64 = 1 << 28;
+
+/// The entries of the sections' member lists: each free buffer once in every section of its
+/// range.
+pub(crate) fn member_entries(problem: &Problem, timeline: &Timeline) -> u64 {
+    (0..problem.buffers.len())
+        .filter(|&i| problem.buffers[i].offset.is_none())
+        .map(|i| timeline.buffer_sections[i].len() as u64)
+        .sum()
+}
+
 /// Length of an obstacle list before its first join.
 const JOIN_AT: usize = 64;
 
@@ -347,16 +362,40 @@ impl Instance {
 
     /// [`Instance::new`] with the problem's timeline already built.
     pub fn with_timeline(problem: &Problem, timeline: &Timeline, capacity: u64) -> Instance {
-        Instance::within(problem, timeline, capacity, &Deadline::none())
+        Instance::build(problem, timeline, capacity, &Deadline::none())
             .expect("no deadline to pass")
     }
 
-    /// [`Instance::with_timeline`] by `stop`: `None` once it has passed (or the solve was
-    /// cancelled) while the sections' members, the neighbour lists or the pairs of buffers are
+    /// [`Instance::with_timeline`] by `stop`, for a search: `None` when the sections' member
+    /// lists would hold more than [`MEMBER_ENTRIES_MOST`] entries, or once `stop` has passed
+    /// (or the solve was cancelled) while they, the neighbour lists or the pairs of buffers are
     /// built (the fixed buffers against the free ones and, with gaps, the free buffers with
     /// gaps against those overlapping them in time), which on a large problem can take long:
     /// 2.2 s for idealloc's Y_1, 62,000 buffers, thousands of them live in each section.
     pub fn within(
+        problem: &Problem,
+        timeline: &Timeline,
+        capacity: u64,
+        stop: &Deadline<'_>,
+    ) -> Option<Instance> {
+        Instance::within_most(problem, timeline, capacity, (stop, MEMBER_ENTRIES_MOST))
+    }
+
+    /// [`Instance::within`] with at most `most` member entries.
+    fn within_most(
+        problem: &Problem,
+        timeline: &Timeline,
+        capacity: u64,
+        (stop, most): (&Deadline<'_>, u64),
+    ) -> Option<Instance> {
+        if member_entries(problem, timeline) > most {
+            return None;
+        }
+        Instance::build(problem, timeline, capacity, stop)
+    }
+
+    /// The instance, `None` once `stop` has passed while it is built.
+    fn build(
         problem: &Problem,
         timeline: &Timeline,
         capacity: u64,

@@ -242,3 +242,23 @@ proptest::proptest! {
         );
     }
 }
+
+#[test]
+fn a_search_instance_is_not_built_above_its_member_entries() {
+    let options = RandomOptions {
+        buffers: 300,
+        horizon: 100,
+        max_lifetime: 60,
+        ..RandomOptions::default()
+    };
+    let mut problem = random(&options, 5);
+    problem.buffers[7].offset = Some(0); // Fixed buffers are no members.
+    let timeline = Timeline::new(&problem);
+    let instance = Instance::new(&problem, 1 << 30);
+    let entries = members(&instance) as u64;
+    assert_eq!(member_entries(&problem, &timeline), entries);
+    let stop = Deadline::none();
+    let within = |most| Instance::within_most(&problem, &timeline, 1 << 30, (&stop, most));
+    assert!(within(entries).is_some());
+    assert!(within(entries - 1).is_none());
+}
