@@ -313,12 +313,12 @@ pub(crate) fn member_entries(problem: &Problem, timeline: &Timeline) -> u64 {
 }
 
 /// Length of an obstacle list before its first join.
-const JOIN_AT: usize = 64;
+pub(crate) const JOIN_AT: usize = 64;
 
 /// Sorts `ranges` and joins those that overlap or touch. [`Instance::lowest_fit`] gives the
 /// same offsets for the joined list: a range meeting the union meets one of its parts, and
 /// passing two touching parts one after the other ends where passing their join does.
-fn join_ranges(ranges: &mut Vec<(u64, u64)>) {
+pub(crate) fn join_ranges(ranges: &mut Vec<(u64, u64)>) {
     ranges.sort_unstable();
     let mut kept = 0;
     for i in 0..ranges.len() {
