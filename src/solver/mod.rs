@@ -775,12 +775,13 @@ impl Solver {
         if result.exhausted_model {
             allocation.warnings.push(EXHAUSTED_MODEL.to_string());
         }
-        let entries = crate::search::instance::member_entries(problem, timeline);
-        if allocation.status == Status::LimitReached && entries > MEMBER_ENTRIES_MOST {
+        let entries = || crate::search::instance::member_entries(problem, timeline);
+        if allocation.status == Status::LimitReached && entries() > MEMBER_ENTRIES_MOST {
             allocation.warnings.push(format!(
-                "the search did not run: its model of this problem would list {entries} pairs \
+                "the search did not run: its model of this problem would list {} pairs \
                  of a buffer and a section it lives in, more than {MEMBER_ENTRIES_MOST} (use \
-                 --minimize, or a baseline with --algo)"
+                 --minimize, or a baseline with --algo)",
+                entries()
             ));
         }
         allocation.search = Some(result.stats);
