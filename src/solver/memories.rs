@@ -326,9 +326,14 @@ impl Run<'_> {
                 .then(buffers[b].lifetime().cmp(&buffers[a].lifetime()))
                 .then(a.cmp(&b))
         });
+        // The first candidate comes whatever the time; each other only while time is left (at a
+        // million buffers each takes seconds).
         let mut best = admission(self.problem, self.slots, &order, Fit::First);
-        let mut consider = |candidate: Option<Placed>| {
-            if let Some(c) = candidate {
+        let mut consider = |candidate: &dyn Fn() -> Option<Placed>| {
+            if self.deadline.passed() || self.deadline.cancelled() {
+                return;
+            }
+            if let Some(c) = candidate() {
                 if best
                     .as_ref()
                     .is_none_or(|b| c.cost(self.slots) < b.cost(self.slots))
@@ -337,12 +342,12 @@ impl Run<'_> {
                 }
             }
         };
-        consider(admission(self.problem, self.slots, &order, Fit::Best));
-        consider(admission(self.problem, self.slots, &by_size, Fit::Best));
+        consider(&|| admission(self.problem, self.slots, &order, Fit::Best));
+        consider(&|| admission(self.problem, self.slots, &by_size, Fit::Best));
         for shrink in [0, 1, 2, 4, 8] {
-            consider(self.packed(&order, &by_size, shrink));
+            consider(&|| self.packed(&order, &by_size, shrink));
         }
-        consider(self.guided(&order));
+        consider(&|| self.guided(&order));
         best
     }
 
