@@ -85,6 +85,7 @@ use crate::outcome::{trivially_infeasible, Deadline, Limits, Status};
 use crate::policy_spec::{configured, PolicySpec};
 use crate::problem::rules::RuleBreak;
 use crate::problem::{Assignment, Problem, Solution};
+use crate::search::instance::{member_entries, MEMBER_ENTRIES_MOST};
 use crate::search::{
     self, ExternalMember, FitRequest, Portfolio, PortfolioConfig, SearchObserver, SearchOptions,
     SearchStats,
@@ -328,8 +329,6 @@ impl fmt::Debug for Solver {
 pub const DEFAULT_ASSIGN_TIMEOUT: Duration = Duration::from_secs(9);
 
 /// Why a search that ran out of layouts to try reports a limit rather than infeasibility.
-use crate::search::instance::MEMBER_ENTRIES_MOST;
-
 const EXHAUSTED_MODEL: &str = "the search tried every layout in which, of two buffers live at \
     a common time, one lies wholly above the other, and none fits; gap windows may still allow \
     an interleaved layout, so this is not a proof that none exists";
@@ -775,7 +774,7 @@ impl Solver {
         if result.exhausted_model {
             allocation.warnings.push(EXHAUSTED_MODEL.to_string());
         }
-        let entries = || crate::search::instance::member_entries(problem, timeline);
+        let entries = || member_entries(problem, timeline);
         if allocation.status == Status::LimitReached && entries() > MEMBER_ENTRIES_MOST {
             allocation.warnings.push(format!(
                 "the search did not run: its model of this problem would list {} pairs \
