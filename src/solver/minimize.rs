@@ -206,9 +206,9 @@ struct Improvement {
     stats: SearchStats,
 }
 
-/// Improves `best` (above `lower`, a proven bound, and above `enough`), within `deadline` and `nodes`: by windows
-/// of time ([`improve`]), then, with what they leave when they give up, by ruin and recreate
-/// ([`reinsert`], the `reinsert` switch).
+/// Improves `best` (above `lower`, a proven bound, and above `enough`), within `deadline` and
+/// `nodes`: by windows of time ([`improve`]), then, with what they leave when they give up, by
+/// ruin and recreate ([`reinsert`], the `reinsert` switch).
 fn improvement(
     (problem, timeline): (&Problem, &Timeline),
     (best, lower, enough): (&Solution, u64, u64),
@@ -278,7 +278,7 @@ fn improvement(
 
 /// The phases of [`minimize`] before the bound phase, from `start` within `limits` (the time
 /// limit, if any, given); the first, which always answers, within `whole`, the whole solve's
-/// deadline. None lowers the peak below `enough` (0: as low as they get).
+/// deadline. No phase lowers the peak below `enough` (0: as low as they get).
 fn phases(
     (problem, timeline): (&Problem, &Timeline),
     options: &SearchOptions,
