@@ -102,11 +102,12 @@ pub(crate) struct Improved {
 }
 
 /// Lowers the peak of `start`, a valid layout of `problem` (no gaps), towards `lower` (a proven
-/// bound) or until it is at most `enough` (0 when only the bound is): each round sets a target below the peak, and re-places a window of time around every
-/// buffer ending above it (see the module doc), each window with [`NODES_PER_FREED`] nodes per
-/// freed buffer, or [`NODES_PER_FREED_ALONE`] when the windows are `alone`, the only search of
-/// the problem (see [`attempts`]); when every buffer is under the target, the next round aims
-/// lower, else nearer.
+/// bound) or until it is at most `enough` (0 when only the bound is): each round sets a target
+/// below the peak, and re-places a window of time around every buffer ending above it (see the
+/// module doc), each window with [`NODES_PER_FREED`] nodes per freed buffer, or
+/// [`NODES_PER_FREED_ALONE`] when the windows are `alone`, the only search of the problem (see
+/// [`attempts`]); when every buffer is under the target, the next round aims lower, else
+/// nearer.
 /// Stops at `deadline`, when `nodes` are spent, or when no target below the peak is left.
 /// `portfolio(buffers)` gives each window's search its portfolio.
 pub(crate) fn improve(
