@@ -243,16 +243,12 @@ fn obstacles(problem: &Problem, watch: &mut Watch<'_>) -> Option<Vec<Vec<(u64, u
     if problem.buffers.iter().all(|b| b.offset.is_none()) {
         return Some(obstacles);
     }
-    // A list is joined whenever it reaches its limit, twice what the last join left (at least
-    // JOIN_AT): held buffers packed below a window touch, so their union stays a few ranges
-    // where the pairs run to billions of bytes (a window of a million-buffer problem).
+    // Held buffers packed below a window touch, so their union stays a few ranges where the
+    // pairs run to billions of bytes (a window of a million-buffer problem).
     let mut limits = vec![JOIN_AT; n];
     let add = |list: &mut Vec<(u64, u64)>, limit: &mut usize, f: &Buffer, u: &Buffer| {
         shadows(f, u, list);
-        if list.len() >= *limit {
-            join_ranges(list);
-            *limit = (2 * list.len()).max(JOIN_AT);
-        }
+        join_when_full(list, limit);
     };
     let mut by_start: Vec<usize> = (0..n).collect();
     by_start.sort_by_key(|&i| problem.buffers[i].lower);
@@ -312,8 +308,19 @@ pub(crate) fn member_entries(problem: &Problem, timeline: &Timeline) -> u64 {
         .sum()
 }
 
-/// Length of an obstacle list before its first join.
+/// Length of a list of ranges before its first join by [`join_when_full`].
 pub(crate) const JOIN_AT: usize = 64;
+
+/// After ranges were added to `list`: joins it ([`join_ranges`]) once it has reached `limit`,
+/// and sets the next limit to twice what the join left (at least [`JOIN_AT`]), so a list
+/// built range by range stays within twice its union's length and each range is sorted
+/// O(log) times.
+pub(crate) fn join_when_full(list: &mut Vec<(u64, u64)>, limit: &mut usize) {
+    if list.len() >= *limit {
+        join_ranges(list);
+        *limit = (2 * list.len()).max(JOIN_AT);
+    }
+}
 
 /// Sorts `ranges` and joins those that overlap or touch. [`Instance::lowest_fit`] gives the
 /// same offsets for the joined list: a range meeting the union meets one of its parts, and
