@@ -774,13 +774,15 @@ impl Solver {
         if result.exhausted_model {
             allocation.warnings.push(EXHAUSTED_MODEL.to_string());
         }
-        let entries = || member_entries(problem, timeline);
-        if allocation.status == Status::LimitReached && entries() > MEMBER_ENTRIES_MOST {
+        let entries = match allocation.status {
+            Status::LimitReached => member_entries(problem, timeline),
+            _ => 0,
+        };
+        if entries > MEMBER_ENTRIES_MOST {
             allocation.warnings.push(format!(
-                "the search did not run: its model of this problem would list {} pairs \
+                "the search did not run: its model of this problem would list {entries} pairs \
                  of a buffer and a section it lives in, more than {MEMBER_ENTRIES_MOST} (use \
-                 --minimize, or a baseline with --algo)",
-                entries()
+                 --minimize, or a baseline with --algo)"
             ));
         }
         allocation.search = Some(result.stats);
