@@ -38,8 +38,8 @@ pub(crate) struct Reinserted {
 /// Lowers the peak of `start`, a valid layout of `problem` (no gaps), towards `lower` (a proven
 /// bound) by ruin and recreate (see the module doc) until `deadline`, until `nodes` buffers
 /// have been put back, or until the peak reaches `lower` or is at most `enough` (0 when only
-/// the bound is). Each move is drawn from `seed` and
-/// the move's number alone, so the same call gives the same layout on any machine.
+/// the bound is). Each move is drawn from `seed` and the move's number alone, so the same call
+/// gives the same layout on any machine.
 pub(crate) fn reinsert(
     (problem, timeline): (&Problem, &Timeline),
     start: Solution,
