@@ -5,9 +5,10 @@
 //! time bucket for each buffer, since a step shares its bucket with the other step, whose
 //! buffers lie above and do not meet it in time (the highest-end scan of TVM's greedy orders
 //! usually stops after a few entries: on the random 100,000 buffers this test used before,
-//! 25,000 live at once, they finish in 0.03 s). The limits are a small fraction of that, so the
-//! outcome, limit reached with no layout, does not depend on the machine's speed; a deadline
-//! looked at only before the work, or never, would give a layout instead (checked by hand: with
+//! 25,000 live at once, they finish in 0.03 s). The limits are a small fraction of that. A test
+//! asserts what a limit guarantees (an answer within the limit and a grace far below those
+//! seconds; a validated layout or none), never which of the two the clock picks; a deadline
+//! looked at only before the work, or never, would answer only after those seconds (checked by hand: with
 //! the look before the first placement only, the cancel test gets TFLite's layout after about
 //! 40 s, on the random problem).
 
@@ -51,6 +52,32 @@ fn capacity() -> u64 {
 /// it, so that the deadline passes while buffers are being placed.
 const LIMIT: Duration = Duration::from_millis(300);
 
+/// How long past its limit an allocator may answer here: far below the seconds a placement that
+/// never looked at the clock would take, far above what a busy machine adds.
+const GRACE: Duration = Duration::from_secs(2);
+
+/// What a limit guarantees, whichever answer the clock picks: an answer within the limit and
+/// [`GRACE`], either a layout that passed the validator within `capacity`, or limit reached
+/// with no layout. (On a fast or idle machine an allocator may finish first; a test never
+/// asserts which of the two right answers it gives.)
+fn assert_answered_in_time(result: &Allocation, started: Instant, capacity: u64, what: &str) {
+    let elapsed = started.elapsed();
+    assert!(
+        elapsed < LIMIT + GRACE,
+        "{what}: answered after {elapsed:?}"
+    );
+    match &result.solution {
+        Some(solution) => {
+            assert_eq!(result.status, Status::Solved, "{what}");
+            assert!(
+                validate(large_problem(), solution, Some(capacity)).is_valid(),
+                "{what}: an invalid layout"
+            );
+        }
+        None => assert_limit_reached(result, what),
+    }
+}
+
 fn assert_limit_reached(result: &Allocation, what: &str) {
     assert_eq!(result.status, Status::LimitReached, "{what}");
     assert!(
@@ -65,50 +92,52 @@ fn every_baseline_stops_at_the_time_limit_while_placing() {
     let problem = large_problem();
     for baseline in Baseline::ALL {
         for goal in [Goal::Fit(capacity()), Goal::Minimize] {
+            let started = Instant::now();
             let result = Solver::new()
                 .algorithm(Algorithm::Baseline(baseline))
                 .timeout(LIMIT)
                 .solve(problem, goal)
                 .expect("a valid problem");
-            assert_limit_reached(&result, &format!("{} {goal:?}", baseline.name()));
+            let what = format!("{} {goal:?}", baseline.name());
+            let capacity = match goal {
+                Goal::Fit(c) => c,
+                _ => u64::MAX,
+            };
+            assert_answered_in_time(&result, started, capacity, &what);
         }
     }
 }
 
-/// The search's first step tries three baselines before any search, and stops at the limit
-/// (and so never builds the search's model of so large a problem).
+/// A fit of the search this large lowers first-fit's layout and stops at the limit (and so
+/// never builds the search's model of so large a problem): limit reached, or a layout at the
+/// capacity when the rest laid in lanes happens to reach it.
 #[test]
-fn the_heuristic_first_step_stops_at_the_time_limit() {
+fn the_search_fit_of_a_large_problem_stops_at_the_time_limit() {
+    let started = Instant::now();
     let result = Solver::new()
         .timeout(LIMIT)
         .solve(large_problem(), Goal::Fit(capacity()))
         .expect("a valid problem");
-    assert_limit_reached(&result, "search fit");
+    assert_answered_in_time(&result, started, capacity(), "search fit");
 }
 
-/// Minimise always answers: on a problem far too large for the limit (a machine too slow for
-/// it), its first phase, first-fit, stops at the limit and lays out the buffers it has not
-/// placed in lanes above the others; the layout passed the validator, and the output says
-/// which phase made it.
+/// Minimise always answers: on a problem far too large for the limit, within the limit, with
+/// a layout that passed the validator and the phase that made it (first-fit with the buffers
+/// it had not placed in lanes, or a later phase on a machine fast enough to get there; the
+/// lanes themselves are checked without a clock below).
 #[test]
-fn minimise_answers_at_the_time_limit_with_its_first_phase() {
+fn minimise_answers_at_the_time_limit() {
     let problem = large_problem();
+    let started = Instant::now();
     let result = Solver::new()
         .timeout(LIMIT)
         .solve(problem, Goal::Minimize)
         .expect("a valid problem");
+    assert!(started.elapsed() < LIMIT + GRACE, "{:?}", started.elapsed());
     assert_eq!(result.status, Status::Solved);
     let solution = result.solution.as_ref().expect("a layout");
     assert!(validate(problem, solution, Some(u64::MAX)).is_valid());
-    match result.found_by {
-        Some(MinimizePhase::Guarantee { in_lanes }) => {
-            assert!(
-                in_lanes > 0,
-                "first-fit placed every buffer within the limit"
-            )
-        }
-        other => panic!("found by {other:?}"),
-    }
+    assert!(result.found_by.is_some(), "no phase named");
 }
 
 /// With the cancel flag set before the solve starts (a clock so slow that the limit has passed
@@ -179,13 +208,14 @@ fn a_cancel_flag_set_while_placing_stops_every_baseline() {
                 cancel.store(true, Ordering::Relaxed);
             })
         };
+        let started = Instant::now();
         let result = Solver::new()
             .algorithm(Algorithm::Baseline(baseline))
             .cancel_flag(Arc::clone(&cancel))
             .solve(problem, Goal::Fit(capacity()))
             .expect("a valid problem");
         setter.join().expect("the setter thread");
-        assert_limit_reached(&result, baseline.name());
+        assert_answered_in_time(&result, started, capacity(), baseline.name());
     }
 }
 
