@@ -66,7 +66,7 @@ pub use report_text::{cpsat_share_line, solution_text, spill_line, summary_lines
 pub use search::{SearchOptions, SearchStats};
 pub use solver::{
     greedy_admission, Algorithm, Allocation, BoundSource, Goal, MinimizePhase, PortfolioFactory,
-    SolveError, Solver, DEFAULT_ASSIGN_TIMEOUT, DEFAULT_MINIMIZE_TIMEOUT, EXACT_ASSIGNMENTS,
+    SolveError, Solver, DEFAULT_ASSIGN_TIMEOUT, DEFAULT_MINIMIZE_TIMEOUT,
 };
 pub use validate::{validate, validate_assignment, Report, Violation};
 

@@ -90,9 +90,9 @@ void tm_problem_free(tm_problem *problem);
 tm_error tm_solve(const tm_problem *problem, const tm_options *options, tm_result **result);
 
 /* When not everything fits options->capacity: keeps the largest total benefit (bytes, unless
- * tm_problem_set_benefit) and moves the rest out; tm_result_memories says which. Exact on
- * small problems (at most 65,536 choices: 16 buffers), the best found on larger ones. With
- * memories, the same as tm_solve. */
+ * tm_problem_set_benefit) and moves the rest out; tm_result_memories says which. Never
+ * worse than greedy admission; proven best when the assignment search exhausts its tree
+ * within the limits (tm_result_proven_best). With memories, the same as tm_solve. */
 tm_error tm_solve_spill(const tm_problem *problem, const tm_options *options, tm_result **result);
 
 /* Copies each buffer's memory into out (room for capacity values): its index among the

@@ -313,10 +313,11 @@ impl Allocation {
                 .collect()
         });
         let greedy_kept_bytes = match (goal, assignment) {
-            (Goal::Spill(c), Some(_)) => {
-                let (_, greedy) = py.detach(|| telamalloc::greedy_admission(problem, c));
-                Some(greedy.kept_bytes(problem) as u64)
-            }
+            // Computed by the solve, within its limit.
+            (Goal::Spill(_), Some(_)) => allocation
+                .greedy
+                .as_ref()
+                .map(|greedy| greedy.kept_bytes(problem) as u64),
             _ => None,
         };
         let stats = PyDict::new(py);

@@ -159,9 +159,10 @@ pub fn run(args: SolveArgs) -> Result<i32, CliError> {
         eprintln!("{line}");
     }
     match (goal, &result.assignment) {
-        (Goal::Spill(capacity), Some(assignment)) => {
-            let (_, greedy) = telamalloc::greedy_admission(&problem, capacity);
-            eprintln!("{}", telamalloc::spill_line(&problem, assignment, &greedy));
+        (Goal::Spill(_), Some(assignment)) => {
+            if let Some(greedy) = &result.greedy {
+                eprintln!("{}", telamalloc::spill_line(&problem, assignment, greedy));
+            }
         }
         (Goal::Memories, Some(assignment)) => {
             eprintln!("cost: {} (size x cost per byte)", assignment.cost(&problem));

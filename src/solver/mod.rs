@@ -13,11 +13,11 @@
 //! assert!(result.solution.unwrap().peak(&problem) <= 12);
 //! ```
 
+mod assign;
 mod bound;
 mod by_time;
 mod cpsat_member;
 mod improve;
-mod memories;
 mod minimize;
 mod obstacles;
 mod part_fit;
@@ -73,8 +73,8 @@ pub(crate) mod test_layouts {
     }
 }
 
+pub use assign::greedy_admission;
 pub use bound::BoundSource;
-pub use memories::{greedy_admission, EXACT_ASSIGNMENTS};
 pub use minimize::{MinimizePhase, DEFAULT_TIMEOUT as DEFAULT_MINIMIZE_TIMEOUT};
 
 use crate::analysis::Timeline;
@@ -147,13 +147,14 @@ pub enum Goal {
     Minimize,
     /// Keep the largest total benefit ([`Buffer::worth`](crate::Buffer::worth): `benefit`,
     /// else the size) within this capacity and move the rest out (fixed buffers stay unless
-    /// their fixed place lies beyond the capacity). Exact when there are at most
-    /// [`EXACT_ASSIGNMENTS`] choices (2 to the number of buffers), else the best found. On a problem with memories, the same as [`Goal::Memories`].
+    /// their fixed place lies beyond the capacity). Never worse than
+    /// [`greedy_admission`]; proven best when the assignment search exhausts its tree within
+    /// the limits. On a problem with memories, the same as [`Goal::Memories`].
     Spill(u64),
     /// The problem's [`memories`](Problem::memories): each buffer in one of the memories it may
     /// use, each memory within its capacity, at the least total cost (size x the memory's cost
-    /// per byte). Exact when there are at most [`EXACT_ASSIGNMENTS`] assignments, else the best
-    /// found.
+    /// per byte). Proven best when the assignment search exhausts its
+    /// tree within the limits, else the best found.
     Memories,
 }
 
@@ -210,6 +211,9 @@ pub struct Allocation {
     /// Where each buffer went, for [`Goal::Spill`] and [`Goal::Memories`] (present with the
     /// solution, whose offsets are inside each buffer's memory); validated with it.
     pub assignment: Option<Assignment>,
+    /// Greedy admission's assignment (see [`greedy_admission`]), for [`Goal::Spill`] without
+    /// memories: what the answer is compared with, computed within the limit.
+    pub greedy: Option<Assignment>,
 }
 
 impl Allocation {
@@ -228,6 +232,7 @@ impl Allocation {
             cpsat: None,
             assignment: None,
             found_by: None,
+            greedy: None,
         }
     }
 }
@@ -522,6 +527,9 @@ impl Solver {
             }));
         }
         if matches!(goal, Goal::Spill(_) | Goal::Memories) {
+            // An algorithm that cannot run is an error here too, never a memory that "does
+            // not fit".
+            self.check_available()?;
             return Ok(self.assign(problem, goal, start));
         }
         let model = self.load_policy_model()?;
@@ -578,12 +586,12 @@ impl Solver {
     fn assign(&self, problem: &Problem, goal: Goal, start: Instant) -> Allocation {
         let (slots, capacity) = match goal {
             Goal::Spill(c) if problem.memories.is_empty() => {
-                (memories::Slots::spill(problem, c), Some(c))
+                (assign::Slots::spill(problem, c), Some(c))
             }
-            _ => (memories::Slots::memories(problem), None),
+            _ => (assign::Slots::memories(problem), None),
         };
-        // A node limit is a total over every memory's fits, and alone it sets no clock: the
-        // answer is then the same on any machine.
+        // A node limit is a total over every memory's fits and the assignment search, and
+        // alone it sets no clock: the answer is then the same on any machine.
         let limit = match self.limits {
             Limits {
                 timeout: None,
@@ -592,36 +600,30 @@ impl Solver {
             Limits { timeout, .. } => timeout,
         };
         let deadline = Deadline::after(start, limit, self.cancel.as_deref());
-        let nodes_left = std::cell::Cell::new(self.limits.nodes);
         let fit = |sub: &Problem, capacity: u64, nodes: Option<u64>| {
-            let nodes = match (nodes, nodes_left.get()) {
-                (_, Some(0)) => return memories::Fitted::Unknown,
-                (Some(wanted), Some(left)) => Some(wanted.min(left)),
-                (wanted, left) => wanted.or(left),
-            };
             let timeout = limit.map(|t| t.saturating_sub(start.elapsed()));
             let child = self.clone().limits(Limits { timeout, nodes });
-            let fitted = child.solve(sub, Goal::Fit(capacity));
-            if let (Some(left), Ok(a)) = (nodes_left.get(), &fitted) {
-                let spent = a.search.as_ref().map_or(0, |s| s.nodes);
-                nodes_left.set(Some(left.saturating_sub(spent)));
-            }
-            match fitted {
-                Ok(a) if a.status == Status::Solved => {
-                    memories::Fitted::Fits(a.solution.expect("solved").offsets)
+            match child.solve(sub, Goal::Fit(capacity)) {
+                Ok(a) => {
+                    let spent = a.search.as_ref().map_or(0, |s| s.nodes);
+                    let fitted = match a.status {
+                        Status::Solved => assign::Fitted::Fits(a.solution.expect("solved").offsets),
+                        // Without gaps an exhausted search is a proof (see EXHAUSTED_MODEL).
+                        Status::Infeasible(_) if !sub.has_gaps() => assign::Fitted::DoesNot,
+                        _ => assign::Fitted::Unknown,
+                    };
+                    (fitted, spent)
                 }
-                // Without gaps an exhausted search is a proof (see EXHAUSTED_MODEL).
-                Ok(a) if matches!(a.status, Status::Infeasible(_)) && !sub.has_gaps() => {
-                    memories::Fitted::DoesNot
-                }
-                Ok(_) => memories::Fitted::Unknown,
                 // Fixed buffers that collide in this memory.
-                Err(_) => memories::Fitted::DoesNot,
+                Err(SolveError::InvalidProblem(_)) => (assign::Fitted::DoesNot, 0),
+                // Checked before the assignment starts (check_available): never a proof.
+                Err(_) => (assign::Fitted::Unknown, 0),
             }
         };
-        let answer = memories::solve(problem, &slots, &deadline, &fit);
+        let answer = assign::solve(problem, &slots, (&deadline, self.limits.nodes), &fit);
         let load = Timeline::new(problem).load();
         let mut allocation = Allocation::nothing_yet(answer.status, load);
+        allocation.greedy = answer.greedy;
         if let Some((layout, assignment)) = answer.placed {
             let report = validate_assignment(problem, &layout, &assignment, capacity);
             assert!(

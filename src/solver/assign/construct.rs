@@ -4,7 +4,8 @@
 //! found no place.
 
 use super::profile::Profile;
-use super::{Fitted, Placed, Run, Slots};
+use super::run::{Fitted, Run};
+use super::slots::{Placed, Slots};
 use crate::placement::{Fit, Placer};
 use crate::problem::{Assignment, Problem, Solution};
 
