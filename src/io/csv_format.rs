@@ -137,12 +137,16 @@ pub(crate) fn parse_number(
     if text.starts_with('-') {
         return Err(err(format!("{} is negative", quoted(text))));
     }
-    let digits = text.strip_prefix('+').unwrap_or(text);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    if text.starts_with('+') {
+        return Err(err(format!(
+            "{} is not an integer: write the digits alone, without a sign",
+            quoted(text)
+        )));
+    }
+    if !text.bytes().all(|b| b.is_ascii_digit()) {
         return Err(err(format!("{} is not an integer", quoted(text))));
     }
-    digits
-        .parse::<u64>()
+    text.parse::<u64>()
         .map_err(|_| err(format!("{} is too large (overflows 64 bits)", quoted(text))))
 }
 

@@ -5,6 +5,7 @@
 
 use super::check::{check_problem, BufferPlaces};
 use super::csv_format::collect_offsets;
+use super::json_places::read_string;
 use crate::error::{quoted, with_quotes_cut, InputError};
 use crate::problem::{Buffer, Memory, Problem, Solution};
 use serde::{Deserialize, Serialize};
@@ -181,28 +182,6 @@ fn open_at(text: &str, line: usize, column: usize) -> Vec<Open> {
     open
 }
 
-/// The JSON string whose opening quote is at `start`, decoded, if the text holds it whole (a
-/// string the text ends inside reads as far as it goes, escapes raw; one that does not decode
-/// reads raw), and the position after it.
-fn read_string(bytes: &[u8], start: usize) -> (Option<String>, usize) {
-    let mut p = start + 1;
-    while p < bytes.len() {
-        match bytes[p] {
-            b'"' => {
-                let raw = &bytes[start..=p];
-                let decoded = std::str::from_utf8(raw)
-                    .ok()
-                    .and_then(|raw| serde_json::from_str::<String>(raw).ok())
-                    .unwrap_or_else(|| String::from_utf8_lossy(&raw[1..raw.len() - 1]).into());
-                return (Some(decoded), p + 1);
-            }
-            b'\\' => p += 2,
-            _ => p += 1,
-        }
-    }
-    (None, p)
-}
-
 /// `text` without its UTF-8 byte-order mark, if it starts with one (as the CSV reader skips it).
 fn without_byte_order_mark(text: &str) -> &str {
     text.strip_prefix('\u{feff}').unwrap_or(text)
@@ -235,7 +214,7 @@ pub fn parse_json_problem_in(
     if let Some(memories) = memories {
         problem.memories = memories;
     }
-    check_problem(&problem, file, &BufferPlaces::Elements)?;
+    check_problem(&problem, file, &BufferPlaces::Json(text))?;
     Ok(problem)
 }
 

@@ -9,6 +9,7 @@ mod check;
 mod csv_format;
 mod files;
 mod json_format;
+mod json_places;
 
 pub use check::{check_problem, BufferPlaces};
 pub use csv_format::{
@@ -145,7 +146,7 @@ pub fn read_problem_in(
             }
             if problem.capacity.is_none() && from_name.is_some() {
                 problem.capacity = from_name;
-                check_problem(&problem, &name, &BufferPlaces::Elements)?;
+                check_problem(&problem, &name, &BufferPlaces::Json(&text))?;
             }
             Ok(problem)
         }

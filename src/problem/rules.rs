@@ -3,7 +3,7 @@
 //! breaks one.
 
 use super::{Buffer, Gap, Problem, Solution};
-use crate::error::quoted;
+use crate::error::{escape_controls, quoted};
 use crate::validate::{validate, Violation};
 use std::collections::HashMap;
 
@@ -180,7 +180,7 @@ fn check_memories(problem: &Problem) -> Result<(), RuleBreak> {
                 "the problem has no memories".to_string()
             } else {
                 let ids: Vec<&str> = problem.memories.iter().map(|m| m.id.as_str()).collect();
-                format!("the memories are {}", ids.join(", "))
+                format!("the memories are {}", escape_controls(&ids.join(", ")))
             };
             return Err(RuleBreak::at(
                 i,

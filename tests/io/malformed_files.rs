@@ -79,9 +79,18 @@ const CASES: &[Case] = &[
     ("json", b"{\"buffers\": [\n{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": -4}]}", CAP, 2, &["in.json: line 2: buffers[0] (id 'a'): field 'size': malformed JSON: invalid value: integer `-4`"]),
     ("json", b"{\"buffers\": [\n{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4, \"colour\": 1}]}", CAP, 2, &["in.json: line 2: buffers[0] (id 'a'): field 'colour': malformed JSON: unknown field `colour`"]),
     ("json", b"{\"buffers\": [\n{\"id\": \"a\", \"lower\": 0, \"upper\": 1}]}", CAP, 2, &["in.json: line 2: buffers[0] (id 'a'): field 'size': malformed JSON: missing field `size`"]),
-    ("json", b"{\"buffers\": [{\"id\": \"a\", \"lower\": 3, \"upper\": 3, \"size\": 4}]}", CAP, 2, &["in.json: buffers[0]: field 'upper': lower (3) must be less than upper (3)"]),
-    ("json", b"{\"buffers\": [{\"id\": \" a\", \"lower\": 0, \"upper\": 1, \"size\": 4}]}", CAP, 2, &["in.json: buffers[0]: field 'id': id ' a' starts or ends with white space"]),
-    ("json", b"{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4}, {\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4}]}", CAP, 2, &["in.json: buffers[1]: field 'id': duplicate id 'a' (first used at buffers[0])"]),
+    // Rules broken by a buffer read whole: its line and id too.
+    ("json", b"{\"buffers\": [{\"id\": \"a\", \"lower\": 3, \"upper\": 3, \"size\": 4}]}", CAP, 2, &["in.json: line 1: buffers[0] (id 'a'): field 'upper': lower (3) must be less than upper (3)"]),
+    ("json", b"{\"buffers\": [\n{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4},\n\n {\"id\": \"b\", \"lower\": 5, \"upper\": 3, \"size\": 4}]}", CAP, 2, &["in.json: line 4: buffers[1] (id 'b'): field 'upper': lower (5) must be less than upper (3)"]),
+    ("json", b"{\"buffers\": [{\"id\": \" a\", \"lower\": 0, \"upper\": 1, \"size\": 4}]}", CAP, 2, &["in.json: line 1: buffers[0] (id ' a'): field 'id': id ' a' starts or ends with white space"]),
+    ("json", b"{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4},\n{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4}]}", CAP, 2, &["in.json: line 2: buffers[1] (id 'a'): field 'id': duplicate id 'a' (first used at buffers[0])"]),
+    // `null` is no field, for every optional field; `+8` is no number in any format.
+    ("json", b"{\"capacity\": null, \"memories\": null, \"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4, \"alignment\": null, \"offset\": null, \"hint\": null, \"gaps\": null, \"memories\": null, \"benefit\": null}]}", CAP, 0, &["\na,0,1,4,0"]),
+    ("csv", b"id,lower,upper,size\na,0,1,+8\n", CAP, 2, &["in.csv: line 2: field 'size': '+8' is not an integer: write the digits alone, without a sign"]),
+    ("csv", b"id,lower,upper,size,offset\na,0,1,8,+0\n", CAP, 2, &["in.csv: line 2: field 'offset': '+0' is not an integer"]),
+    ("csv", b"id,lower,upper,size,benefit\na,0,1,8,+3\n", &["--spill", "--capacity", "4"], 2, &["in.csv: line 2: field 'benefit': '+3' is not an integer"]),
+    ("json", b"{\"memories\": [{\"id\": \"s\\u001bram\", \"capacity\": 8}], \"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4, \"memories\": [\"x\"]}]}", &[], 2, &["field 'memories': unknown memory 'x' (the memories are s\\u{1b}ram)"]),
+
     ("json", b"{\"buffers\": [{\"id\": \"a\xff\", \"lower\": 0, \"upper\": 1, \"size\": 4}]}", CAP, 2, &["in.json: line 1: file is not valid UTF-8"]),
     ("json", b"\xef\xbb\xbf{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4}]}", CAP, 0, &["\na,0,1,4,0"]),
     ("json", b"{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4, \"hint\": -1}]}", CAP, 0, &["\na,0,1,4,0"]),
