@@ -4,10 +4,10 @@
 //! with its id when read before the fault) and the field, for malformed numbers too.
 
 use super::check::{check_problem, BufferPlaces};
-use super::csv_format::collect_offsets;
-use super::json_places::read_string;
-use crate::error::{quoted, with_quotes_cut, InputError};
-use crate::problem::{Buffer, Memory, Problem, Solution};
+use super::json_places::{element_line, read_string};
+use super::solution_rows::{RowMemory, SolutionRows};
+use crate::error::{with_quotes_cut, InputError};
+use crate::problem::{Assignment, Buffer, Memory, Problem, Solution};
 use serde::{Deserialize, Serialize};
 
 fn json_error(e: serde_json::Error, file: &str, text: &str) -> InputError {
@@ -226,15 +226,26 @@ struct SolutionFile {
     buffers: Vec<Buffer>,
 }
 
+/// What a solution gives of each buffer: the rest (the problem's fields) is not read.
 #[derive(Deserialize)]
-struct OffsetOnly {
+struct PlacedOnly {
     id: String,
     offset: Option<u64>,
+    /// Absent: a plain solution; `null`: moved out; else the memory's id.
+    #[serde(default, deserialize_with = "present")]
+    memory: Option<Option<String>>,
+}
+
+/// Reads a field that is present, `null` or not: `Some(None)` for `null`.
+fn present<'de, D: serde::Deserializer<'de>>(
+    reader: D,
+) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(reader).map(Some)
 }
 
 #[derive(Deserialize)]
-struct OffsetsFile {
-    buffers: Vec<OffsetOnly>,
+struct PlacementsFile {
+    buffers: Vec<PlacedOnly>,
 }
 
 /// Parses a solution (`buffers[].id` and `buffers[].offset`) for `problem`.
@@ -243,35 +254,39 @@ pub fn parse_json_solution(
     file: &str,
     problem: &Problem,
 ) -> Result<Solution, InputError> {
+    parse_json_assigned(text, file, problem).map(|(solution, _)| solution)
+}
+
+/// [`parse_json_solution`], and when the buffers have a `memory` field (as `solve --spill` and
+/// `solve --memories` write it) each buffer's memory: an id of the problem's memories (`chip`
+/// for a problem without), or `null` for a buffer moved out, which has no `offset`.
+pub fn parse_json_assigned(
+    text: &str,
+    file: &str,
+    problem: &Problem,
+) -> Result<(Solution, Option<Assignment>), InputError> {
     let text = without_byte_order_mark(text);
     if text.trim().is_empty() {
         return Err(InputError::at_line(file, None, None, "the file is empty"));
     }
-    let parsed: OffsetsFile = serde_json::from_str(text).map_err(|e| json_error(e, file, text))?;
-    let index = problem.index_by_id();
-    let mut offsets: Vec<Option<u64>> = vec![None; problem.buffers.len()];
-    for (element, entry) in parsed.buffers.into_iter().enumerate() {
-        let &i = index.get(entry.id.as_str()).ok_or_else(|| {
-            InputError::at_element(
-                file,
-                element,
-                Some("id"),
-                format!("id {} is not a buffer of the problem", quoted(&entry.id)),
-            )
-        })?;
-        let offset = entry.offset.ok_or_else(|| {
-            InputError::at_element(file, element, Some("offset"), "missing offset")
-        })?;
-        if offsets[i].replace(offset).is_some() {
-            return Err(InputError::at_element(
-                file,
-                element,
-                Some("id"),
-                format!("id {} appears twice", quoted(&entry.id)),
-            ));
-        }
+    let parsed: PlacementsFile =
+        serde_json::from_str(text).map_err(|e| json_error(e, file, text))?;
+    let mut rows = SolutionRows::new(problem);
+    for (element, entry) in parsed.buffers.iter().enumerate() {
+        let error = |field: &str, message: String| {
+            let mut error = InputError::at_element(file, element, Some(field), message);
+            error.location.line = element_line(text, element);
+            error.location.id = Some(entry.id.as_str().into());
+            error
+        };
+        let memory = match &entry.memory {
+            None => RowMemory::Absent,
+            Some(None) => RowMemory::MovedOut,
+            Some(Some(name)) => RowMemory::Named(name),
+        };
+        rows.add(&entry.id, entry.offset, memory, &error)?;
     }
-    collect_offsets(offsets, problem, file)
+    rows.finish(file)
 }
 
 /// Writes a solution as JSON: the problem's fields, every buffer with its `offset`, and `peak`.

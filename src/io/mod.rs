@@ -10,6 +10,7 @@ mod csv_format;
 mod files;
 mod json_format;
 mod json_places;
+mod solution_rows;
 
 pub use check::{check_problem, BufferPlaces};
 pub use csv_format::{
@@ -18,8 +19,10 @@ pub use csv_format::{
 };
 pub use files::{file_name, problem_files, split_files, write_file};
 pub use json_format::{
-    parse_json_problem, parse_json_problem_in, parse_json_solution, write_json_solution,
+    parse_json_assigned, parse_json_problem, parse_json_problem_in, parse_json_solution,
+    write_json_solution,
 };
+pub(crate) use solution_rows::CHIP;
 
 use crate::error::InputError;
 use crate::problem::{Assignment, Memory, Problem, Solution};
@@ -239,7 +242,7 @@ pub fn read_solution(path: &Path, problem: &Problem) -> Result<Solution, InputEr
 }
 
 /// [`read_solution`], with each buffer's memory when the file gives one (a CSV `memory`
-/// column; see [`parse_csv_assigned`]).
+/// column, a JSON `memory` field; see [`parse_csv_assigned`] and [`parse_json_assigned`]).
 pub fn read_assigned(
     path: &Path,
     problem: &Problem,
@@ -248,7 +251,7 @@ pub fn read_assigned(
     let text = read_text(path)?;
     match Format::from_path(path) {
         Format::Csv => parse_csv_assigned(&text, &name, problem),
-        Format::Json => parse_json_solution(&text, &name, problem).map(|s| (s, None)),
+        Format::Json => parse_json_assigned(&text, &name, problem),
     }
 }
 

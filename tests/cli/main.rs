@@ -7,3 +7,4 @@ mod common;
 mod anywhere;
 mod commands;
 mod exit_codes;
+mod round_trip;
