@@ -7,4 +7,5 @@ mod common;
 mod anywhere;
 mod commands;
 mod exit_codes;
+mod full_disk;
 mod round_trip;
