@@ -346,7 +346,7 @@ impl Scanned<'_> {
     }
 }
 
-fn reader(text: &str) -> csv::Reader<&[u8]> {
+pub(crate) fn reader(text: &str) -> csv::Reader<&[u8]> {
     csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(true)

@@ -5,6 +5,7 @@
 mod common;
 
 mod anywhere;
+mod batch_inputs;
 mod commands;
 mod exit_codes;
 mod full_disk;
