@@ -1,5 +1,6 @@
 //! What a new user meets with the batch commands: folders that hold solutions beside the
-//! problems, `stats` on a folder, and a split whose problems are not built.
+//! problems, `stats` on a folder, a split whose problems are not built, and `gen layers`'s
+//! count of buffers.
 
 use crate::common;
 
@@ -87,5 +88,24 @@ fn a_split_not_built_says_how_to_build_it() {
             "{}",
             run.stderr
         );
+    }
+}
+
+#[test]
+fn gen_layers_writes_the_buffers_asked_for() {
+    for (buffers, tiles) in [("30", "20"), ("7", "3"), ("40", "20"), ("1", "20")] {
+        let run = telamalloc([
+            "gen",
+            "layers",
+            "--buffers",
+            buffers,
+            "--tiles",
+            tiles,
+            "--seed",
+            "3",
+        ]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let rows = run.stdout.lines().filter(|l| !l.starts_with("id,")).count();
+        assert_eq!(rows.to_string(), buffers, "--tiles {tiles}: {}", run.stdout);
     }
 }
