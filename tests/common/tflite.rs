@@ -93,6 +93,20 @@ impl FlatBuffer {
         position
     }
 
+    /// `Model.buffers` at the model's slot `slot`: 0 the empty sentinel, 1 holding `bytes` zero
+    /// bytes of weights, then `more` left for the caller to point; returns every buffer's slot.
+    pub fn weight_buffers(&mut self, slot: usize, bytes: usize, more: usize) -> Vec<usize> {
+        let (buffers, buffer_slots) = self.vector_of_refs(2 + more);
+        self.point(slot, buffers);
+        let (empty, _) = self.table(&[]);
+        self.point(buffer_slots[0], empty);
+        let (with_data, data_slots) = self.table(&[Field::Ref]);
+        self.point(buffer_slots[1], with_data);
+        let data = self.bytes_vector(&vec![0u8; bytes]);
+        self.point(data_slots[0], data);
+        buffer_slots
+    }
+
     /// A vector of `n` offsets; returns its position and the slots to point.
     pub fn vector_of_refs(&mut self, n: usize) -> (usize, Vec<usize>) {
         self.pad();
@@ -218,14 +232,7 @@ pub fn tflite_model(options: &ModelOptions) -> Vec<u8> {
     }
     // Buffers: 0 is the empty sentinel, 1 holds the float16 weights, then one per metadata
     // entry.
-    let (buffers, buffer_slots) = fb.vector_of_refs(2 + options.metadata.len());
-    fb.point(model_slots[4], buffers);
-    let (empty, _) = fb.table(&[]);
-    fb.point(buffer_slots[0], empty);
-    let (with_data, data_slots) = fb.table(&[Field::Ref]);
-    fb.point(buffer_slots[1], with_data);
-    let data = fb.bytes_vector(&[0u8; 8]);
-    fb.point(data_slots[0], data);
+    let buffer_slots = fb.weight_buffers(model_slots[4], 8, options.metadata.len());
     for (k, (_, bytes)) in options.metadata.iter().enumerate() {
         let (table, slots) = fb.table(&[Field::Ref]);
         fb.point(buffer_slots[2 + k], table);
@@ -331,13 +338,6 @@ pub fn tflite_with_codes(
         let o = fb.vector_i32(outs);
         fb.point(slots[2], o);
     }
-    let (buffers, buffer_slots) = fb.vector_of_refs(2);
-    fb.point(model_slots[4], buffers);
-    let (empty, _) = fb.table(&[]);
-    fb.point(buffer_slots[0], empty);
-    let (with_data, data_slots) = fb.table(&[Field::Ref]);
-    fb.point(buffer_slots[1], with_data);
-    let data = fb.bytes_vector(&[0u8; 16]);
-    fb.point(data_slots[0], data);
+    fb.weight_buffers(model_slots[4], 16, 0);
     fb.bytes
 }
