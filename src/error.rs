@@ -104,16 +104,30 @@ pub(crate) fn quoted(text: &str) -> String {
     between(text, '\'')
 }
 
-/// `text` between two `mark`s, cut as [`quoted`] cuts it.
+/// `text` between two `mark`s, cut as [`quoted`] cuts it, with its control characters (line
+/// breaks, tabs, escapes) written as Rust escapes (`\n`), so a message stays one line.
 fn between(text: &str, mark: char) -> String {
     match text.char_indices().nth(QUOTED_CHARS) {
-        None => format!("{mark}{text}{mark}"),
+        None => format!("{mark}{}{mark}", escape_controls(text)),
         Some((cut, _)) => format!(
             "{mark}{}…{mark} ({} characters)",
-            &text[..cut],
+            escape_controls(&text[..cut]),
             text.chars().count()
         ),
     }
+}
+
+/// `text` with each control character escaped (`\n`, `\t`, `\u{1b}`), the rest as it is.
+pub(crate) fn escape_controls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// `message` from another crate (serde's: `invalid type: string "…"`, `` unknown field `…` ``)

@@ -1,7 +1,7 @@
 //! What a solve says to a person or a program: the solution file (CSV, or JSON with how it was
 //! found) and the one-line summaries.
 
-use crate::io::{write_csv_assigned, write_csv_solution, Format};
+use crate::io::{write_csv_assigned, write_csv_solution, Format, CHIP};
 use crate::problem::{Assignment, Buffer, Problem, Solution};
 use crate::solver::{Allocation, Goal};
 use serde::ser::{SerializeMap, SerializeSeq};
@@ -124,7 +124,7 @@ impl Serialize for PlacedBuffers<'_> {
                     Some(m) => problem
                         .memories
                         .get(m)
-                        .map_or("chip", |m| m.id.as_str())
+                        .map_or(CHIP, |m| m.id.as_str())
                         .into(),
                     None => Value::Null,
                 };

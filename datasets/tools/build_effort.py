@@ -146,11 +146,26 @@ def select(path, budget, flags):
         return hashlib.sha256(f.read()).hexdigest()
 
 
+def whole_layers(args):
+    """The generator's arguments with a `gen layers` count of buffers rounded up to whole
+    layers. When the corpora were built, `gen layers --buffers N --tiles T` made ceil(N / T)
+    layers of T tiles; today it makes exactly N buffers. The manifests keep the options as the
+    corpora were specified (their `buffers` column is the count made), and this passes the
+    count that rebuilds the same files."""
+    if not args or args[0] != "layers":
+        return list(args)
+    args = list(args)
+    buffers = args.index("--buffers") + 1
+    tiles = int(args[args.index("--tiles") + 1]) if "--tiles" in args else 20
+    args[buffers] = str(-(-int(args[buffers]) // tiles) * tiles)
+    return args
+
+
 def generate(args, seed, folder, family):
     """Runs `telamalloc gen ARGS --seed SEED` into `folder`, naming the file
     FAMILY.nBUFFERS.sSEED.CAPACITY.csv: (path, buffers, capacity, load)."""
     tmp = os.path.join(folder, f"tmp.{seed}.csv")
-    out = run([BIN, "gen", *args, "--seed", str(seed), "-o", tmp])
+    out = run([BIN, "gen", *whole_layers(args), "--seed", str(seed), "-o", tmp])
     if out.returncode != 0:
         raise RuntimeError(f"gen failed for {family} {seed}: {out.stderr}")
     capacity, _ = report_value(out.stderr, "capacity")

@@ -19,7 +19,8 @@ arena of the reordered, planned model next to TFLite Micro's own planner on the 
 
 With no model given it checks the package's own `sine_float.tflite`. The binary is
 `$TELAMALLOC`, else `target/release/telamalloc` (built first with cargo if missing).
-Exit code 0 when every model matches, 1 otherwise, 2 on bad usage.
+Exit code 0 when every model matches, 1 otherwise (a model TFLite Micro cannot allocate or run
+is reported with TFLite Micro's own reason, and the others are still checked), 2 on bad usage.
 """
 
 import argparse
@@ -75,6 +76,30 @@ def captured():
             text.append(sink.read().decode(errors="replace"))
 
 
+class Refused(Exception):
+    """TFLite Micro cannot allocate or run a model; the message holds its own reason."""
+
+
+def opened(path, arena_size):
+    """TFLite Micro's interpreter of `path` with an `arena_size`-byte arena; Refused, with what
+    TFLite Micro printed, when it cannot allocate the model."""
+    failure = None
+    with captured() as text:
+        try:
+            interpreter = runtime().Interpreter.from_file(str(path), arena_size=arena_size)
+        except Exception as e:  # the binding raises a bare RuntimeError; the reason is printed
+            failure = e
+    if failure is not None:
+        raise Refused(reason(path, arena_size, text(), failure))
+    return interpreter
+
+
+def reason(path, arena_size, printed, failure):
+    """Why TFLite Micro refused `path`: what it printed, else the exception."""
+    said = " ".join(printed.split()) or str(failure) or type(failure).__name__
+    return f"{path}: TFLite Micro cannot run it with a {arena_size}-byte arena: {said}"
+
+
 def details(getter):
     """Every input's (or output's) details, in order."""
     found = []
@@ -87,8 +112,8 @@ def details(getter):
 
 def random_inputs(path, seed):
     rng = np.random.default_rng(seed)
+    interpreter = opened(path, BIG_ARENA)
     with captured():
-        interpreter = runtime().Interpreter.from_file(str(path), arena_size=BIG_ARENA)
         input_details = details(interpreter.get_input_details)
     inputs = []
     for d in input_details:
@@ -106,17 +131,29 @@ def random_inputs(path, seed):
 
 
 def run(path, arena_size, inputs):
-    """The outputs of one inference, or None when the interpreter refuses the arena size."""
-    with captured():
+    """The outputs of one inference; Refused, with TFLite Micro's reason, when it cannot run."""
+    interpreter = opened(path, arena_size)
+    failure = None
+    with captured() as text:
         try:
-            interpreter = runtime().Interpreter.from_file(str(path), arena_size=arena_size)
             for k, x in enumerate(inputs):
                 interpreter.set_input(x, k)
             interpreter.invoke()
-        except Exception:
-            return None
-        count = len(details(interpreter.get_output_details))
-        return [np.array(interpreter.get_output(k), copy=True) for k in range(count)]
+            count = len(details(interpreter.get_output_details))
+            outputs = [np.array(interpreter.get_output(k), copy=True) for k in range(count)]
+        except Exception as e:
+            failure = e
+    if failure is not None:
+        raise Refused(reason(path, arena_size, text(), failure))
+    return outputs
+
+
+def run_or_none(path, arena_size, inputs):
+    """The outputs of one inference, or None when TFLite Micro refuses (a probe, a control)."""
+    try:
+        return run(path, arena_size, inputs)
+    except Refused:
+        return None
 
 
 def same(a, b):
@@ -132,8 +169,8 @@ def same(a, b):
 def allocations(path):
     """The non-persistent ("head") section and the whole arena use TFLite Micro's recording
     allocator reports."""
+    interpreter = opened(path, BIG_ARENA)
     with captured() as text:
-        interpreter = runtime().Interpreter.from_file(str(path), arena_size=BIG_ARENA)
         interpreter.print_allocations()
     found = {}
     for line in text().splitlines():
@@ -164,7 +201,7 @@ def probe(path, arena_size, inputs_file, work):
 def probe_main(path, arena_size, inputs_file, out):
     with np.load(inputs_file) as saved:
         inputs = [saved[f"i{k}"] for k in range(len(saved.files))]
-    outputs = run(path, int(arena_size), inputs)
+    outputs = run_or_none(path, int(arena_size), inputs)
     if outputs is None:
         return 3
     np.savez(out, **{f"o{k}": o for k, o in enumerate(outputs)})
@@ -274,8 +311,8 @@ def check_reordered(model, binary, work, timeout, inputs, inputs_file, reference
         "arena_reordered": smallest_arena(reordered, inputs_file, reference, total, work),
         "identical_reordered": same(reference, outputs),
         "plan_read_reordered": moved > 0 and (allocations(control)[0] < head
-                                              or not same(reference, run(control, BIG_ARENA,
-                                                                         inputs))),
+                                              or not same(reference, run_or_none(
+                                                  control, BIG_ARENA, inputs))),
     }
 
 
@@ -291,12 +328,10 @@ def check(model, binary, work, timeout, seed, reorder=False):
 
     inputs = random_inputs(model, seed)
     reference = run(model, BIG_ARENA, inputs)
-    if reference is None:
-        raise SystemExit(f"{model}: TFLite Micro cannot run it (with a {BIG_ARENA}-byte arena)")
-    with_plan = run(planned, BIG_ARENA, inputs)
+    with_plan = run_or_none(planned, BIG_ARENA, inputs)
     control = work / f"{name}.overlapping.tflite"
     moved = sabotaged(planned, control)
-    control_outputs = run(control, BIG_ARENA, inputs)
+    control_outputs = run_or_none(control, BIG_ARENA, inputs)
     inputs_file = work / f"{name}.inputs.npz"
     np.savez(inputs_file, **{f"i{k}": x for k, x in enumerate(inputs)})
     head_tflm, total_tflm = allocations(model)
@@ -344,9 +379,15 @@ def main():
             return 2
     binary = telamalloc_binary()
     results = []
+    refusals = 0
     with tempfile.TemporaryDirectory() as work:
         for model in models:
-            r = check(model, binary, Path(work), args.timeout, args.seed, args.reorder)
+            try:
+                r = check(model, binary, Path(work), args.timeout, args.seed, args.reorder)
+            except Refused as refused:
+                print(f"error: {refused}", file=sys.stderr, flush=True)
+                refusals += 1
+                continue
             results.append(r)
             if not args.markdown:
                 print(
@@ -395,7 +436,7 @@ def main():
     ok = all(r["identical"] and r["plan_read"]
              and (not args.reorder or (r["identical_reordered"] and r["plan_read_reordered"]))
              for r in results)
-    return 0 if ok else 1
+    return 0 if ok and refusals == 0 else 1
 
 
 if __name__ == "__main__":

@@ -39,8 +39,11 @@ pub fn run(args: PlanArgs) -> Result<i32, CliError> {
         .map_err(|why| CliError::Usage(format!("--timeout {why}")))?;
     let original = std::fs::read(&args.model)
         .map_err(|e| InputError::at_line(&name, None, None, format!("cannot read file: {e}")))?;
-    let model = if args.no_reorder {
-        original
+    // Every check of the plan's model first (a TFLite Micro plan needs static shapes, ...), so
+    // that a model it cannot take fails before any work and any line saying it was reordered.
+    let target = PlanTarget::read(&original, &name)?;
+    let (model, target) = if args.no_reorder {
+        (original, target)
     } else {
         let mut limits = reorder_limits(None)?;
         limits.timeout = Some(total / 2);
@@ -49,11 +52,16 @@ pub fn run(args: PlanArgs) -> Result<i32, CliError> {
             alignment: TFLM_ALIGNMENT,
             ..ImportOptions::default()
         };
-        let reordered = reorder_bytes(&original, ModelFormat::Tflite, &name, &options, &limits)?;
+        let mut reordered =
+            reorder_bytes(&original, ModelFormat::Tflite, &name, &options, &limits)?;
+        let model = reordered
+            .model
+            .take()
+            .expect("a TFLite model is written back");
+        let target = PlanTarget::read(&model, &name)?;
         eprintln!("{}", reorder_summary(&name, &reordered));
-        reordered.model.expect("a TFLite model is written back")
+        (model, target)
     };
-    let target = PlanTarget::read(&model, &name)?;
     let solver = Solver::new().timeout(total.saturating_sub(started.elapsed()));
     let result = solver.solve(target.problem(), Goal::Minimize)?;
     for warning in &result.warnings {

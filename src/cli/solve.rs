@@ -25,7 +25,9 @@ pub struct SolveArgs {
     spill: bool,
     /// Several memories: a CSV file `id,capacity[,cost]` (cost per byte, default 0). Each
     /// buffer goes to one its `memories` column allows (empty: any), at the least total cost.
-    #[arg(long, conflicts_with = "minimize")]
+    /// The memories' capacities are the only ones: not with `--capacity`, and the file name's
+    /// capacity is not used.
+    #[arg(long, conflicts_with_all = ["minimize", "capacity"])]
     memories: Option<PathBuf>,
     /// Algorithm: `search` (the hybrid search), `cpsat` (OR-tools' CP-SAT, needs `pip install
     /// ortools`) or a baseline.
@@ -89,17 +91,7 @@ pub fn run(args: SolveArgs) -> Result<i32, CliError> {
         Some(path) => Format::from_path(path),
         None => Format::Csv,
     };
-    // The time limit covers the whole command: reading the problem (0.15 s at 200,000
-    // buffers, 0.8 s at a million) is spent from it, and as much again is kept for writing
-    // the answer after the solve (0.35 s for the CSV of a million buffers), twice as much for
-    // JSON (four times the bytes: 1.2 s).
-    let mut limits = args.limit.limits()?;
-    let reading = started.elapsed();
-    let writing = match format {
-        Format::Csv => reading,
-        Format::Json => 2 * reading,
-    };
-    limits.timeout = limits.timeout.map(|t| t.saturating_sub(reading + writing));
+    let limits = limits_left(&args.limit, format, started)?;
     let solver = args
         .search
         .solver(algorithm)?
@@ -131,21 +123,7 @@ pub fn run(args: SolveArgs) -> Result<i32, CliError> {
         eprintln!("{warning}");
     }
     if args.stats {
-        if let Some(stats) = &result.search {
-            eprintln!(
-                "stats: {}",
-                serde_json::to_string(stats).expect("plain data")
-            );
-        }
-        if let Some(stats) = &result.cpsat {
-            eprintln!(
-                "cpsat: {}",
-                serde_json::to_string(stats).expect("plain data")
-            );
-            if let Some(line) = cpsat_share_line(&result) {
-                eprintln!("{line}");
-            }
-        }
+        print_stats(&result);
     }
     let name = solver.algorithm_name();
     if let Some(solution) = &result.solution {
@@ -174,4 +152,42 @@ pub fn run(args: SolveArgs) -> Result<i32, CliError> {
     } else {
         EXIT_NOT_SOLVED
     })
+}
+
+/// `--stats`: the search counters, or CP-SAT's, on standard error.
+fn print_stats(result: &telamalloc::Allocation) {
+    if let Some(stats) = &result.search {
+        eprintln!(
+            "stats: {}",
+            serde_json::to_string(stats).expect("plain data")
+        );
+    }
+    if let Some(stats) = &result.cpsat {
+        eprintln!(
+            "cpsat: {}",
+            serde_json::to_string(stats).expect("plain data")
+        );
+        if let Some(line) = cpsat_share_line(result) {
+            eprintln!("{line}");
+        }
+    }
+}
+
+/// The limits of the solve itself. The time limit covers the whole command: reading the
+/// problem (0.15 s at 200,000 buffers, 0.8 s at a million) is spent from it, and as much again
+/// is kept for writing the answer after the solve (0.35 s for the CSV of a million buffers),
+/// twice as much for JSON (four times the bytes: 1.2 s).
+fn limits_left(
+    limit: &super::limit_args::LimitArgs,
+    format: Format,
+    started: Instant,
+) -> Result<telamalloc::Limits, CliError> {
+    let mut limits = limit.limits()?;
+    let reading = started.elapsed();
+    let writing = match format {
+        Format::Csv => reading,
+        Format::Json => 2 * reading,
+    };
+    limits.timeout = limits.timeout.map(|t| t.saturating_sub(reading + writing));
+    Ok(limits)
 }

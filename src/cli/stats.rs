@@ -4,10 +4,11 @@ use super::{read_problem, CliError, EXIT_SOLVED};
 use clap::Args;
 use std::path::PathBuf;
 use telamalloc::analysis::Stats;
+use telamalloc::io::problem_files;
 
 #[derive(Args)]
 pub struct StatsArgs {
-    /// Problem files (CSV or .json).
+    /// Problem files (CSV or .json) or folders (their .csv and .json problems).
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
     /// Capacity in bytes (default: each file's own).
@@ -33,7 +34,7 @@ pub fn run(args: StatsArgs) -> Result<i32, CliError> {
             "max/LOAD"
         );
     }
-    for input in &args.inputs {
+    for input in &problem_files(&args.inputs)? {
         let problem = read_problem(input, args.capacity)?;
         let stats = Stats::of(&problem);
         if args.json {

@@ -10,7 +10,8 @@ use rand::{RngExt, SeedableRng};
 /// Parameters of [`layers`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct LayersOptions {
-    /// About how many buffers: `ceil(buffers / tiles)` layers of `tiles` tiles each.
+    /// How many buffers: `ceil(buffers / tiles)` layers of `tiles` tiles each, the last one
+    /// cut short to make the count (at least 1).
     pub buffers: usize,
     /// Tiles per layer (at least 1): each layer's output is computed in this many row tiles.
     pub tiles: usize,
@@ -45,8 +46,9 @@ impl Default for LayersOptions {
 /// layer `l + 1` that reads it is computed; a layer with a residual skip is read again, tile by
 /// tile, by a layer 2 to 6 later. A layer's tiles have one size, drawn within 25% of the stage's
 /// (the first layer's `max_size`, halved per stage, at least 1), the last tile of a layer a
-/// smaller remainder (a row count that does not divide evenly). Buffers are named `l.j`; the
-/// capacity is LOAD.
+/// smaller remainder (a row count that does not divide evenly). When `buffers` is not a multiple
+/// of `tiles`, the last layer keeps only its first tiles, so that there are `buffers` buffers.
+/// Buffers are named `l.j`; the capacity is LOAD.
 pub fn layers(options: &LayersOptions, seed: u64) -> Problem {
     let mut rng = StdRng::seed_from_u64(seed);
     let tiles = options.tiles.max(1);
@@ -71,9 +73,10 @@ pub fn layers(options: &LayersOptions, seed: u64) -> Problem {
             }
         }
     }
-    let mut buffers = Vec::with_capacity(count * tiles);
+    let wanted = options.buffers.max(1);
+    let mut buffers = Vec::with_capacity(wanted);
     for (layer, &(size, remainder)) in sizes.iter().enumerate() {
-        for tile in 0..tiles {
+        for tile in 0..tiles.min(wanted - layer * tiles) {
             let lower = step(layer, tile);
             let upper = match last_reader[layer] {
                 // The reader's tile `tile + 1` (the halo) or, for a skip, its tile `tile`; at

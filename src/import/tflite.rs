@@ -678,8 +678,23 @@ pub(crate) fn side_effect_operators(bytes: &[u8], file: &str) -> Result<Vec<bool
                 *p = true;
             }
         }
-        let code = fb.scalar_u32(op, 0, 0, &format!("{what}.opcode_index"))? as usize;
-        lists.push((codes.get(code).copied().flatten(), ins, outs));
+        let field = format!("{what}.opcode_index");
+        let index = fb.scalar_u32(op, 0, 0, &field)? as usize;
+        // An operator of unknown kind may have any effect: no order can be proven safe.
+        let code = codes.get(index).copied().ok_or_else(|| {
+            InputError::at_line(
+                file,
+                None,
+                Some(&field),
+                format!(
+                    "opcode index {index} is past the operator code table ({} codes): the \
+                     operator's kind is unknown, so it may have side effects and the operators \
+                     cannot be reordered",
+                    codes.len()
+                ),
+            )
+        })?;
+        lists.push((code, ins, outs));
     }
     let mut variable = vec![false; tensors.len()];
     for (t, &tensor) in tensors.iter().enumerate() {

@@ -1,6 +1,7 @@
 //! Reporting a broken problem rule ([`Problem::check`]) with the place it came from: the file,
 //! the line (CSV) or element (JSON), and the field.
 
+use super::json_places::element_line;
 use crate::error::InputError;
 use crate::problem::rules::TimeColumns;
 use crate::problem::Problem;
@@ -9,21 +10,33 @@ use crate::problem::Problem;
 pub enum BufferPlaces<'a> {
     /// `lines[i]` is the 1-based line of buffer `i` (CSV).
     Lines(&'a [usize]),
-    /// Buffers are named by their index in the list (JSON).
-    Elements,
+    /// Buffers are named by their index in the list of this JSON text, with the line where
+    /// the element starts and the buffer's id.
+    Json(&'a str),
     /// No per-buffer place is known (e.g. a problem built in code).
     None,
 }
 
 impl BufferPlaces<'_> {
-    fn error(&self, file: &str, index: usize, field: &str, message: String) -> InputError {
+    fn error(
+        &self,
+        file: &str,
+        index: usize,
+        id: &str,
+        field: &str,
+        message: String,
+    ) -> InputError {
         match self {
             BufferPlaces::Lines(lines) => {
                 InputError::at_line(file, lines.get(index).copied(), Some(field), message)
             }
-            BufferPlaces::Elements | BufferPlaces::None => {
-                InputError::at_element(file, index, Some(field), message)
+            BufferPlaces::Json(text) => {
+                let mut error = InputError::at_element(file, index, Some(field), message);
+                error.location.line = element_line(text, index);
+                error.location.id = Some(id.into());
+                error
             }
+            BufferPlaces::None => InputError::at_element(file, index, Some(field), message),
         }
     }
 
@@ -72,7 +85,10 @@ pub(crate) fn check_problem_for(
         message.push_str(&format!(" (first used at {})", places.describe(first)));
     }
     Err(match broken.buffer {
-        Some(i) => places.error(file, i, broken.field, message),
+        Some(i) => {
+            let id = problem.buffers.get(i).map_or("", |b| b.id.as_str());
+            places.error(file, i, id, broken.field, message)
+        }
         None => InputError::at_line(file, None, Some(broken.field), message),
     })
 }

@@ -6,6 +6,7 @@
 //! speak of `end` and its value as written.
 
 use super::check::{check_problem_for, BufferPlaces};
+use super::solution_rows::{RowMemory, SolutionRows, CHIP};
 use crate::error::{quoted, InputError};
 use crate::problem::rules::TimeColumns;
 use crate::problem::{Assignment, Buffer, Gap, Memory, Problem, Solution};
@@ -137,12 +138,16 @@ pub(crate) fn parse_number(
     if text.starts_with('-') {
         return Err(err(format!("{} is negative", quoted(text))));
     }
-    let digits = text.strip_prefix('+').unwrap_or(text);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    if text.starts_with('+') {
+        return Err(err(format!(
+            "{} is not an integer: write the digits alone, without a sign",
+            quoted(text)
+        )));
+    }
+    if !text.bytes().all(|b| b.is_ascii_digit()) {
         return Err(err(format!("{} is not an integer", quoted(text))));
     }
-    digits
-        .parse::<u64>()
+    text.parse::<u64>()
         .map_err(|_| err(format!("{} is too large (overflows 64 bits)", quoted(text))))
 }
 
@@ -341,7 +346,7 @@ impl Scanned<'_> {
     }
 }
 
-fn reader(text: &str) -> csv::Reader<&[u8]> {
+pub(crate) fn reader(text: &str) -> csv::Reader<&[u8]> {
     csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(true)
@@ -535,7 +540,7 @@ pub fn parse_csv_solution(
 
 /// [`parse_csv_solution`], and when the file has a `memory` column (as `solve --spill` and
 /// `solve --memories` write it) each buffer's memory: an id of the problem's memories (`chip`
-/// for a problem without), or empty for a buffer moved out, whose offset may be empty too.
+/// for a problem without), or empty for a buffer moved out, whose offset is empty too.
 pub fn parse_csv_assigned(
     text: &str,
     file: &str,
@@ -546,88 +551,31 @@ pub fn parse_csv_assigned(
     let header = header(&mut rdr, file, &scanned)?;
     let columns = Columns::parse(&header, (file, scanned.header()), &["id", "offset"], true)?;
     let memory_column = header.iter().position(|name| name.trim() == "memory");
-    let index = problem.index_by_id();
-    let mut offsets: Vec<Option<u64>> = vec![None; problem.buffers.len()];
-    let mut memory: Vec<Option<usize>> = vec![None; problem.buffers.len()];
+    let mut rows = SolutionRows::new(problem);
     for record in rdr.records() {
         let record = record.map_err(|e| csv_error(e, file, &scanned))?;
         let line = scanned.of(&record);
         check_width(&record, &header, file, line)?;
-        let id = columns.get(&record, "id").unwrap_or("");
-        let &i = index.get(id).ok_or_else(|| {
-            InputError::at_line(
-                file,
-                Some(line),
-                Some("id"),
-                format!("id {} is not a buffer of the problem", quoted(id)),
-            )
-        })?;
-        let offset_text = columns.get(&record, "offset").unwrap_or("");
-        if let Some(column) = memory_column {
-            let name = record.get(column).map_or("", str::trim);
-            memory[i] = match name {
-                "" => None,
-                "chip" if problem.memories.is_empty() => Some(0),
-                _ => Some(
-                    problem
-                        .memories
-                        .iter()
-                        .position(|m| m.id == name)
-                        .ok_or_else(|| {
-                            InputError::at_line(
-                                file,
-                                Some(line),
-                                Some("memory"),
-                                format!("{} is not a memory of the problem", quoted(name)),
-                            )
-                        })?,
-                ),
-            };
-        }
-        let moved_out = memory_column.is_some() && memory[i].is_none();
-        let offset = if moved_out && offset_text.is_empty() {
-            0
-        } else {
-            parse_number(offset_text, file, line, "offset")?
+        let error = |field: &str, message: String| {
+            InputError::at_line(file, Some(line), Some(field), message)
         };
-        if offsets[i].replace(offset).is_some() {
-            return Err(InputError::at_line(
-                file,
-                Some(line),
-                Some("id"),
-                format!("id {} appears twice", quoted(id)),
-            ));
-        }
+        let offset = match columns.get(&record, "offset").unwrap_or("") {
+            "" => None,
+            text => Some(parse_number(text, file, line, "offset")?),
+        };
+        let memory = match memory_column.map(|column| record.get(column).map_or("", str::trim)) {
+            None => RowMemory::Absent,
+            Some("") => RowMemory::MovedOut,
+            Some(name) => RowMemory::Named(name),
+        };
+        rows.add(
+            columns.get(&record, "id").unwrap_or(""),
+            offset,
+            memory,
+            &error,
+        )?;
     }
-    let solution = collect_offsets(offsets, problem, file)?;
-    let assignment = memory_column.map(|_| Assignment {
-        memory,
-        proven_best: false,
-    });
-    Ok((solution, assignment))
-}
-
-/// Turns per-buffer optional offsets into a solution, naming the first buffer without one.
-pub(crate) fn collect_offsets(
-    offsets: Vec<Option<u64>>,
-    problem: &Problem,
-    file: &str,
-) -> Result<Solution, InputError> {
-    let mut result = Vec::with_capacity(offsets.len());
-    for (i, offset) in offsets.into_iter().enumerate() {
-        match offset {
-            Some(o) => result.push(o),
-            None => {
-                return Err(InputError::at_line(
-                    file,
-                    None,
-                    Some("offset"),
-                    format!("no offset for buffer {}", quoted(&problem.buffers[i].id)),
-                ))
-            }
-        }
-    }
-    Ok(Solution { offsets: result })
+    rows.finish(file)
 }
 
 /// The optional columns a problem needs: `alignment`, `hint` and `gaps` only where some buffer
@@ -736,7 +684,7 @@ pub fn write_csv_assigned(
         extra.row(b, &mut out);
         match assignment.memory[i] {
             Some(m) => {
-                let name = problem.memories.get(m).map_or("chip", |m| m.id.as_str());
+                let name = problem.memories.get(m).map_or(CHIP, |m| m.id.as_str());
                 out.push_str(&format!(",{},{name}\n", solution.offsets[i]));
             }
             None => out.push_str(",,\n"),

@@ -1,12 +1,14 @@
 //! Files around problems: listing the problems of folders and splits, and writing an output so
 //! that a reader never sees half of it.
 
+use super::csv_format::reader;
+use super::format::Format;
 use crate::error::InputError;
 use std::path::{Path, PathBuf};
 
 /// The problem files named by `paths`: files as given, folders searched (not recursively) for
-/// `.csv` and `.json` files, sorted by name (a folder's `manifest.csv` is not a problem and is
-/// skipped).
+/// `.csv` and `.json` files, sorted by name. A folder's `manifest.csv` is not a problem and is
+/// skipped, nor are the solutions beside the problems (see [`is_solution_file`]).
 pub fn problem_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
     let mut files = Vec::new();
     for path in paths {
@@ -31,12 +33,66 @@ pub fn problem_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
                         p.extension().and_then(|e| e.to_str()),
                         Some("csv") | Some("json")
                     )
+                    && !is_solution_file(p)
             })
             .collect();
         found.sort();
         files.extend(found);
     }
     Ok(files)
+}
+
+/// Whether a file is a solution rather than a problem: a dot-separated part of its name is
+/// `solution` (`tiny.12.solution.csv`, `solution.12.csv`), or it reads as a solution telamalloc
+/// writes: a JSON file with a `peak` field, or a CSV file whose header has a `memory` column
+/// or an `offset` column that every row fills (a problem whose every buffer is fixed leaves
+/// nothing to allocate). A file that cannot be read is left for the reader to report.
+pub fn is_solution_file(path: &Path) -> bool {
+    let name = file_name(path);
+    if name
+        .split('.')
+        .any(|part| part.eq_ignore_ascii_case("solution"))
+    {
+        return true;
+    }
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    match Format::from_path(path) {
+        Format::Json => {
+            #[derive(serde::Deserialize)]
+            struct Peak {
+                peak: Option<serde::de::IgnoredAny>,
+            }
+            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+            serde_json::from_str::<Peak>(text).is_ok_and(|file| file.peak.is_some())
+        }
+        Format::Csv => csv_is_solution(&text),
+    }
+}
+
+/// Whether CSV text has a `memory` column, or an `offset` column filled on every row (and at
+/// least one row).
+fn csv_is_solution(text: &str) -> bool {
+    let mut reader = reader(text);
+    let Ok(header) = reader.headers().cloned() else {
+        return false;
+    };
+    let column = |name: &str| header.iter().position(|c| c.trim() == name);
+    if column("memory").is_some() {
+        return true;
+    }
+    let Some(offset) = column("offset") else {
+        return false;
+    };
+    let mut rows = 0usize;
+    for record in reader.records() {
+        match record {
+            Ok(record) if record.get(offset).is_some_and(|o| !o.trim().is_empty()) => rows += 1,
+            _ => return false,
+        }
+    }
+    rows > 0
 }
 
 /// The folder of the split lists, relative to the repository root.
@@ -63,12 +119,42 @@ pub fn split_files(name: &str) -> Result<Vec<PathBuf>, InputError> {
         };
         InputError::at_line(&list.display().to_string(), None, None, why)
     })?;
-    Ok(text
+    let files: Vec<PathBuf> = text
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(PathBuf::from)
-        .collect())
+        .collect();
+    if let Some(missing) = files.iter().find(|file| !file.exists()) {
+        return Err(InputError::at_line(
+            &missing.display().to_string(),
+            None,
+            None,
+            format!(
+                "cannot read file: split '{name}' lists it but its problem files are not built \
+                 (they are not committed): build them with {} from the repository root \
+                 (datasets/README.md says more)",
+                split_builder(name)
+            ),
+        ));
+    }
+    Ok(files)
+}
+
+/// The script that builds a split's problem files, by the split's family of names.
+fn split_builder(name: &str) -> &'static str {
+    const BUILDERS: [(&str, &str); 6] = [
+        ("effort-", "datasets/tools/build_effort.py"),
+        ("family-", "datasets/tools/build_families.py"),
+        ("loop-", "datasets/tools/build_loop.py"),
+        ("unseen-", "datasets/tools/build_unseen.py"),
+        ("synthetic-", "datasets/tools/build_synthetic.sh"),
+        ("tight-", "datasets/tools/build_tight.sh"),
+    ];
+    BUILDERS
+        .iter()
+        .find(|(prefix, _)| name.starts_with(prefix))
+        .map_or("datasets/tools/build_splits.sh", |&(_, script)| script)
 }
 
 /// A file's name for tables and logs (the whole path when it has none).

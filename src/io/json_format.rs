@@ -4,9 +4,10 @@
 //! with its id when read before the fault) and the field, for malformed numbers too.
 
 use super::check::{check_problem, BufferPlaces};
-use super::csv_format::collect_offsets;
-use crate::error::{quoted, with_quotes_cut, InputError};
-use crate::problem::{Buffer, Memory, Problem, Solution};
+use super::json_places::{element_line, read_string};
+use super::solution_rows::{RowMemory, SolutionRows};
+use crate::error::{with_quotes_cut, InputError};
+use crate::problem::{Assignment, Buffer, Memory, Problem, Solution};
 use serde::{Deserialize, Serialize};
 
 fn json_error(e: serde_json::Error, file: &str, text: &str) -> InputError {
@@ -181,28 +182,6 @@ fn open_at(text: &str, line: usize, column: usize) -> Vec<Open> {
     open
 }
 
-/// The JSON string whose opening quote is at `start`, decoded, if the text holds it whole (a
-/// string the text ends inside reads as far as it goes, escapes raw; one that does not decode
-/// reads raw), and the position after it.
-fn read_string(bytes: &[u8], start: usize) -> (Option<String>, usize) {
-    let mut p = start + 1;
-    while p < bytes.len() {
-        match bytes[p] {
-            b'"' => {
-                let raw = &bytes[start..=p];
-                let decoded = std::str::from_utf8(raw)
-                    .ok()
-                    .and_then(|raw| serde_json::from_str::<String>(raw).ok())
-                    .unwrap_or_else(|| String::from_utf8_lossy(&raw[1..raw.len() - 1]).into());
-                return (Some(decoded), p + 1);
-            }
-            b'\\' => p += 2,
-            _ => p += 1,
-        }
-    }
-    (None, p)
-}
-
 /// `text` without its UTF-8 byte-order mark, if it starts with one (as the CSV reader skips it).
 fn without_byte_order_mark(text: &str) -> &str {
     text.strip_prefix('\u{feff}').unwrap_or(text)
@@ -235,7 +214,7 @@ pub fn parse_json_problem_in(
     if let Some(memories) = memories {
         problem.memories = memories;
     }
-    check_problem(&problem, file, &BufferPlaces::Elements)?;
+    check_problem(&problem, file, &BufferPlaces::Json(text))?;
     Ok(problem)
 }
 
@@ -247,15 +226,26 @@ struct SolutionFile {
     buffers: Vec<Buffer>,
 }
 
+/// What a solution gives of each buffer: the rest (the problem's fields) is not read.
 #[derive(Deserialize)]
-struct OffsetOnly {
+struct PlacedOnly {
     id: String,
     offset: Option<u64>,
+    /// Absent: a plain solution; `null`: moved out; else the memory's id.
+    #[serde(default, deserialize_with = "present")]
+    memory: Option<Option<String>>,
+}
+
+/// Reads a field that is present, `null` or not: `Some(None)` for `null`.
+fn present<'de, D: serde::Deserializer<'de>>(
+    reader: D,
+) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(reader).map(Some)
 }
 
 #[derive(Deserialize)]
-struct OffsetsFile {
-    buffers: Vec<OffsetOnly>,
+struct PlacementsFile {
+    buffers: Vec<PlacedOnly>,
 }
 
 /// Parses a solution (`buffers[].id` and `buffers[].offset`) for `problem`.
@@ -264,35 +254,39 @@ pub fn parse_json_solution(
     file: &str,
     problem: &Problem,
 ) -> Result<Solution, InputError> {
+    parse_json_assigned(text, file, problem).map(|(solution, _)| solution)
+}
+
+/// [`parse_json_solution`], and when the buffers have a `memory` field (as `solve --spill` and
+/// `solve --memories` write it) each buffer's memory: an id of the problem's memories (`chip`
+/// for a problem without), or `null` for a buffer moved out, which has no `offset`.
+pub fn parse_json_assigned(
+    text: &str,
+    file: &str,
+    problem: &Problem,
+) -> Result<(Solution, Option<Assignment>), InputError> {
     let text = without_byte_order_mark(text);
     if text.trim().is_empty() {
         return Err(InputError::at_line(file, None, None, "the file is empty"));
     }
-    let parsed: OffsetsFile = serde_json::from_str(text).map_err(|e| json_error(e, file, text))?;
-    let index = problem.index_by_id();
-    let mut offsets: Vec<Option<u64>> = vec![None; problem.buffers.len()];
-    for (element, entry) in parsed.buffers.into_iter().enumerate() {
-        let &i = index.get(entry.id.as_str()).ok_or_else(|| {
-            InputError::at_element(
-                file,
-                element,
-                Some("id"),
-                format!("id {} is not a buffer of the problem", quoted(&entry.id)),
-            )
-        })?;
-        let offset = entry.offset.ok_or_else(|| {
-            InputError::at_element(file, element, Some("offset"), "missing offset")
-        })?;
-        if offsets[i].replace(offset).is_some() {
-            return Err(InputError::at_element(
-                file,
-                element,
-                Some("id"),
-                format!("id {} appears twice", quoted(&entry.id)),
-            ));
-        }
+    let parsed: PlacementsFile =
+        serde_json::from_str(text).map_err(|e| json_error(e, file, text))?;
+    let mut rows = SolutionRows::new(problem);
+    for (element, entry) in parsed.buffers.iter().enumerate() {
+        let error = |field: &str, message: String| {
+            let mut error = InputError::at_element(file, element, Some(field), message);
+            error.location.line = element_line(text, element);
+            error.location.id = Some(entry.id.as_str().into());
+            error
+        };
+        let memory = match &entry.memory {
+            None => RowMemory::Absent,
+            Some(None) => RowMemory::MovedOut,
+            Some(Some(name)) => RowMemory::Named(name),
+        };
+        rows.add(&entry.id, entry.offset, memory, &error)?;
     }
-    collect_offsets(offsets, problem, file)
+    rows.finish(file)
 }
 
 /// Writes a solution as JSON: the problem's fields, every buffer with its `offset`, and `peak`.

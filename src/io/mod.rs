@@ -8,40 +8,27 @@
 mod check;
 mod csv_format;
 mod files;
+mod format;
 mod json_format;
+mod json_places;
+mod solution_rows;
 
 pub use check::{check_problem, BufferPlaces};
 pub use csv_format::{
     parse_csv_assigned, parse_csv_memories, parse_csv_problem, parse_csv_problem_in,
     parse_csv_solution, write_csv_assigned, write_csv_problem, write_csv_solution,
 };
-pub use files::{file_name, problem_files, split_files, write_file};
+pub use files::{file_name, is_solution_file, problem_files, split_files, write_file};
+pub use format::Format;
 pub use json_format::{
-    parse_json_problem, parse_json_problem_in, parse_json_solution, write_json_solution,
+    parse_json_assigned, parse_json_problem, parse_json_problem_in, parse_json_solution,
+    write_json_solution,
 };
+pub(crate) use solution_rows::CHIP;
 
 use crate::error::InputError;
 use crate::problem::{Assignment, Memory, Problem, Solution};
 use std::path::Path;
-
-/// The on-disk format of a problem or solution file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// Comma-separated values with a header line (`id,lower,upper,size[,alignment][,offset]`).
-    Csv,
-    /// JSON: `{"capacity": N, "buffers": [{"id": .., "lower": .., ...}]}`.
-    Json,
-}
-
-impl Format {
-    /// `Json` for a `.json` file name, `Csv` for anything else.
-    pub fn from_path(path: &Path) -> Format {
-        match path.extension().and_then(|e| e.to_str()) {
-            Some(e) if e.eq_ignore_ascii_case("json") => Format::Json,
-            _ => Format::Csv,
-        }
-    }
-}
 
 /// The capacity named in a file name `NAME.CAPACITY.csv` (MiniMalloc's, e.g. `A.1048576.csv`)
 /// or `NAME.capCAPACITY.csv` (e.g. `rand_1.cap294.csv`).
@@ -145,7 +132,7 @@ pub fn read_problem_in(
             }
             if problem.capacity.is_none() && from_name.is_some() {
                 problem.capacity = from_name;
-                check_problem(&problem, &name, &BufferPlaces::Elements)?;
+                check_problem(&problem, &name, &BufferPlaces::Json(&text))?;
             }
             Ok(problem)
         }
@@ -238,7 +225,7 @@ pub fn read_solution(path: &Path, problem: &Problem) -> Result<Solution, InputEr
 }
 
 /// [`read_solution`], with each buffer's memory when the file gives one (a CSV `memory`
-/// column; see [`parse_csv_assigned`]).
+/// column, a JSON `memory` field; see [`parse_csv_assigned`] and [`parse_json_assigned`]).
 pub fn read_assigned(
     path: &Path,
     problem: &Problem,
@@ -247,7 +234,7 @@ pub fn read_assigned(
     let text = read_text(path)?;
     match Format::from_path(path) {
         Format::Csv => parse_csv_assigned(&text, &name, problem),
-        Format::Json => parse_json_solution(&text, &name, problem).map(|s| (s, None)),
+        Format::Json => parse_json_assigned(&text, &name, problem),
     }
 }
 

@@ -11,7 +11,7 @@ pub struct Memory {
     /// Its size in bytes (`> 0`).
     pub capacity: u64,
     /// What a byte placed in it costs (default 0); a solve minimises the total.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::null_as_default")]
     pub cost: u64,
 }
 

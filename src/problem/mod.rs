@@ -22,7 +22,10 @@ pub struct Buffer {
     /// Size in bytes (`> 0`).
     pub size: u64,
     /// The offset must be a multiple of this power of two (1 = no constraint).
-    #[serde(default = "default_alignment")]
+    #[serde(
+        default = "default_alignment",
+        deserialize_with = "alignment_or_default"
+    )]
     pub alignment: u64,
     /// A fixed offset decided by the caller, if any; allocators never move it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -39,10 +42,18 @@ pub struct Buffer {
     /// Stretches of the lifetime during which the buffer occupies nothing, or (with a window)
     /// only part of its range (MiniMalloc's `gaps`), in increasing order, not overlapping, inside
     /// `[lower, upper)`. See [`Buffer::pieces`].
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub gaps: Vec<Gap>,
     /// The ids of the [`Problem::memories`] the buffer may go to; empty: any of them.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub memories: Vec<String>,
     /// What keeping the buffer on chip is worth to the spill goal; `None`: its size in bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -51,6 +62,22 @@ pub struct Buffer {
 
 fn default_alignment() -> u64 {
     1
+}
+
+/// Reads an optional field of a file, where `null` means what no field means: its default.
+/// Every optional field reads `null` so (`offset`, `hint`, `benefit` and `capacity` are
+/// `Option`s and read it as `None`).
+pub(crate) fn null_as_default<'de, D, T>(reader: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Option::<T>::deserialize(reader)?.unwrap_or_default())
+}
+
+/// Reads an `alignment`: `null` is the default, 1, as no field.
+fn alignment_or_default<'de, D: serde::Deserializer<'de>>(reader: D) -> Result<u64, D::Error> {
+    Ok(Option::<u64>::deserialize(reader)?.unwrap_or_else(default_alignment))
 }
 
 /// Reads a `hint`: an offset, or `-1` or `null` for none (MiniMalloc's `-1`, as in CSV).
@@ -158,7 +185,11 @@ pub struct Problem {
     pub capacity: Option<u64>,
     /// Several memories, each with its capacity and cost per byte (empty: the one capacity).
     /// Solved with [`Goal::Memories`](crate::Goal::Memories).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub memories: Vec<Memory>,
 }
 

@@ -3,7 +3,7 @@
 //! breaks one.
 
 use super::{Buffer, Gap, Problem, Solution};
-use crate::error::quoted;
+use crate::error::{escape_controls, quoted};
 use crate::validate::{validate, Violation};
 use std::collections::HashMap;
 
@@ -77,7 +77,8 @@ impl Problem {
     /// non-empty part of the range), a hint aligned and inside the capacity, no buffer larger than the capacity, a capacity above 0, a total size that fits
     /// in 64 bits, memories with unique ids and capacities above 0 that every buffer's
     /// `memories` list names (and one of them large enough for the buffer), fixed buffers
-    /// that do not collide with each other (without memories), and an address span (the
+    /// that do not collide with each other (without memories; with memories `capacity` is not
+    /// used, each memory having its own), and an address span (the
     /// highest fixed end plus every free buffer's size and alignment slack) that fits in 64
     /// bits, so that no allocator's `offset + size` can overflow.
     pub fn check(&self, capacity: Option<u64>) -> Result<(), RuleBreak> {
@@ -91,6 +92,9 @@ impl Problem {
         capacity: Option<u64>,
         columns: &TimeColumns,
     ) -> Result<(), RuleBreak> {
+        // With several memories each has its own capacity, checked with them: a single one
+        // (a file name's, a JSON `capacity`) plays no part.
+        let capacity = capacity.filter(|_| self.memories.is_empty());
         if capacity == Some(0) {
             return Err(RuleBreak {
                 buffer: None,
@@ -180,7 +184,7 @@ fn check_memories(problem: &Problem) -> Result<(), RuleBreak> {
                 "the problem has no memories".to_string()
             } else {
                 let ids: Vec<&str> = problem.memories.iter().map(|m| m.id.as_str()).collect();
-                format!("the memories are {}", ids.join(", "))
+                format!("the memories are {}", escape_controls(&ids.join(", ")))
             };
             return Err(RuleBreak::at(
                 i,

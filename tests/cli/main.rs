@@ -5,5 +5,8 @@
 mod common;
 
 mod anywhere;
+mod batch_inputs;
 mod commands;
 mod exit_codes;
+mod full_disk;
+mod round_trip;

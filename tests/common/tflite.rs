@@ -93,6 +93,20 @@ impl FlatBuffer {
         position
     }
 
+    /// `Model.buffers` at the model's slot `slot`: 0 the empty sentinel, 1 holding `bytes` zero
+    /// bytes of weights, then `more` left for the caller to point; returns every buffer's slot.
+    pub fn weight_buffers(&mut self, slot: usize, bytes: usize, more: usize) -> Vec<usize> {
+        let (buffers, buffer_slots) = self.vector_of_refs(2 + more);
+        self.point(slot, buffers);
+        let (empty, _) = self.table(&[]);
+        self.point(buffer_slots[0], empty);
+        let (with_data, data_slots) = self.table(&[Field::Ref]);
+        self.point(buffer_slots[1], with_data);
+        let data = self.bytes_vector(&vec![0u8; bytes]);
+        self.point(data_slots[0], data);
+        buffer_slots
+    }
+
     /// A vector of `n` offsets; returns its position and the slots to point.
     pub fn vector_of_refs(&mut self, n: usize) -> (usize, Vec<usize>) {
         self.pad();
@@ -218,14 +232,7 @@ pub fn tflite_model(options: &ModelOptions) -> Vec<u8> {
     }
     // Buffers: 0 is the empty sentinel, 1 holds the float16 weights, then one per metadata
     // entry.
-    let (buffers, buffer_slots) = fb.vector_of_refs(2 + options.metadata.len());
-    fb.point(model_slots[4], buffers);
-    let (empty, _) = fb.table(&[]);
-    fb.point(buffer_slots[0], empty);
-    let (with_data, data_slots) = fb.table(&[Field::Ref]);
-    fb.point(buffer_slots[1], with_data);
-    let data = fb.bytes_vector(&[0u8; 8]);
-    fb.point(data_slots[0], data);
+    let buffer_slots = fb.weight_buffers(model_slots[4], 8, options.metadata.len());
     for (k, (_, bytes)) in options.metadata.iter().enumerate() {
         let (table, slots) = fb.table(&[Field::Ref]);
         fb.point(buffer_slots[2 + k], table);
@@ -243,5 +250,94 @@ pub fn tflite_model(options: &ModelOptions) -> Vec<u8> {
             fb.point(fields[0], text);
         }
     }
+    fb.bytes
+}
+
+/// One tensor of a test model: shape, TensorType, buffer (1 holds weight data).
+pub struct ModelTensor {
+    pub shape: Vec<i32>,
+    pub buffer: u32,
+}
+
+/// A `.tflite` file: `tensors` (float32), `operators` as (builtin code, inputs, outputs), the
+/// graph's inputs and outputs. Buffer 1 holds data: tensors using it are weights.
+pub fn tflite(
+    tensors: &[ModelTensor],
+    operators: &[(i32, Vec<i32>, Vec<i32>)],
+    inputs: &[i32],
+    outputs: &[i32],
+) -> Vec<u8> {
+    let mut codes: Vec<i32> = operators.iter().map(|o| o.0).collect();
+    codes.sort_unstable();
+    codes.dedup();
+    tflite_with_codes(tensors, operators, inputs, outputs, &codes)
+}
+
+/// [`tflite`] with this operator code table: an operator whose code it lacks gets the opcode
+/// index one past its end.
+pub fn tflite_with_codes(
+    tensors: &[ModelTensor],
+    operators: &[(i32, Vec<i32>, Vec<i32>)],
+    inputs: &[i32],
+    outputs: &[i32],
+    codes: &[i32],
+) -> Vec<u8> {
+    let mut fb = FlatBuffer::new(b"TFL3");
+    // Model: version, operator_codes, subgraphs, description, buffers.
+    let (model, model_slots) = fb.table(&[
+        Field::U32(3),
+        Field::Ref,
+        Field::Ref,
+        Field::Absent,
+        Field::Ref,
+    ]);
+    fb.point(0, model);
+    let (code_vector, code_slots) = fb.vector_of_refs(codes.len());
+    fb.point(model_slots[1], code_vector);
+    for (&code, &slot) in codes.iter().zip(&code_slots) {
+        // OperatorCode: deprecated_builtin_code, custom_code, version, builtin_code.
+        let (table, _) = fb.table(&[
+            Field::U8(code.min(127) as u8),
+            Field::Absent,
+            Field::U32(1),
+            Field::U32(code as u32),
+        ]);
+        fb.point(slot, table);
+    }
+    let (subgraphs, subgraph_slots) = fb.vector_of_refs(1);
+    fb.point(model_slots[2], subgraphs);
+    let (subgraph, sg_slots) = fb.table(&[Field::Ref, Field::Ref, Field::Ref, Field::Ref]);
+    fb.point(subgraph_slots[0], subgraph);
+    let (tensor_vector, tensor_slots) = fb.vector_of_refs(tensors.len());
+    fb.point(sg_slots[0], tensor_vector);
+    for (k, (tensor, &slot)) in tensors.iter().zip(&tensor_slots).enumerate() {
+        let (table, slots) = fb.table(&[
+            Field::Ref,
+            Field::U8(0),
+            Field::U32(tensor.buffer),
+            Field::Ref,
+        ]);
+        fb.point(slot, table);
+        let shape = fb.vector_i32(&tensor.shape);
+        fb.point(slots[0], shape);
+        let name = fb.bytes_vector(format!("t{k}").as_bytes());
+        fb.point(slots[3], name);
+    }
+    let i = fb.vector_i32(inputs);
+    fb.point(sg_slots[1], i);
+    let o = fb.vector_i32(outputs);
+    fb.point(sg_slots[2], o);
+    let (operator_vector, operator_slots) = fb.vector_of_refs(operators.len());
+    fb.point(sg_slots[3], operator_vector);
+    for ((code, ins, outs), &slot) in operators.iter().zip(&operator_slots) {
+        let index = codes.iter().position(|c| c == code).unwrap_or(codes.len()) as u32;
+        let (table, slots) = fb.table(&[Field::U32(index), Field::Ref, Field::Ref]);
+        fb.point(slot, table);
+        let i = fb.vector_i32(ins);
+        fb.point(slots[1], i);
+        let o = fb.vector_i32(outs);
+        fb.point(slots[2], o);
+    }
+    fb.weight_buffers(model_slots[4], 16, 0);
     fb.bytes
 }

@@ -11,4 +11,5 @@ mod gaps;
 mod import;
 mod import_fuzz;
 mod malformed_files;
+mod plan_refusals;
 mod reorder;

@@ -1,6 +1,6 @@
-//! One table of malformed (and tricky but valid) problem files, each run through the real
-//! `telamalloc solve`: bad input exits 2 with a short message naming the file, line or buffer,
-//! and field; good input exits 0 with every buffer in the answer.
+//! One table of malformed (and tricky but valid) problem and memories files, each run through
+//! the real `telamalloc solve`: bad input exits 2 with a short message naming the file, line or
+//! buffer, and field; good input exits 0 with every buffer in the answer.
 
 use crate::common;
 
@@ -9,8 +9,9 @@ use common::{telamalloc, Scratch};
 /// Ten million digits, put in place of `{HUGE}` in a row's file.
 const HUGE: &str = "{HUGE}";
 
-/// One row: the format (the file's extension), the file's bytes, extra arguments after the file,
-/// the exit code, and fragments that standard error (exit 2) or output (exit 0) must hold.
+/// One row: the format (the file's extension, or `memories` for a memories file), the file's
+/// bytes, extra arguments after the file, the exit code, and fragments that standard error
+/// (exit 2) or output (exit 0) must hold.
 type Case = (
     &'static str,
     &'static [u8],
@@ -20,6 +21,12 @@ type Case = (
 );
 
 const CAP: &[&str] = &["--capacity", "64"];
+
+/// `--memories` with a good memories file: `sram` of 8 bytes at cost 1, `dram` of 64 at 20.
+const WITH_MEMORIES: &[&str] = &["--memories", MEMORIES];
+
+/// Put in place of the path of a good memories file in a row's arguments.
+const MEMORIES: &str = "{MEMORIES}";
 
 #[rustfmt::skip]
 const CASES: &[Case] = &[
@@ -79,9 +86,45 @@ const CASES: &[Case] = &[
     ("json", b"{\"buffers\": [\n{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": -4}]}", CAP, 2, &["in.json: line 2: buffers[0] (id 'a'): field 'size': malformed JSON: invalid value: integer `-4`"]),
     ("json", b"{\"buffers\": [\n{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4, \"colour\": 1}]}", CAP, 2, &["in.json: line 2: buffers[0] (id 'a'): field 'colour': malformed JSON: unknown field `colour`"]),
     ("json", b"{\"buffers\": [\n{\"id\": \"a\", \"lower\": 0, \"upper\": 1}]}", CAP, 2, &["in.json: line 2: buffers[0] (id 'a'): field 'size': malformed JSON: missing field `size`"]),
-    ("json", b"{\"buffers\": [{\"id\": \"a\", \"lower\": 3, \"upper\": 3, \"size\": 4}]}", CAP, 2, &["in.json: buffers[0]: field 'upper': lower (3) must be less than upper (3)"]),
-    ("json", b"{\"buffers\": [{\"id\": \" a\", \"lower\": 0, \"upper\": 1, \"size\": 4}]}", CAP, 2, &["in.json: buffers[0]: field 'id': id ' a' starts or ends with white space"]),
-    ("json", b"{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4}, {\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4}]}", CAP, 2, &["in.json: buffers[1]: field 'id': duplicate id 'a' (first used at buffers[0])"]),
+    // Rules broken by a buffer read whole: its line and id too.
+    ("json", b"{\"buffers\": [{\"id\": \"a\", \"lower\": 3, \"upper\": 3, \"size\": 4}]}", CAP, 2, &["in.json: line 1: buffers[0] (id 'a'): field 'upper': lower (3) must be less than upper (3)"]),
+    ("json", b"{\"buffers\": [\n{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4},\n\n {\"id\": \"b\", \"lower\": 5, \"upper\": 3, \"size\": 4}]}", CAP, 2, &["in.json: line 4: buffers[1] (id 'b'): field 'upper': lower (5) must be less than upper (3)"]),
+    ("json", b"{\"buffers\": [{\"id\": \" a\", \"lower\": 0, \"upper\": 1, \"size\": 4}]}", CAP, 2, &["in.json: line 1: buffers[0] (id ' a'): field 'id': id ' a' starts or ends with white space"]),
+    ("json", b"{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4},\n{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4}]}", CAP, 2, &["in.json: line 2: buffers[1] (id 'a'): field 'id': duplicate id 'a' (first used at buffers[0])"]),
+    // `null` is no field, for every optional field; `+8` is no number in any format.
+    ("json", b"{\"capacity\": null, \"memories\": null, \"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4, \"alignment\": null, \"offset\": null, \"hint\": null, \"gaps\": null, \"memories\": null, \"benefit\": null}]}", CAP, 0, &["\na,0,1,4,0"]),
+    ("csv", b"id,lower,upper,size\na,0,1,+8\n", CAP, 2, &["in.csv: line 2: field 'size': '+8' is not an integer: write the digits alone, without a sign"]),
+    ("csv", b"id,lower,upper,size,offset\na,0,1,8,+0\n", CAP, 2, &["in.csv: line 2: field 'offset': '+0' is not an integer"]),
+    ("csv", b"id,lower,upper,size,benefit\na,0,1,8,+3\n", &["--spill", "--capacity", "4"], 2, &["in.csv: line 2: field 'benefit': '+3' is not an integer"]),
+
+    // Memories in a problem (`{MEMORIES}`: a good memories file, sram 8 bytes at cost 1, dram
+    // 64 at cost 20).
+    ("csv", b"id,lower,upper,size,memories\na,0,2,4,\nb,0,2,4,tcm\n", WITH_MEMORIES, 2, &["in.csv: line 3: field 'memories': unknown memory 'tcm' (the memories are sram, dram)"]),
+    ("csv", b"id,lower,upper,size,memories\na,0,2,10,sram\n", WITH_MEMORIES, 2, &["in.csv: line 2: field 'size': buffer 'a' (offset 0 + size 10) fits none of its memories (the largest holds 8)"]),
+    ("csv", b"id,lower,upper,size,memories\na,0,2,100,\n", WITH_MEMORIES, 2, &["in.csv: line 2: field 'size'", "fits none of its memories (the largest holds 64)"]),
+    ("json", b"{\"buffers\": [\n{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4, \"memories\": [\"tcm\"]}]}", WITH_MEMORIES, 2, &["in.json: line 2: buffers[0] (id 'a'): field 'memories': unknown memory 'tcm' (the memories are sram, dram)"]),
+    ("json", b"{\"memories\": [{\"id\": \"sram\", \"capacity\": 8, \"cost\": null}], \"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4, \"memories\": null}]}", &[], 0, &["\na,0,1,4,0,sram"]),
+    ("json", b"{\"memories\": [{\"id\": \"s\\u001bram\", \"capacity\": 8}], \"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4, \"memories\": [\"x\"]}]}", &[], 2, &["field 'memories': unknown memory 'x' (the memories are s\\u{1b}ram)"]),
+
+    // Memories files (`memories`: the file is given as `--memories` to a good problem).
+    ("memories", b"", &[], 2, &["in.csv: the file is empty"]),
+    ("memories", b"id,capacity\n", &[], 2, &["in.csv: no memories: the file has a header and no rows"]),
+    ("memories", b"id\nsram\n", &[], 2, &["in.csv: line 1: field 'capacity': missing column 'capacity'"]),
+    ("memories", b"capacity\n8\n", &[], 2, &["in.csv: line 1: field 'id': missing column 'id'"]),
+    ("memories", b"id,size\nsram,8\n", &[], 2, &["in.csv: line 1: field 'size': unknown column 'size'"]),
+    ("memories", b"id,capacity,capacity\nsram,8,8\n", &[], 2, &["in.csv: line 1: field 'capacity': column 'capacity' appears twice"]),
+    ("memories", b"id,capacity\nsram,8,1\n", &[], 2, &["in.csv: line 2: too many fields"]),
+    ("memories", b"id,capacity\n,8\n", &[], 2, &["in.csv: line 2: field 'id': missing value"]),
+    ("memories", b"id,capacity\nsram,0\n", &[], 2, &["in.csv: line 2: field 'capacity': capacity must be greater than 0"]),
+    ("memories", b"id,capacity\nsram,-8\n", &[], 2, &["in.csv: line 2: field 'capacity': '-8' is negative"]),
+    ("memories", b"id,capacity\nsram,+8\n", &[], 2, &["in.csv: line 2: field 'capacity': '+8' is not an integer"]),
+    ("memories", b"id,capacity\nsram,18446744073709551616\n", &[], 2, &["in.csv: line 2: field 'capacity': '18446744073709551616' is too large"]),
+    ("memories", b"id,capacity,cost\nsram,8,x\n", &[], 2, &["in.csv: line 2: field 'cost': 'x' is not an integer"]),
+    ("memories", b"id,capacity\nsram,8\nsram,9\n", &[], 2, &["in.csv: line 3: field 'id': duplicate memory id 'sram' (first used at line 2)"]),
+    ("memories", b"id,capacity\n\"s ram\",8\n", &[], 2, &["in.csv: line 2: field 'id': 's ram' contains white space"]),
+    ("memories", b"id,capacity\n\"s\nram\",8\n", &[], 2, &["in.csv: line 2: field 'id': 's\\nram' contains white space"]),
+    ("memories", b"id,capacity\nsram\xff,8\n", &[], 2, &["in.csv: line 2: file is not valid UTF-8"]),
+    ("memories", b"# SRAM first\r\nid,capacity,cost\r\nsram,8,1\r\n", &[], 0, &["\na,0,2,4,0,sram"]),
     ("json", b"{\"buffers\": [{\"id\": \"a\xff\", \"lower\": 0, \"upper\": 1, \"size\": 4}]}", CAP, 2, &["in.json: line 1: file is not valid UTF-8"]),
     ("json", b"\xef\xbb\xbf{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4}]}", CAP, 0, &["\na,0,1,4,0"]),
     ("json", b"{\"buffers\": [{\"id\": \"a\", \"lower\": 0, \"upper\": 1, \"size\": 4, \"hint\": -1}]}", CAP, 0, &["\na,0,1,4,0"]),
@@ -92,14 +135,26 @@ const CASES: &[Case] = &[
 fn check(case: &Case) -> Option<String> {
     let &(format, content, extra, code, fragments) = case;
     let scratch = Scratch::new();
-    let path = scratch.path(&format!("in.{format}"));
+    let extension = if format == "memories" { "csv" } else { format };
+    let path = scratch.path(&format!("in.{extension}"));
     let content = String::from_utf8_lossy(content).contains(HUGE).then(|| {
         let text = String::from_utf8(content.to_vec()).expect("the rows with {HUGE} are text");
         text.replace(HUGE, &"9".repeat(10_000_000)).into_bytes()
     });
     std::fs::write(&path, content.as_deref().unwrap_or(case.1)).expect("write the file");
-    let mut args = vec![std::ffi::OsString::from("solve"), path.clone().into()];
-    args.extend(extra.iter().map(Into::into));
+    let memories = scratch.file("sram-dram.csv", "id,capacity,cost\nsram,8,1\ndram,64,20\n");
+    let mut args = vec![std::ffi::OsString::from("solve")];
+    if format == "memories" {
+        // The row's file is the memories file of a good problem.
+        let problem = scratch.file("p.csv", "id,lower,upper,size,memories\na,0,2,4,\n");
+        args.extend([problem.into(), "--memories".into(), path.clone().into()]);
+    } else {
+        args.push(path.clone().into());
+    }
+    args.extend(extra.iter().map(|&arg| match arg {
+        MEMORIES => memories.clone().into_os_string(),
+        arg => arg.into(),
+    }));
     let run = telamalloc(&args);
     let shown = if code == 2 { &run.stderr } else { &run.stdout };
     let mut wrong = Vec::new();

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::tflite::{Field, FlatBuffer};
+use common::tflite::{tflite, ModelTensor};
 use common::{telamalloc_output, Scratch};
 use std::collections::HashSet;
 use std::time::Duration;
@@ -448,90 +448,6 @@ fn sixty_operators_are_solved_exactly() {
         );
     }
     assert!(improved >= 10, "only {improved} graphs improved");
-}
-
-/// One tensor of a test model: shape, TensorType, buffer (1 holds weight data).
-struct ModelTensor {
-    shape: Vec<i32>,
-    buffer: u32,
-}
-
-/// A `.tflite` file: `tensors` (float32), `operators` as (builtin code, inputs, outputs), the
-/// graph's inputs and outputs. Buffer 1 holds data: tensors using it are weights.
-fn tflite(
-    tensors: &[ModelTensor],
-    operators: &[(i32, Vec<i32>, Vec<i32>)],
-    inputs: &[i32],
-    outputs: &[i32],
-) -> Vec<u8> {
-    let mut codes: Vec<i32> = operators.iter().map(|o| o.0).collect();
-    codes.sort_unstable();
-    codes.dedup();
-    let mut fb = FlatBuffer::new(b"TFL3");
-    // Model: version, operator_codes, subgraphs, description, buffers.
-    let (model, model_slots) = fb.table(&[
-        Field::U32(3),
-        Field::Ref,
-        Field::Ref,
-        Field::Absent,
-        Field::Ref,
-    ]);
-    fb.point(0, model);
-    let (code_vector, code_slots) = fb.vector_of_refs(codes.len());
-    fb.point(model_slots[1], code_vector);
-    for (&code, &slot) in codes.iter().zip(&code_slots) {
-        // OperatorCode: deprecated_builtin_code, custom_code, version, builtin_code.
-        let (table, _) = fb.table(&[
-            Field::U8(code.min(127) as u8),
-            Field::Absent,
-            Field::U32(1),
-            Field::U32(code as u32),
-        ]);
-        fb.point(slot, table);
-    }
-    let (subgraphs, subgraph_slots) = fb.vector_of_refs(1);
-    fb.point(model_slots[2], subgraphs);
-    let (subgraph, sg_slots) = fb.table(&[Field::Ref, Field::Ref, Field::Ref, Field::Ref]);
-    fb.point(subgraph_slots[0], subgraph);
-    let (tensor_vector, tensor_slots) = fb.vector_of_refs(tensors.len());
-    fb.point(sg_slots[0], tensor_vector);
-    for (k, (tensor, &slot)) in tensors.iter().zip(&tensor_slots).enumerate() {
-        let (table, slots) = fb.table(&[
-            Field::Ref,
-            Field::U8(0),
-            Field::U32(tensor.buffer),
-            Field::Ref,
-        ]);
-        fb.point(slot, table);
-        let shape = fb.vector_i32(&tensor.shape);
-        fb.point(slots[0], shape);
-        let name = fb.bytes_vector(format!("t{k}").as_bytes());
-        fb.point(slots[3], name);
-    }
-    let i = fb.vector_i32(inputs);
-    fb.point(sg_slots[1], i);
-    let o = fb.vector_i32(outputs);
-    fb.point(sg_slots[2], o);
-    let (operator_vector, operator_slots) = fb.vector_of_refs(operators.len());
-    fb.point(sg_slots[3], operator_vector);
-    for ((code, ins, outs), &slot) in operators.iter().zip(&operator_slots) {
-        let index = codes.iter().position(|c| c == code).unwrap() as u32;
-        let (table, slots) = fb.table(&[Field::U32(index), Field::Ref, Field::Ref]);
-        fb.point(slot, table);
-        let i = fb.vector_i32(ins);
-        fb.point(slots[1], i);
-        let o = fb.vector_i32(outs);
-        fb.point(slots[2], o);
-    }
-    let (buffers, buffer_slots) = fb.vector_of_refs(2);
-    fb.point(model_slots[4], buffers);
-    let (empty, _) = fb.table(&[]);
-    fb.point(buffer_slots[0], empty);
-    let (with_data, data_slots) = fb.table(&[Field::Ref]);
-    fb.point(buffer_slots[1], with_data);
-    let data = fb.bytes_vector(&[0u8; 16]);
-    fb.point(data_slots[0], data);
-    fb.bytes
 }
 
 const ADD: i32 = 0;

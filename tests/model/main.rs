@@ -4,6 +4,7 @@
 mod common;
 
 mod analysis;
+mod assignment_check;
 mod baselines;
 mod memories;
 mod validator;
