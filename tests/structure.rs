@@ -1,5 +1,8 @@
 //! The shape of `src/`, checked on every test run: no two source files import each other,
-//! directly or in a circle, and no function outside the test modules is longer than 150 lines.
+//! directly or in a circle, no source file is longer than 800 lines and no function outside the
+//! test modules is longer than 100 lines. The few files and functions over a limit today are
+//! named, each with its reason, in [`LONG_FILES_ALLOWED`] and [`LONG_FUNCTIONS_ALLOWED`]; an
+//! entry that is back within its limit fails the test too, so the lists only shrink.
 //!
 //! The import graph is read from the text: every `use crate::...`, `use super::...` and inline
 //! `crate::a::b` path of a file is resolved to the file that defines the named item, following
@@ -12,7 +15,46 @@ use std::path::{Path, PathBuf};
 const BINARY: &str = "<bin>";
 
 /// The longest a function may be, in lines.
-const MAX_FUNCTION_LINES: usize = 150;
+const MAX_FUNCTION_LINES: usize = 100;
+
+/// The longest a source file may be, in lines (its test module included).
+const MAX_FILE_LINES: usize = 800;
+
+/// Source files allowed over [`MAX_FILE_LINES`] for now: path, and why. Whoever brings one
+/// within the limit removes its entry (the test fails while a listed file is short enough).
+const LONG_FILES_ALLOWED: &[(&str, &str)] = &[
+    (
+        "src/solver/mod.rs",
+        "the front door, minimise, the lowering fit and the adapters in one file: it is being \
+         split into the front door and a minimise subsystem",
+    ),
+    (
+        "src/io/csv_format.rs",
+        "the CSV reader and writer with their tests: src/io is being reworked, and the split \
+         goes with that work",
+    ),
+];
+
+/// Functions allowed over [`MAX_FUNCTION_LINES`] for now: path, function name, and why. As
+/// with [`LONG_FILES_ALLOWED`], an entry that is no longer needed fails the test.
+const LONG_FUNCTIONS_ALLOWED: &[(&str, &str, &str)] = &[
+    (
+        "src/solver/minimize.rs",
+        "phases",
+        "minimise's phases in one function: it moves with minimise into a subsystem of its own",
+    ),
+    (
+        "src/solver/improve.rs",
+        "improve",
+        "minimise's improvement loop: it moves with minimise into a subsystem of its own",
+    ),
+    (
+        "src/cli/solve.rs",
+        "run",
+        "the solve command's whole flow: src/cli is being reworked, and the command is to become \
+         parse, one library call, print",
+    ),
+];
 
 /// A source file: its module path (`["search", "dfs"]`; `[]` for lib.rs) and its code with
 /// comments, string contents and test modules removed.
@@ -20,6 +62,8 @@ struct SourceFile {
     module: Vec<String>,
     path: PathBuf,
     code: String,
+    /// The file's length in lines, as written.
+    lines: usize,
 }
 
 fn source_files() -> Vec<SourceFile> {
@@ -51,7 +95,13 @@ fn source_files() -> Vec<SourceFile> {
                 let text = std::fs::read_to_string(&path).expect("readable source");
                 let code = strip_test_modules(&strip_comments_and_strings(&text));
                 let path = Path::new("src").join(relative);
-                files.push(SourceFile { module, path, code });
+                let lines = text.lines().count();
+                files.push(SourceFile {
+                    module,
+                    path,
+                    code,
+                    lines,
+                });
             }
         }
     }
@@ -484,8 +534,15 @@ fn the_cycle_finder_finds_cycles() {
     assert!(cycles(&[BTreeSet::from([1]), BTreeSet::new()]).is_empty());
 }
 
+/// A function over [`MAX_FUNCTION_LINES`]: its file, its name, and where and how long it is.
+struct LongFunction {
+    path: String,
+    name: String,
+    found: String,
+}
+
 /// Functions (outside test modules) with more than [`MAX_FUNCTION_LINES`] lines.
-fn long_functions(file: &SourceFile) -> Vec<String> {
+fn long_functions(file: &SourceFile) -> Vec<LongFunction> {
     let lines: Vec<&str> = file.code.lines().collect();
     let mut long = Vec::new();
     for (i, line) in lines.iter().enumerate() {
@@ -514,37 +571,91 @@ fn long_functions(file: &SourceFile) -> Vec<String> {
         };
         let count = rest[..open + close].matches('\n').count() + 1;
         if count > MAX_FUNCTION_LINES {
-            long.push(format!(
-                "{}:{} {name} ({count} lines)",
-                file.path.display(),
-                i + 1
-            ));
+            let path = file.path.display().to_string();
+            long.push(LongFunction {
+                found: format!("{path}:{} {name} ({count} lines)", i + 1),
+                path,
+                name,
+            });
         }
     }
     long
 }
 
 #[test]
-fn no_function_is_longer_than_150_lines() {
-    let long: Vec<String> = source_files().iter().flat_map(long_functions).collect();
+fn no_function_is_longer_than_100_lines() {
+    let long: Vec<LongFunction> = source_files().iter().flat_map(long_functions).collect();
+    let allowed = |f: &LongFunction| {
+        LONG_FUNCTIONS_ALLOWED
+            .iter()
+            .any(|&(path, name, _)| f.path == path && f.name == name)
+    };
+    let over: Vec<&str> = long
+        .iter()
+        .filter(|f| !allowed(f))
+        .map(|f| f.found.as_str())
+        .collect();
     assert!(
-        long.is_empty(),
-        "functions over 150 lines:\n{}",
-        long.join("\n")
+        over.is_empty(),
+        "functions over {MAX_FUNCTION_LINES} lines:\n{}",
+        over.join("\n")
+    );
+    let stale: Vec<String> = LONG_FUNCTIONS_ALLOWED
+        .iter()
+        .filter(|&&(path, name, _)| !long.iter().any(|f| f.path == path && f.name == name))
+        .map(|&(path, name, _)| format!("{path} {name}"))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "within the limit now, remove from LONG_FUNCTIONS_ALLOWED:\n{}",
+        stale.join("\n")
+    );
+}
+
+#[test]
+fn no_source_file_is_longer_than_800_lines() {
+    let files = source_files();
+    let over: Vec<String> = files
+        .iter()
+        .filter(|f| f.lines > MAX_FILE_LINES)
+        .map(|f| (f.path.display().to_string(), f.lines))
+        .filter(|(path, _)| !LONG_FILES_ALLOWED.iter().any(|&(p, _)| p == path))
+        .map(|(path, lines)| format!("{path} ({lines} lines)"))
+        .collect();
+    assert!(
+        over.is_empty(),
+        "source files over {MAX_FILE_LINES} lines:\n{}",
+        over.join("\n")
+    );
+    let stale: Vec<&str> = LONG_FILES_ALLOWED
+        .iter()
+        .map(|&(path, _)| path)
+        .filter(|&path| {
+            !files
+                .iter()
+                .any(|f| f.path == Path::new(path) && f.lines > MAX_FILE_LINES)
+        })
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "within the limit now (or gone), remove from LONG_FILES_ALLOWED:\n{}",
+        stale.join("\n")
     );
 }
 
 #[test]
 fn the_length_check_sees_long_functions() {
     let body = "    let x = 1;\n".repeat(MAX_FUNCTION_LINES);
+    let code = format!("fn short() {{ }}\nfn long() {{\n{body}}}\n");
     let file = SourceFile {
         module: vec!["m".into()],
         path: "m.rs".into(),
-        code: format!("fn short() {{ }}\nfn long() {{\n{body}}}\n"),
+        lines: code.lines().count(),
+        code,
     };
     let found = long_functions(&file);
-    assert_eq!(found.len(), 1, "{found:?}");
-    assert!(found[0].contains("long"));
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].name, "long");
 }
 
 #[test]

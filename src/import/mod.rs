@@ -412,89 +412,12 @@ fn plan(
             "the model has no operators (after constant folding)",
         ));
     }
-    let count = graph.tensors.len();
-    let (is_input, is_output) = (flags(&graph.inputs, count), flags(&graph.outputs, count));
-    // The first operator producing each tensor, to name it when a reader comes first.
-    let mut first_producer: Vec<Option<usize>> = vec![None; count];
-    for (step, op) in schedule.iter().enumerate() {
-        for &t in &op.outputs {
-            first_producer[t].get_or_insert(step);
-        }
-    }
-    let mut producer: Vec<Option<usize>> = vec![None; count];
-    let mut last_use: Vec<Option<usize>> = vec![None; count];
-    for (step, op) in schedule.iter().enumerate() {
-        for &t in &op.inputs {
-            if !graph.tensors[t].constant && producer[t].is_none() && !is_input[t] {
-                // Read before (or without) being produced: the order is not topological.
-                if let Some(later) = first_producer[t] {
-                    return Err(fail(
-                        file,
-                        format!(
-                            "operator {step} reads tensor '{}' before operator {later} produces it",
-                            graph.tensors[t].name,
-                        ),
-                    ));
-                }
-            }
-            last_use[t] = Some(last_use[t].map_or(step, |l: usize| l.max(step)));
-        }
-        for &t in &op.outputs {
-            if let Some(first) = producer[t] {
-                return Err(fail(
-                    file,
-                    format!(
-                        "tensor '{}' is produced by operators {first} and {step}",
-                        graph.tensors[t].name
-                    ),
-                ));
-            }
-            producer[t] = Some(step);
-        }
-    }
-
-    let mut chosen: Vec<(usize, u64, u64, u64)> = Vec::new();
-    let (mut unknown, mut empty) = (0usize, 0usize);
-    for (t, tensor) in graph.tensors.iter().enumerate() {
-        let live = !tensor.constant && (producer[t].is_some() || is_input[t]);
-        if !live {
-            continue;
-        }
-        if tensor.too_large {
-            return Err(fail(
-                file,
-                format!(
-                    "tensor '{}' is larger than 2^64 bytes: its shape's element count times its \
-                     element size overflows 64 bits",
-                    tensor.name
-                ),
-            ));
-        }
-        let bytes = match tensor.bytes {
-            None => {
-                unknown += 1;
-                continue;
-            }
-            Some(0) => {
-                empty += 1;
-                continue;
-            }
-            Some(bytes) => bytes,
-        };
-        let size = align_up(bytes, options.alignment)
-            .ok_or_else(|| fail(file, format!("tensor '{}' is too large", tensor.name)))?;
-        let lower = if is_input[t] {
-            0
-        } else {
-            producer[t].unwrap_or(0)
-        };
-        let upper = if is_output[t] {
-            operators
-        } else {
-            last_use[t].map_or(lower, |l| l.max(lower)) + 1
-        };
-        chosen.push((t, lower as u64, upper.max(lower + 1) as u64, size));
-    }
+    let steps = Steps::of(&graph, &schedule, file)?;
+    let Activations {
+        chosen,
+        unknown,
+        empty,
+    } = activations(&graph, &steps, operators, file, options)?;
     let mut warnings = graph.warnings;
     if unknown > 0 {
         warnings.push(format!(
@@ -535,6 +458,136 @@ fn plan(
         steps: operators as u64,
         input_shapes: graph.input_shapes,
         warnings,
+    })
+}
+
+/// Where each tensor lives in the schedule: the graph's inputs and outputs, the step producing
+/// it and the last step reading it.
+struct Steps {
+    is_input: Vec<bool>,
+    is_output: Vec<bool>,
+    producer: Vec<Option<usize>>,
+    last_use: Vec<Option<usize>>,
+}
+
+impl Steps {
+    /// The steps of `schedule`'s tensors; an error names an operator that reads a tensor
+    /// before another produces it (the order is not topological), or a tensor produced twice.
+    fn of(graph: &Graph, schedule: &[&Operator], file: &str) -> Result<Steps, InputError> {
+        let count = graph.tensors.len();
+        let (is_input, is_output) = (flags(&graph.inputs, count), flags(&graph.outputs, count));
+        // The first operator producing each tensor, to name it when a reader comes first.
+        let mut first_producer: Vec<Option<usize>> = vec![None; count];
+        for (step, op) in schedule.iter().enumerate() {
+            for &t in &op.outputs {
+                first_producer[t].get_or_insert(step);
+            }
+        }
+        let mut producer: Vec<Option<usize>> = vec![None; count];
+        let mut last_use: Vec<Option<usize>> = vec![None; count];
+        for (step, op) in schedule.iter().enumerate() {
+            for &t in &op.inputs {
+                if !graph.tensors[t].constant && producer[t].is_none() && !is_input[t] {
+                    // Read before (or without) being produced: the order is not topological.
+                    if let Some(later) = first_producer[t] {
+                        return Err(fail(
+                            file,
+                            format!(
+                                "operator {step} reads tensor '{}' before operator {later} produces it",
+                                graph.tensors[t].name,
+                            ),
+                        ));
+                    }
+                }
+                last_use[t] = Some(last_use[t].map_or(step, |l: usize| l.max(step)));
+            }
+            for &t in &op.outputs {
+                if let Some(first) = producer[t] {
+                    return Err(fail(
+                        file,
+                        format!(
+                            "tensor '{}' is produced by operators {first} and {step}",
+                            graph.tensors[t].name
+                        ),
+                    ));
+                }
+                producer[t] = Some(step);
+            }
+        }
+        Ok(Steps {
+            is_input,
+            is_output,
+            producer,
+            last_use,
+        })
+    }
+}
+
+/// The live activation tensors of a schedule, and those left out.
+struct Activations {
+    /// The tensors that become buffers: (tensor, lower, upper, size).
+    chosen: Vec<(usize, u64, u64, u64)>,
+    /// Live tensors left out for an unknown size.
+    unknown: usize,
+    /// Live tensors left out for having no elements.
+    empty: usize,
+}
+
+/// The activation tensors of a schedule of `operators` steps, each with its lifetime and its
+/// size aligned.
+fn activations(
+    graph: &Graph,
+    steps: &Steps,
+    operators: usize,
+    file: &str,
+    options: &ImportOptions,
+) -> Result<Activations, InputError> {
+    let mut chosen: Vec<(usize, u64, u64, u64)> = Vec::new();
+    let (mut unknown, mut empty) = (0usize, 0usize);
+    for (t, tensor) in graph.tensors.iter().enumerate() {
+        let live = !tensor.constant && (steps.producer[t].is_some() || steps.is_input[t]);
+        if !live {
+            continue;
+        }
+        if tensor.too_large {
+            return Err(fail(
+                file,
+                format!(
+                    "tensor '{}' is larger than 2^64 bytes: its shape's element count times its \
+                     element size overflows 64 bits",
+                    tensor.name
+                ),
+            ));
+        }
+        let bytes = match tensor.bytes {
+            None => {
+                unknown += 1;
+                continue;
+            }
+            Some(0) => {
+                empty += 1;
+                continue;
+            }
+            Some(bytes) => bytes,
+        };
+        let size = align_up(bytes, options.alignment)
+            .ok_or_else(|| fail(file, format!("tensor '{}' is too large", tensor.name)))?;
+        let lower = if steps.is_input[t] {
+            0
+        } else {
+            steps.producer[t].unwrap_or(0)
+        };
+        let upper = if steps.is_output[t] {
+            operators
+        } else {
+            steps.last_use[t].map_or(lower, |l| l.max(lower)) + 1
+        };
+        chosen.push((t, lower as u64, upper.max(lower + 1) as u64, size));
+    }
+    Ok(Activations {
+        chosen,
+        unknown,
+        empty,
     })
 }
 

@@ -217,6 +217,50 @@ fn half_to_f64(bits: u16) -> f64 {
     }
 }
 
+/// `raw_data` read as little-endian elements of ONNX data type `data_type`; `None` for a type
+/// whose values are not read.
+fn raw_values(data_type: i32, raw: &[u8]) -> Option<Values> {
+    let width = element_bits(data_type).unwrap_or(0) / 8;
+    let chunks = |w: usize| raw.chunks_exact(w);
+    match (data_type, width) {
+        (1, 4) => Some(Values::Floats(
+            chunks(4)
+                .map(|c| f64::from(f32::from_le_bytes(c.try_into().expect("4"))))
+                .collect(),
+        )),
+        (11, 8) => Some(Values::Floats(
+            chunks(8)
+                .map(|c| f64::from_le_bytes(c.try_into().expect("8")))
+                .collect(),
+        )),
+        (10, 2) => Some(Values::Floats(
+            chunks(2)
+                .map(|c| half_to_f64(u16::from_le_bytes([c[0], c[1]])))
+                .collect(),
+        )),
+        (7 | 13, 8) => Some(Values::Ints(
+            chunks(8)
+                .map(|c| i64::from_le_bytes(c.try_into().expect("8")))
+                .collect(),
+        )),
+        (6, 4) => Some(Values::Ints(
+            chunks(4)
+                .map(|c| i64::from(i32::from_le_bytes(c.try_into().expect("4"))))
+                .collect(),
+        )),
+        (12, 4) => Some(Values::Ints(
+            chunks(4)
+                .map(|c| i64::from(u32::from_le_bytes(c.try_into().expect("4"))))
+                .collect(),
+        )),
+        (3, 1) => Some(Values::Ints(
+            raw.iter().map(|&b| i64::from(b as i8)).collect(),
+        )),
+        (2 | 9, 1) => Some(Values::Ints(raw.iter().map(|&b| i64::from(b)).collect())),
+        _ => None,
+    }
+}
+
 pub(super) fn parse_tensor(bytes: &[u8]) -> Result<TensorProto, String> {
     let mut tensor = TensorProto::default();
     let mut fields = Fields::new(bytes);
@@ -261,45 +305,7 @@ pub(super) fn parse_tensor(bytes: &[u8]) -> Result<TensorProto, String> {
     }
     let dt = tensor.data_type;
     tensor.values = if let Some(raw) = raw {
-        let width = element_bits(dt).unwrap_or(0) / 8;
-        let chunks = |w: usize| raw.chunks_exact(w);
-        match (dt, width) {
-            (1, 4) => Some(Values::Floats(
-                chunks(4)
-                    .map(|c| f64::from(f32::from_le_bytes(c.try_into().expect("4"))))
-                    .collect(),
-            )),
-            (11, 8) => Some(Values::Floats(
-                chunks(8)
-                    .map(|c| f64::from_le_bytes(c.try_into().expect("8")))
-                    .collect(),
-            )),
-            (10, 2) => Some(Values::Floats(
-                chunks(2)
-                    .map(|c| half_to_f64(u16::from_le_bytes([c[0], c[1]])))
-                    .collect(),
-            )),
-            (7 | 13, 8) => Some(Values::Ints(
-                chunks(8)
-                    .map(|c| i64::from_le_bytes(c.try_into().expect("8")))
-                    .collect(),
-            )),
-            (6, 4) => Some(Values::Ints(
-                chunks(4)
-                    .map(|c| i64::from(i32::from_le_bytes(c.try_into().expect("4"))))
-                    .collect(),
-            )),
-            (12, 4) => Some(Values::Ints(
-                chunks(4)
-                    .map(|c| i64::from(u32::from_le_bytes(c.try_into().expect("4"))))
-                    .collect(),
-            )),
-            (3, 1) => Some(Values::Ints(
-                raw.iter().map(|&b| i64::from(b as i8)).collect(),
-            )),
-            (2 | 9, 1) => Some(Values::Ints(raw.iter().map(|&b| i64::from(b)).collect())),
-            _ => None,
-        }
+        raw_values(dt, raw)
     } else if int_fields && is_integer(dt) {
         Some(Values::Ints(ints))
     } else if float_fields {
