@@ -52,9 +52,11 @@ fn capacity() -> u64 {
 /// it, so that the deadline passes while buffers are being placed.
 const LIMIT: Duration = Duration::from_millis(300);
 
-/// How long past its limit an allocator may answer here: far below the seconds a placement that
-/// never looked at the clock would take, far above what a busy machine adds.
-const GRACE: Duration = Duration::from_secs(2);
+/// How long past its limit an allocator may answer here. On an idle machine the work around
+/// the limit (checking the problem before, the lanes and the validator after) takes about
+/// 0.2 s of this problem; two busy loops and the other tests beside it make that several
+/// times longer. Far below the 15 s of a TFLite best-fit that never looked at the clock.
+const GRACE: Duration = Duration::from_secs(5);
 
 /// What a limit guarantees, whichever answer the clock picks: an answer within the limit and
 /// [`GRACE`], either a layout that passed the validator within `capacity`, or limit reached
@@ -113,10 +115,11 @@ fn every_baseline_stops_at_the_time_limit_while_placing() {
 /// capacity when the rest laid in lanes happens to reach it.
 #[test]
 fn the_search_fit_of_a_large_problem_stops_at_the_time_limit() {
+    let problem = large_problem();
     let started = Instant::now();
     let result = Solver::new()
         .timeout(LIMIT)
-        .solve(large_problem(), Goal::Fit(capacity()))
+        .solve(problem, Goal::Fit(capacity()))
         .expect("a valid problem");
     assert_answered_in_time(&result, started, capacity(), "search fit");
 }

@@ -102,18 +102,27 @@ pub(super) fn candidates(run: &Run<'_>, first: Option<Placed>) -> Option<Placed>
     best
 }
 
-/// The LOAD-guided assignment fitted by the search with node budgets growing fourfold a round,
-/// until one fits or a limit comes.
-pub(super) fn guided_until_found(run: &Run<'_>) -> Option<Placed> {
-    let order = choosing_order(run.problem, run.slots);
-    let mut scale = 4;
-    while !run.stopped() {
+/// The LOAD-guided assignment fitted by the search with node budgets growing fourfold a round
+/// while time is left: until one fits when `best` is `None`, else for three rounds; the
+/// cheapest of them and `best`.
+pub(super) fn guided_rounds(run: &Run<'_>, mut best: Option<Placed>) -> Option<Placed> {
+    let (problem, slots) = (run.problem, run.slots);
+    let order = choosing_order(problem, slots);
+    let mut scale = 4u64;
+    let mut rounds = 0;
+    while !run.stopped() && (best.is_none() || rounds < 3) {
         if let Some(found) = guided(run, &order, scale) {
-            return Some(found);
+            if best
+                .as_ref()
+                .is_none_or(|b| found.cost(problem, slots) < b.cost(problem, slots))
+            {
+                best = Some(found);
+            }
         }
         scale = scale.saturating_mul(4);
+        rounds += 1;
     }
-    None
+    best
 }
 
 /// The order in which buffers choose: fixed first, then by what a worse place would cost per

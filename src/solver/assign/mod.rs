@@ -72,8 +72,8 @@ pub(crate) fn solve(
             best = outcome.best;
         }
     }
-    if best.is_none() && !exhausted_none {
-        best = construct::guided_until_found(&run);
+    if !exhausted_none && (best.is_none() || !branch::applies(problem, slots)) {
+        best = construct::guided_rounds(&run, best);
     }
     let status = match (&best, exhausted_none) {
         (Some(_), _) => Status::Solved,
