@@ -195,12 +195,17 @@ fn check_memories(problem: &Problem) -> Result<(), RuleBreak> {
         if problem.memories.is_empty() {
             continue;
         }
-        let largest = problem
-            .allowed_memories(i)
-            .into_iter()
-            .map(|m| problem.memories[m].capacity)
-            .max()
-            .unwrap_or(0);
+        // By name through `seen`: a buffer lists a few of possibly thousands of memories.
+        let largest = if b.memories.is_empty() {
+            problem.memories.iter().map(|m| m.capacity).max()
+        } else {
+            b.memories
+                .iter()
+                .filter_map(|n| seen.get(n.as_str()))
+                .map(|&m| problem.memories[m].capacity)
+                .max()
+        }
+        .unwrap_or(0);
         let top = b.offset.unwrap_or(0).saturating_add(b.size);
         if top > largest {
             let field = if b.offset.is_some() { "offset" } else { "size" };

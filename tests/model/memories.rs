@@ -782,3 +782,44 @@ fn against_the_brute_force_at_scale() {
     );
     assert!(close * 100 >= feasible * 95);
 }
+
+/// 10,000 buffers over 4,000 memories, half of them free to use any memory and half listing
+/// 40: `--timeout 5` answers within 6 s with every buffer placed (memory grows with buffers
+/// plus listed pairs, not buffers x memories: 12-48 MB measured with `/usr/bin/time`). Seconds
+/// of work at the limit, so ignored: `cargo test --release --test model -- --ignored
+/// four_thousand_memories`.
+#[test]
+#[ignore]
+fn four_thousand_memories_answer_within_the_limit() {
+    let mut draw = Draw(0x4000);
+    let memories: Vec<Memory> = (0..4000)
+        .map(|m| Memory::new(format!("m{m}"), 500 + draw.below(4500), 1 + draw.below(99)))
+        .collect();
+    let buffers: Vec<Buffer> = (0..10_000)
+        .map(|i| {
+            let lower = draw.below(5000);
+            let mut b = Buffer::new(
+                format!("b{i}"),
+                lower,
+                lower + 1 + draw.below(200),
+                1 + draw.below(1000),
+            );
+            if i % 2 == 1 {
+                b.memories = (0..40).map(|_| format!("m{}", draw.below(4000))).collect();
+                b.memories.push("m0".into());
+                b.memories.sort();
+                b.memories.dedup();
+            }
+            b
+        })
+        .collect();
+    let problem = Problem::new(buffers, None).with_memories(memories);
+    let started = std::time::Instant::now();
+    let result = Solver::new()
+        .timeout(std::time::Duration::from_secs(5))
+        .solve(&problem, Goal::Memories)
+        .unwrap();
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(6), "took {took:?}");
+    assert_eq!(result.status, Status::Solved);
+}

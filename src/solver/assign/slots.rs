@@ -62,6 +62,11 @@ impl Slots {
             }
             rank
         };
+        let by_id: std::collections::HashMap<&str, usize> = memories
+            .iter()
+            .enumerate()
+            .map(|(m, memory)| (memory.id.as_str(), m))
+            .collect();
         let listed = problem
             .buffers
             .iter()
@@ -69,13 +74,16 @@ impl Slots {
                 if b.memories.is_empty() {
                     return None;
                 }
-                let mut allowed: Vec<usize> = (0..memories.len())
-                    .filter(|&m| b.memories.contains(&memories[m].id))
+                let mut allowed: Vec<usize> = b
+                    .memories
+                    .iter()
+                    .filter_map(|name| by_id.get(name.as_str()).copied())
                     .filter(|&m| {
                         b.offset.unwrap_or(0).saturating_add(b.size) <= memories[m].capacity
                     })
                     .collect();
                 allowed.sort_by_key(|&m| rank[m]);
+                allowed.dedup();
                 Some(allowed.into_boxed_slice())
             })
             .collect();
