@@ -22,8 +22,11 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// Installs this build's libraries into `prefix` with `install.sh`.
-fn install(prefix: &Path) {
+/// A scratch folder for one test with this build's libraries installed in its `prefix`
+/// subfolder by `install.sh`; returns the folder and the prefix.
+fn installed(name: &str) -> (PathBuf, PathBuf) {
+    let dir = scratch(name);
+    let prefix = dir.join("prefix");
     let exe = std::env::current_exe().expect("the test binary's path");
     let libs = exe.parent().expect("target/<profile>/deps/<test>");
     assert!(
@@ -33,7 +36,7 @@ fn install(prefix: &Path) {
     );
     let ran = Command::new("bash")
         .arg(crate_dir().join("install.sh"))
-        .arg(prefix)
+        .arg(&prefix)
         .env("TELAMALLOC_LIB_DIR", libs)
         .output()
         .expect("bash runs");
@@ -42,6 +45,7 @@ fn install(prefix: &Path) {
         "install.sh failed:\n{}",
         String::from_utf8_lossy(&ran.stderr)
     );
+    (dir, prefix)
 }
 
 /// Whether `tool --version` runs; if not, says the part that needs it is skipped.
@@ -89,8 +93,7 @@ fn check_runs(exe: &Path, lib_path: Option<&Path>) {
 
 #[test]
 fn install_lays_out_the_prefix() {
-    let prefix = scratch("layout");
-    install(&prefix);
+    let (dir, prefix) = installed("layout");
     let abi = match VERSION.split('.').collect::<Vec<_>>()[..] {
         ["0", minor, _] => format!("0.{minor}"),
         [major, _, _] => major.to_string(),
@@ -122,7 +125,7 @@ fn install_lays_out_the_prefix() {
             "{dynamic}"
         );
     }
-    let _ = std::fs::remove_dir_all(&prefix);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -130,9 +133,7 @@ fn the_example_builds_against_the_prefix_with_pkg_config() {
     if !have("pkg-config") {
         return;
     }
-    let dir = scratch("pkg-config");
-    let prefix = dir.join("prefix");
-    install(&prefix);
+    let (dir, prefix) = installed("pkg-config");
     let pkg_config = || {
         let mut command = Command::new("pkg-config");
         command.env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig"));
@@ -159,9 +160,7 @@ fn the_example_builds_against_the_prefix_with_cmake() {
     if !have("cmake") {
         return;
     }
-    let dir = scratch("cmake");
-    let prefix = dir.join("prefix");
-    install(&prefix);
+    let (dir, prefix) = installed("cmake");
     let build = dir.join("build");
     run(Command::new("cmake")
         .arg("-S")
