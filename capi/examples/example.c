@@ -11,6 +11,13 @@ static int fail(const char *what) {
 }
 
 int main(void) {
+    /* The library loaded is the one this header describes. */
+    if (strcmp(tm_version(), TELAMALLOC_VERSION_STRING) != 0) {
+        fprintf(stderr, "example: header %s, library %s\n", TELAMALLOC_VERSION_STRING, tm_version());
+        return 1;
+    }
+    printf("telamalloc %s\n", tm_version());
+
     const uint64_t lower[] = {0, 3, 0, 9, 0};
     const uint64_t upper[] = {3, 9, 9, 21, 21};
     const uint64_t size[] = {4, 4, 4, 4, 4};

@@ -1,8 +1,10 @@
 /*
  * telamalloc: memory planning for ML compilers, from C and C++.
  *
- * Build the library with `cargo build --release -p telamalloc-capi`; link against
- * target/release/libtelamalloc_c.so (or the static libtelamalloc_c.a with -lpthread -ldl -lm).
+ * Install with `capi/install.sh PREFIX` from the repository root (the header, the shared and
+ * static libraries, a pkg-config file and a CMake package), then build with
+ * `pkg-config --cflags --libs telamalloc` or CMake's `find_package(telamalloc)` and the
+ * target telamalloc::telamalloc. The static library needs -lpthread -ldl -lm besides.
  *
  * A problem is a list of buffers: buffer i is live over the time steps [lower[i], upper[i]) and
  * needs size[i] bytes. tm_solve gives every buffer an offset so that buffers live at the same
@@ -18,9 +20,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The version of this header; tm_version() gives the library's. The ABI of 0.MINOR releases is
+ * kept within the same MINOR (from 1.0: within the same MAJOR), see CHANGELOG.md. */
+#define TELAMALLOC_VERSION_MAJOR 0
+#define TELAMALLOC_VERSION_MINOR 1
+#define TELAMALLOC_VERSION_PATCH 0
+#define TELAMALLOC_VERSION_STRING "0.1.0"
+/* One number for #if: MAJOR * 10000 + MINOR * 100 + PATCH. */
+#define TELAMALLOC_VERSION \
+    (TELAMALLOC_VERSION_MAJOR * 10000 + TELAMALLOC_VERSION_MINOR * 100 + TELAMALLOC_VERSION_PATCH)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The library's version, "MAJOR.MINOR.PATCH" (TELAMALLOC_VERSION_STRING of the header it was
+ * built with); a static string, never freed. */
+const char *tm_version(void);
 
 /* Error codes. */
 typedef enum tm_error {

@@ -612,3 +612,14 @@ pub unsafe extern "C" fn tm_result_free(result: *mut TmResult) {
 pub extern "C" fn tm_last_error() -> *const c_char {
     LAST_ERROR.with(|last| last.borrow().as_ptr())
 }
+
+/// The library's version (`TELAMALLOC_VERSION_STRING` of the header it matches).
+#[no_mangle]
+pub extern "C" fn tm_version() -> *const c_char {
+    const VERSION: &CStr =
+        match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+            Ok(version) => version,
+            Err(_) => panic!("the version has no NUL byte"),
+        };
+    VERSION.as_ptr()
+}
