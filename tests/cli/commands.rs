@@ -704,15 +704,53 @@ fn solve_with_a_timeout_on_a_hard_problem_reports_the_limit() {
 }
 
 #[test]
+fn the_policy_help_names_the_default_portfolio() {
+    let help = telamalloc(["solve", "--help"]);
+    assert_eq!(help.code, 0, "{}", help.stderr);
+    let words: Vec<&str> = help
+        .stdout
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')')
+        .collect();
+    let network = telamalloc::learned::Network::built_in().expect("the built-in model");
+    let head = network
+        .portfolio()
+        .expect("the built-in model has a portfolio head");
+    // `fixed` is the head's slot for the model's own learned policy.
+    for strategy in head.strategies().iter().filter(|s| *s != "fixed") {
+        assert!(
+            words.contains(&strategy.as_str()),
+            "--policy's help does not name {strategy}: {}",
+            help.stdout
+        );
+    }
+    assert!(
+        help.stdout.contains("fixed/WAT~/TAW~/TWA"),
+        "{}",
+        help.stdout
+    );
+}
+
+#[test]
 fn switches_lists_every_switch_with_its_default() {
     let run = telamalloc(["switches"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let defaults = telamalloc::SearchOptions::default();
-    // A switch's first line starts with its name; its help may go on, indented, below.
+    // A layer's heading starts at the first column; a switch's first line starts, indented by
+    // two, with its name; its help and when to flip it go on, indented further, below.
+    let headings: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|line| !line.is_empty() && !line.starts_with(' '))
+        .collect();
+    let titles: Vec<&str> = telamalloc::search::LAYERS
+        .iter()
+        .map(|layer| layer.title())
+        .collect();
+    assert_eq!(headings, titles, "{}", run.stdout);
     let lines: Vec<&str> = run
         .stdout
         .lines()
-        .filter(|line| !line.starts_with(' '))
+        .filter(|line| line.starts_with("  ") && !line.starts_with("   "))
         .collect();
     let names = telamalloc::search::technique_names();
     assert_eq!(lines.len(), names.len(), "{}", run.stdout);
@@ -723,6 +761,11 @@ fn switches_lists_every_switch_with_its_default() {
         assert_eq!(words[1], if on { "on" } else { "off" }, "{line}");
         assert!(words.len() > 2, "{line}: no help");
     }
+    assert_eq!(
+        run.stdout.matches("When:").count(),
+        names.len(),
+        "every switch says when to flip it"
+    );
     // Every line of the list and of `solve --help` fits a 100-column terminal.
     let help = telamalloc(["solve", "--help"]);
     assert_eq!(help.code, 0);
