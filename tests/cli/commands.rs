@@ -383,6 +383,43 @@ fn a_dash_as_the_output_is_standard_output() {
 }
 
 #[test]
+fn gen_puts_the_capacity_in_the_file_name_when_asked() {
+    // One loop makes a folder of problems at their LOAD that `solve` and `learn` read at their
+    // capacity, with no renaming.
+    let scratch = Scratch::new();
+    for seed in ["1", "2"] {
+        let pattern = scratch.path(&format!("rand_{seed}.{{capacity}}.csv"));
+        let run = telamalloc([
+            OsStr::new("gen"),
+            OsStr::new("random"),
+            OsStr::new("--seed"),
+            OsStr::new(seed),
+            OsStr::new("--buffers"),
+            OsStr::new("30"),
+            OsStr::new("--tightness"),
+            OsStr::new("1.0"),
+            OsStr::new("-o"),
+            pattern.as_os_str(),
+        ]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let capacity = run
+            .stderr
+            .lines()
+            .find_map(|line| line.strip_prefix("capacity "))
+            .expect("the capacity on standard error");
+        let file = scratch.path(&format!("rand_{seed}.{capacity}.csv"));
+        assert!(file.exists(), "{} was not written", file.display());
+        let solved = telamalloc([OsStr::new("solve"), file.as_os_str()]);
+        assert!(
+            solved.stderr.contains(&format!("capacity {capacity})")),
+            "{}",
+            solved.stderr
+        );
+    }
+    assert!(!scratch.path("rand_1.{capacity}.csv").exists());
+}
+
+#[test]
 fn gen_is_deterministic_from_the_seed() {
     for kind in ["perfect", "overlap", "random"] {
         let args =
@@ -641,10 +678,12 @@ fn collect_writes_a_log_per_problem_that_logs_reads_and_counts() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stdout.contains(&format!(
-            "1 logs (schema version {}, feature version {}): {d} decisions, {c} candidates, \
-             {t} tries, {f} on solution paths",
+            "1 log (schema version {}, feature version {}): {}, {}, {}, {f} on solution paths",
             telamalloc::solve_log::LOG_SCHEMA_VERSION,
-            telamalloc::search::FEATURE_SCHEMA_VERSION
+            telamalloc::search::FEATURE_SCHEMA_VERSION,
+            counted(d, "decision", "decisions"),
+            counted(c, "candidate", "candidates"),
+            counted(t, "try", "tries"),
         )),
         "{}",
         run.stdout
@@ -656,6 +695,11 @@ fn collect_writes_a_log_per_problem_that_logs_reads_and_counts() {
     let run = telamalloc([OsStr::new("logs"), bogus.as_os_str()]);
     assert_eq!(run.code, 2, "{}", run.stdout);
     assert!(run.stderr.contains("bogus.jsonl"), "{}", run.stderr);
+}
+
+/// `n` and the noun, singular for one, as `logs` prints counts.
+fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 // ---------------------------------------------------------------------------------------------
