@@ -388,28 +388,27 @@ fn gen_puts_the_capacity_in_the_file_name_when_asked() {
     // capacity, with no renaming.
     let scratch = Scratch::new();
     for seed in ["1", "2"] {
-        let pattern = scratch.path(&format!("rand_{seed}.{{capacity}}.csv"));
-        let run = telamalloc([
-            OsStr::new("gen"),
-            OsStr::new("random"),
-            OsStr::new("--seed"),
-            OsStr::new(seed),
-            OsStr::new("--buffers"),
-            OsStr::new("30"),
-            OsStr::new("--tightness"),
-            OsStr::new("1.0"),
-            OsStr::new("-o"),
-            pattern.as_os_str(),
-        ]);
+        let pattern = format!("rand_{seed}.{{capacity}}.csv");
+        let args = [
+            "gen",
+            "random",
+            "--seed",
+            seed,
+            "--tightness",
+            "1.0",
+            "-o",
+            &pattern,
+        ];
+        let run = common::telamalloc_in(scratch.dir(), args);
         assert_eq!(run.code, 0, "{}", run.stderr);
         let capacity = run
             .stderr
             .lines()
             .find_map(|line| line.strip_prefix("capacity "))
             .expect("the capacity on standard error");
-        let file = scratch.path(&format!("rand_{seed}.{capacity}.csv"));
-        assert!(file.exists(), "{} was not written", file.display());
-        let solved = telamalloc([OsStr::new("solve"), file.as_os_str()]);
+        let file = format!("rand_{seed}.{capacity}.csv");
+        assert!(scratch.path(&file).exists(), "{file} was not written");
+        let solved = common::telamalloc_in(scratch.dir(), ["solve", file.as_str()]);
         assert!(
             solved.stderr.contains(&format!("capacity {capacity})")),
             "{}",
