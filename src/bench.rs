@@ -164,7 +164,7 @@ pub fn summary_markdown(rows: &[BenchRow]) -> String {
 /// What a cell of [`matrix_markdown`] shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cell {
-    /// `time s (nodes)` when solved, else the status.
+    /// `time s (nodes)` when solved, else the status (the heading says so: `search: s (nodes)`).
     Time,
     /// peak / capacity (for minimisation runs).
     PeakOverCapacity,
@@ -182,7 +182,22 @@ pub fn matrix_markdown(rows: &[BenchRow], cell: Cell) -> String {
             problems.push(&row.problem);
         }
     }
-    let mut out = format!("| problem | {} |\n|---|", labels.join(" | "));
+    // A column's heading says what its cells hold: the time in seconds (else the status) and,
+    // for the search, its nodes in parentheses.
+    let headings: Vec<String> = labels
+        .iter()
+        .map(|label| match cell {
+            Cell::PeakOverCapacity => format!("{label}: peak / capacity"),
+            Cell::Time => {
+                let counted = rows.iter().any(|r| {
+                    r.algorithm == *label
+                        && r.search.as_ref().and_then(|s| s.get("nodes")).is_some()
+                });
+                format!("{label}: s{}", if counted { " (nodes)" } else { "" })
+            }
+        })
+        .collect();
+    let mut out = format!("| problem | {} |\n|---|", headings.join(" | "));
     out.push_str(&"---|".repeat(labels.len()));
     out.push('\n');
     for problem in problems {

@@ -14,9 +14,10 @@ use telamalloc::{Algorithm, PolicySpec, SearchOptions, Solver};
 pub struct EvalArgs {
     /// Problem files or folders.
     paths: Vec<PathBuf>,
-    /// Comma-separated policies: `fixed`, `portfolio` (the default portfolio), order words such as
-    /// WAT, TWA+ or TWA~, round robins such as TWA/TWA~/TWA+, `learned`, or model files.
-    #[arg(long, value_delimiter = ',', default_value = "fixed,WAT,TAW,TWA")]
+    /// Comma-separated policies: `portfolio` (the default search, and the default here),
+    /// `fixed`, order words such as WAT, TWA+ or TWA~, round robins such as TWA/TWA~/TWA+,
+    /// `learned`, or model files; the first is the one the others are paired against.
+    #[arg(long, value_delimiter = ',', default_value = "portfolio")]
     policies: Vec<PolicySpec>,
     /// A split: the problems listed in `datasets/splits/NAME.txt`.
     #[arg(long)]

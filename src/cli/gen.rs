@@ -2,7 +2,7 @@
 
 use super::{write_file, CliError, EXIT_SOLVED};
 use clap::{Args, ValueEnum};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use telamalloc::generate::{
     self, Benefit, CutPositions, CutStyle, OnchipOptions, PerfectOptions, RandomOptions, Tiling,
 };
@@ -130,8 +130,9 @@ pub struct GenArgs {
     /// factor in [0.75, 1.25) (onchip).
     #[arg(long, value_enum, default_value = "area")]
     benefit: BenefitOrder,
-    /// Output CSV file (default: standard output). The capacity is written into the file name
-    /// by the caller's choice of name (NAME.CAPACITY.csv); it is also printed on standard error.
+    /// Output CSV file (default: standard output). `{capacity}` in it is replaced by the
+    /// problem's capacity, so that `-o DIR/NAME.{capacity}.csv` writes a file that `solve`,
+    /// `eval` and `learn` read at its capacity; the capacity is also printed on standard error.
     #[arg(long, short)]
     output: Option<PathBuf>,
 }
@@ -178,7 +179,7 @@ pub fn run(args: GenArgs) -> Result<i32, CliError> {
     })?;
     let text = write_csv_problem(&problem);
     match &args.output {
-        Some(path) => write_file(path, &text)?,
+        Some(path) => write_file(&with_capacity(path, problem.capacity)?, &text)?,
         None => print!("{text}"),
     }
     if let Some(capacity) = problem.capacity {
@@ -190,6 +191,25 @@ pub fn run(args: GenArgs) -> Result<i32, CliError> {
         telamalloc::analysis::load(&problem)
     );
     Ok(EXIT_SOLVED)
+}
+
+/// The placeholder `-o` replaces by the capacity.
+const CAPACITY_PLACEHOLDER: &str = "{capacity}";
+
+/// `path` with every `{capacity}` replaced by `capacity`; an error when it holds one and the
+/// problem has no capacity.
+fn with_capacity(path: &Path, capacity: Option<u64>) -> Result<PathBuf, CliError> {
+    let Some(text) = path.to_str().filter(|t| t.contains(CAPACITY_PLACEHOLDER)) else {
+        return Ok(path.to_path_buf());
+    };
+    match capacity {
+        Some(capacity) => Ok(PathBuf::from(
+            text.replace(CAPACITY_PLACEHOLDER, &capacity.to_string()),
+        )),
+        None => Err(CliError::Usage(format!(
+            "-o {text}: this problem has no capacity to put in the file name"
+        ))),
+    }
 }
 
 /// A perfect packing as the flags ask.

@@ -17,8 +17,13 @@ pub fn run(args: LogsArgs) -> Result<i32, CliError> {
     let summary = summarise_logs(&files).map_err(CliError::Usage)?;
     let (schema, features) = summary.versions;
     println!(
-        "{} logs (schema version {schema}, feature version {features}): {} decisions, {} candidates, {} tries, {} on solution paths",
-        summary.logs, summary.decisions, summary.candidates, summary.tries, summary.on_path
+        "{} (schema version {schema}, feature version {features}): {}, {}, {}, {} on solution \
+         paths",
+        counted(summary.logs as u64, "log", "logs"),
+        counted(summary.decisions, "decision", "decisions"),
+        counted(summary.candidates, "candidate", "candidates"),
+        counted(summary.tries, "try", "tries"),
+        summary.on_path
     );
     let outcomes: Vec<String> = summary
         .outcomes
@@ -27,4 +32,9 @@ pub fn run(args: LogsArgs) -> Result<i32, CliError> {
         .collect();
     println!("outcomes: {}", outcomes.join(", "));
     Ok(EXIT_SOLVED)
+}
+
+/// `n` and the noun, singular for one: "1 log", "2 logs".
+fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

@@ -76,13 +76,17 @@ enum Command {
     Completions(completions::CompletionsArgs),
 }
 
-/// What `--version` prints after the name: the crate version and which learned models are built
-/// in (`-V` prints the version alone).
+/// What `--version` prints after the name: the crate version and every learned model built in
+/// (`models/*.json`), one line each (`-V` prints the version alone).
 fn long_version() -> &'static str {
     static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     TEXT.get_or_init(|| {
+        use telamalloc::learned::cpsat_gate::BUILT_IN_GATE;
         use telamalloc::learned::hole_model::BUILT_IN_HOLE_MODEL;
-        use telamalloc::learned::{HoleModel, ModelFile, BUILT_IN_MODEL, DEFAULT_MODEL_PATH};
+        use telamalloc::learned::restart_model::BUILT_IN_RESTART_MODEL;
+        use telamalloc::learned::{
+            CpSatGate, HoleModel, ModelFile, RestartModel, BUILT_IN_MODEL, DEFAULT_MODEL_PATH,
+        };
         let model = match ModelFile::built_in() {
             Ok(model) => format!(
                 "{} parameters, feature schema {}, training data {}",
@@ -93,15 +97,32 @@ fn long_version() -> &'static str {
             Err(e) => format!("unusable: {e}"),
         };
         let holes = HoleModel::built_in();
+        let restarts = RestartModel::built_in();
+        let restart_parameters: usize = restarts
+            .layers
+            .iter()
+            .map(|layer| layer.weights.len() + layer.bias.len())
+            .sum();
+        let gate = CpSatGate::built_in();
         format!(
             "{}\nlearned model: {DEFAULT_MODEL_PATH} built in (FNV-1a {:016x}; {model})\n\
              hole-shape model: models/hole_shapes.json built in (FNV-1a {:016x}; {} weights, \
-             feature schema {})",
+             feature schema {})\n\
+             restart model: models/restarts.json built in (FNV-1a {:016x}; {} parameters, \
+             feature schema {}; runs with --with learned-restarts)\n\
+             CP-SAT gate: models/cpsat_gate.json built in (FNV-1a {:016x}; {} parameters, \
+             feature schema {}; runs with --with cpsat)",
             env!("CARGO_PKG_VERSION"),
             fnv1a(BUILT_IN_MODEL.as_bytes()),
             fnv1a(BUILT_IN_HOLE_MODEL.as_bytes()),
             holes.weights.len(),
-            holes.feature_schema
+            holes.feature_schema,
+            fnv1a(BUILT_IN_RESTART_MODEL.as_bytes()),
+            restart_parameters,
+            restarts.feature_schema,
+            fnv1a(BUILT_IN_GATE.as_bytes()),
+            gate.weights.len() + 1,
+            gate.feature_schema,
         )
     })
 }

@@ -13,8 +13,10 @@ pub struct SearchArgs {
     /// policies joined by / for a round robin of them (e.g. TWA/TWA~/TWA+),
     /// `learned` (the shipped model, models/policy.json, compiled into the binary), or a model
     /// file `PATH.json` (read at run time; one that is missing or cannot be used is an error,
-    /// exit 2). Default: `portfolio`, the round robin fixed, WAT~, TAW~, TWA, in the order the
-    /// learned portfolio head gives the problem (`--no learned-order`: in this order).
+    /// exit 2). Default: `portfolio`, the built-in model's portfolio (its learned policy, TWA,
+    /// TAW, WAT, TWA+, WAT+, TAW+, ZAT and ZAT+), ordered and given shares of each round per
+    /// problem by its portfolio head; with `--no learned-order`, the round robin
+    /// fixed/WAT~/TAW~/TWA, one run each per round.
     #[arg(long)]
     pub policy: Option<PolicySpec>,
     /// Worker threads for the search portfolio (the answer does not depend on it); for
@@ -31,8 +33,8 @@ pub struct SwitchArgs {
     /// Turn search techniques off (comma-separated; `telamalloc switches` lists them).
     #[arg(long = "no", value_delimiter = ',', value_name = "TECHNIQUE")]
     pub disable: Vec<String>,
-    /// Turn search techniques on (comma-separated, same names; major-backtrack is off by default;
-    /// `cpsat` adds OR-tools' CP-SAT to the portfolio).
+    /// Turn search techniques on (comma-separated, same names; `cpsat` adds OR-tools' CP-SAT to
+    /// the portfolio).
     #[arg(long = "with", value_delimiter = ',', value_name = "TECHNIQUE")]
     pub enable: Vec<String>,
     /// With `--with cpsat`: CP-SAT's share of the search's work, in policies (1: as much as one

@@ -1,10 +1,10 @@
-//! `telamalloc switches`: every search technique switch (`--no NAME`, `--with NAME`), whether it
-//! is on by default, and what it does.
+//! `telamalloc switches`: every search technique switch (`--no NAME`, `--with NAME`), grouped by
+//! the layer that reads it, whether it is on by default, what it does and when to flip it.
 
 use super::{CliError, EXIT_SOLVED};
 use clap::Args;
 use std::io::Write;
-use telamalloc::search::SWITCHES;
+use telamalloc::search::{LAYERS, SWITCHES};
 use telamalloc::SearchOptions;
 
 #[derive(Args)]
@@ -37,19 +37,34 @@ fn wrapped(lead: &str, words: &str, columns: usize) -> String {
     out
 }
 
-/// Prints one block per switch: its name, `on` or `off` by default, and its one-line help.
-pub fn run(_args: SwitchesArgs) -> Result<i32, CliError> {
+/// The list: per layer a heading, then one block per switch: its name, `on` or `off` by
+/// default, its one-line help and, after `When:`, when a user would flip it.
+fn list() -> String {
     let defaults = SearchOptions::default();
     let width = SWITCHES.iter().map(|s| s.name.len()).max().unwrap_or(0);
     let mut text = String::new();
-    for switch in &SWITCHES {
-        let state = match defaults.get(switch.name) {
-            Some(true) => "on ",
-            _ => "off",
-        };
-        let lead = format!("{:width$}  {state}  ", switch.name);
-        text.push_str(&wrapped(&lead, switch.help, COLUMNS));
+    for (i, layer) in LAYERS.into_iter().enumerate() {
+        if i > 0 {
+            text.push('\n');
+        }
+        text.push_str(layer.title());
+        text.push('\n');
+        for switch in SWITCHES.iter().filter(|s| s.layer == layer) {
+            let state = match defaults.get(switch.name) {
+                Some(true) => "on ",
+                _ => "off",
+            };
+            let lead = format!("  {:width$}  {state}  ", switch.name);
+            let words = format!("{}. When: {}.", switch.help, switch.when);
+            text.push_str(&wrapped(&lead, &words, COLUMNS));
+        }
     }
+    text
+}
+
+/// Prints the list.
+pub fn run(_args: SwitchesArgs) -> Result<i32, CliError> {
+    let text = list();
     let mut stdout = std::io::stdout().lock();
     match stdout
         .write_all(text.as_bytes())

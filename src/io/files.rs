@@ -1,7 +1,7 @@
 //! Files around problems: listing the problems of folders and splits, and writing an output so
 //! that a reader never sees half of it.
 
-use super::csv_format::reader;
+use super::csv_scan::reader;
 use super::format::Format;
 use crate::error::InputError;
 use std::path::{Path, PathBuf};

@@ -7,6 +7,7 @@
 
 mod check;
 mod csv_format;
+mod csv_scan;
 mod files;
 mod format;
 mod json_format;

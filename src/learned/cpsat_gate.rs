@@ -20,7 +20,7 @@ pub const GATE_FORMAT: &str = "telamalloc-cpsat-gate";
 pub const GATE_FORMAT_VERSION: u32 = 1;
 
 /// The shipped gate (`models/cpsat_gate.json`), compiled into the binary.
-pub(crate) const BUILT_IN_GATE: &str = include_str!("../../models/cpsat_gate.json");
+pub const BUILT_IN_GATE: &str = include_str!("../../models/cpsat_gate.json");
 
 /// A trained CP-SAT gate, as stored in its JSON file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

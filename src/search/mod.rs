@@ -40,7 +40,9 @@ pub use judge::{PlacementRisk, RunJudge};
 pub use observer::{
     RunEnded, RunObserver, RunSummary, SearchObserver, SearchStart, TryCounts, TryEnd,
 };
-pub use options::{switch_names, technique_names, Schedule, SearchOptions, Switch, SWITCHES};
+pub use options::{
+    switch_names, technique_names, Layer, Schedule, SearchOptions, Switch, LAYERS, SWITCHES,
+};
 pub(crate) use policy::{parse_policy_name, PolicyName, StaticOrder};
 pub use policy::{Candidate, Diversity, FixedPolicy, NodePolicy, NodeView};
 pub use root::RootNode;

@@ -1,6 +1,7 @@
 //! Every search technique as a named switch, so each one's effect can be measured by turning it
-//! off. One table ([`SWITCHES`]) gives every switch its name, its help and its field: the CLI's
-//! `--no`/`--with` parsing and help, the ablation and `get`/`set` all come from it.
+//! off. One table ([`SWITCHES`]) gives every switch its name, its layer, its help, when to flip it
+//! and its field: the CLI's `--no`/`--with` parsing and help, `telamalloc switches`, the
+//! ablation and `get`/`set` all come from it.
 
 use serde::{Deserialize, Serialize};
 
@@ -64,7 +65,8 @@ pub struct SearchOptions {
     pub conflict_boost: bool,
     /// Major backtracks: after a growing number of failures, jump back to the earliest placement
     /// involved in the last conflict and re-explore its subtree with the new priorities.
-    /// Off by default.
+    /// Off by default, yet major backtracks run by default: `learned_backjump` turns them on
+    /// (whatever this says) and picks their targets; this switch alone matters without it.
     pub major_backtrack: bool,
     /// Learned restarts (with `restarts` and the Luby schedule): at checkpoints of a run, the
     /// restart model ([`crate::learned::RestartModel`], `models/restarts.json`) reads the run's
@@ -119,10 +121,11 @@ pub struct SearchOptions {
     /// give each policy the ranker's weight, its runs per round (off: the ranker's order, one
     /// run each per round).
     pub portfolio_shares: bool,
-    /// The default round robin (`--policy portfolio`) is ordered by the built-in model's
-    /// portfolio head: from the problem's features, the strategy most likely to be fastest runs
-    /// first in every round; every strategy keeps one run per round, as in the hand-made round
-    /// robin. Off: the hand-made order.
+    /// The default policy (`--policy portfolio`) runs the built-in model's portfolio (its
+    /// learned policy and the order words of its portfolio head), ordered per problem by the
+    /// head: from the problem's features, the strategy most likely to be fastest runs first in
+    /// every round; with `portfolio_shares`, each gets the head's share of every round's runs.
+    /// Off: the hand-made round robin `fixed/WAT~/TAW~/TWA`, one run each per round.
     pub learned_order: bool,
     /// Try the fast baselines first and return at once when one fits the capacity.
     pub heuristic_first: bool,
@@ -243,12 +246,55 @@ impl SearchOptions {
     }
 }
 
+/// The layer of the solver that reads a switch; `telamalloc switches` and docs/search.md group
+/// the switches by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layer {
+    /// The depth-first search: pruning, propagation, backtracking, restarts, and the baselines
+    /// tried before it.
+    Engine,
+    /// The slack-filling members on nearly full problems.
+    SlackFilling,
+    /// The learned models steering the search (backjumps, restarts, the portfolio).
+    Learned,
+    /// `--minimize` alone: what lowers the best layout's peak and proves its bound.
+    Minimise,
+    /// OR-tools' CP-SAT beside the search.
+    CpSat,
+}
+
+/// Every layer, in the order the switches are listed.
+pub const LAYERS: [Layer; 5] = [
+    Layer::Engine,
+    Layer::SlackFilling,
+    Layer::Learned,
+    Layer::Minimise,
+    Layer::CpSat,
+];
+
+impl Layer {
+    /// The layer's heading, as `telamalloc switches` prints it.
+    pub fn title(self) -> &'static str {
+        match self {
+            Layer::Engine => "engine: the depth-first search, its pruning and restarts",
+            Layer::SlackFilling => "slack filling: nearly full problems (at most 8% slack)",
+            Layer::Learned => "learned: the built-in models steering the search",
+            Layer::Minimise => "minimise: --minimize only",
+            Layer::CpSat => "CP-SAT: needs OR-tools at run time",
+        }
+    }
+}
+
 /// One boolean switch of [`SearchOptions`].
 pub struct Switch {
     /// The name, as the CLI spells it (`--no NAME`, `--with NAME`).
     pub name: &'static str,
+    /// The layer that reads it.
+    pub layer: Layer,
     /// What it does, in one line.
     pub help: &'static str,
+    /// When a user would flip it, in one line.
+    pub when: &'static str,
     /// Whether it brings in a solver from outside the crate (CP-SAT): `--with` takes it, but
     /// the ablation and [`switch_names`] leave it out, since it needs a library the default
     /// build does not have.
@@ -258,10 +304,12 @@ pub struct Switch {
 }
 
 macro_rules! switch {
-    ($name:literal, $field:ident, $help:literal) => {
+    ($layer:ident, $name:literal, $field:ident, $help:literal, $when:expr) => {
         Switch {
             name: $name,
+            layer: Layer::$layer,
             help: $help,
+            when: $when,
             external: false,
             get: |o| o.$field,
             set: |o, on| o.$field = on,
@@ -269,206 +317,122 @@ macro_rules! switch {
     };
 }
 
-/// Every switch of [`SearchOptions`], in the order of the ablation table.
+/// When a user would turn off a technique that only saves time or lowers a peak: to measure it.
+const TO_MEASURE: &str = "off only to measure what it is worth (bench --ablation)";
+
+/// Every switch of [`SearchOptions`], grouped by [`Layer`] in the order of [`LAYERS`]; the
+/// ablation table follows this order.
 pub const SWITCHES: [Switch; 39] = [
     switch!(
+        Engine,
         "canonical",
         canonical,
-        "offsets never decrease along a path"
+        "offsets never decrease along a path",
+        TO_MEASURE
     ),
     switch!(
+        Engine,
         "dominance",
         dominance,
-        "skip candidates above another buffer's lowest end"
+        "skip candidates above another buffer's lowest end",
+        TO_MEASURE
     ),
     switch!(
+        Engine,
         "zero-slack",
         zero_slack,
-        "a section without slack must have its floor covered"
+        "a section without slack must have its floor covered",
+        TO_MEASURE
     ),
     switch!(
+        Engine,
         "twins",
         twins,
-        "place interchangeable buffers in index order only"
+        "place interchangeable buffers in index order only",
+        TO_MEASURE
     ),
     switch!(
+        Engine,
         "floor-tiling",
         floor_tiling,
-        "the covers of a floor must tile it in time"
+        "the covers of a floor must tile it in time",
+        TO_MEASURE
     ),
     switch!(
+        Engine,
         "cover-branching",
         cover_branching,
-        "branch only over the buffers that can cover the first choice's point of the floor"
+        "branch only over the buffers that can cover the first choice's point of the floor",
+        TO_MEASURE
     ),
     switch!(
+        Engine,
         "section-inference",
         section_inference,
-        "fail when a section's load cannot fit"
+        "fail when a section's load cannot fit",
+        TO_MEASURE
     ),
     switch!(
+        Engine,
         "edge-finding",
         edge_finding,
-        "per section, raise lowest offsets and lower ends by edge finding over address windows"
+        "per section, raise lowest offsets and lower ends by edge finding over address windows",
+        TO_MEASURE
     ),
     switch!(
+        Engine,
         "unplaced-floor",
         unplaced_floor,
-        "raise section floors to the lowest candidate"
+        "raise section floors to the lowest candidate",
+        TO_MEASURE
     ),
     switch!(
+        Engine,
         "decomposition",
         decomposition,
-        "solve independent parts of the timeline apart"
+        "solve independent parts of the timeline apart",
+        TO_MEASURE
     ),
     switch!(
+        Engine,
         "forced-isolated",
         forced_isolated,
-        "place buffers with no unplaced neighbour at once"
+        "place buffers with no unplaced neighbour at once",
+        TO_MEASURE
     ),
     switch!(
+        Engine,
         "node-cache",
         node_cache,
-        "fail at once on a node refuted before by the same policy (kept across its restarts)"
+        "fail at once on a node refuted before by the same policy (kept across its restarts)",
+        "off to save its memory (up to a million keys per strategy), or to measure it"
     ),
     switch!(
+        Engine,
         "conflict-boost",
         conflict_boost,
-        "try buffers of recent conflicts first"
+        "try buffers of recent conflicts first",
+        TO_MEASURE
     ),
     switch!(
+        Engine,
         "major-backtrack",
         major_backtrack,
-        "jump back behind repeated conflicts (off by default)"
+        "after repeated failures, jump back to the earliest placement behind the last conflict; off here, yet major backtracks run by default: learned-backjump turns them on and aims them",
+        "on, with --no learned-backjump, for major backtracks without the model"
     ),
     switch!(
-        "learned-restarts",
-        learned_restarts,
-        "end a run early when the learned restart model predicts it will not decide"
-    ),
-    switch!(
-        "learned-backjump",
-        learned_backjump,
-        "major backtracks to the placements the model's risk head predicts caused a conflict"
-    ),
-    switch!(
+        Engine,
         "restarts",
         restarts,
-        "restart over the portfolio with growing budgets"
+        "restart over the portfolio with growing budgets (off: one complete run of the first policy)",
+        "off for one plain depth-first search of one policy, e.g. to compare node counts with MiniMalloc"
     ),
-    switch!(
-        "slack-fill",
-        slack_fill,
-        "on nearly full problems, also search a restriction whose phantom buffers fill the slack"
-    ),
-    switch!(
-        "learned-holes",
-        learned_holes,
-        "with slack-fill: the lottery's cuts drawn by the learned hole-shape model"
-    ),
-    switch!(
-        "likely-cut",
-        likely_cut,
-        "with learned-holes: also search the hole-shape model's most likely cut"
-    ),
-    switch!(
-        "more-likely",
-        more_likely,
-        "with likely-cut: the hole model's next 3 most likely cuts are fixed members too"
-    ),
-    switch!(
-        "ranked-draws",
-        ranked_draws,
-        "with learned-holes: the lottery's cuts in decreasing model probability (off: at random)"
-    ),
-    switch!(
-        "short-draws",
-        short_draws,
-        "with slack-fill: each lottery run makes several draws of 2 nodes per buffer (off: one)"
-    ),
-    switch!(
-        "distinct-draws",
-        distinct_draws,
-        "with slack-fill: the lottery draws again instead of searching a cut twice"
-    ),
-    switch!(
-        "draw-lead",
-        draw_lead,
-        "with slack-fill: the lottery's draws searched in the first strategy's order (off: fixed)"
-    ),
-    switch!(
-        "double-lottery",
-        double_lottery,
-        "with slack-fill: the lottery runs twice in every round (off: once)"
-    ),
-    switch!(
-        "portfolio-shares",
-        portfolio_shares,
-        "give each strategy the ranker's share of every round's runs"
-    ),
-    switch!(
-        "learned-order",
-        learned_order,
-        "the round robin's order from the learned portfolio head (one run each per round)"
-    ),
-    switch!(
-        "heuristic-first",
-        heuristic_first,
-        "return a fast baseline's layout when it fits"
-    ),
-    switch!(
-        "lns",
-        lns,
-        "minimise: improve the best layout window by window (large-neighbourhood search)"
-    ),
-    switch!(
-        "reinsert",
-        reinsert,
-        "minimise, with lns: take out the buffers topping the peak and put them back in other orders"
-    ),
-    switch!(
-        "window-first",
-        window_first,
-        "minimise, with lns: lay out the window of the largest live totals first, the rest around it"
-    ),
-    switch!(
-        "window-grow",
-        window_grow,
-        "minimise, with window-first: add the times where the rest ends too high to the window"
-    ),
-    switch!(
-        "lns-obstacles",
-        lns_obstacles,
-        "minimise, with lns: the buffers a window holds joined into few fixed obstacles"
-    ),
-    switch!(
-        "lns-bands",
-        lns_bands,
-        "minimise, with lns-obstacles, above 100,000 buffers: top bands first, widened over long-lived buffers"
-    ),
-    switch!(
-        "window-bound",
-        window_bound,
-        "minimise: prove a lower bound above LOAD on windows of time"
-    ),
-    Switch {
-        name: "cpsat",
-        help:
-            "CP-SAT beside the portfolio, at its share of the work (needs OR-tools; off by default)",
-        external: true,
-        get: |o| o.cpsat,
-        set: |o, on| o.cpsat = on,
-    },
-    Switch {
-        name: "cpsat-gate",
-        help: "with cpsat: a learned gate sets CP-SAT's share per problem (off: --cpsat-share)",
-        external: true,
-        get: |o| o.cpsat_gate,
-        set: |o, on| o.cpsat_gate = on,
-    },
     Switch {
         name: "luby",
-        help: "the Luby restart schedule (off: the geometric one)",
+        layer: Layer::Engine,
+        help: "the Luby restart schedule (off: the geometric one, budgets doubling each round)",
+        when: "off to compare restart schedules",
         external: false,
         get: |o| o.schedule == Schedule::Luby,
         set: |o, on| {
@@ -478,6 +442,171 @@ pub const SWITCHES: [Switch; 39] = [
                 Schedule::Geometric
             }
         },
+    },
+    switch!(
+        Engine,
+        "heuristic-first",
+        heuristic_first,
+        "return a fast baseline's layout when it fits",
+        "off to time or count the search itself on problems a baseline fits"
+    ),
+    switch!(
+        SlackFilling,
+        "slack-fill",
+        slack_fill,
+        "on nearly full problems, also search restrictions whose phantom buffers fill the slack",
+        "off to search a nearly full problem as it is, or to measure slack filling"
+    ),
+    switch!(
+        SlackFilling,
+        "learned-holes",
+        learned_holes,
+        "with slack-fill: the lottery's cuts drawn by the learned hole-shape model",
+        "off for the hand-made random draws, or to measure the model"
+    ),
+    switch!(
+        SlackFilling,
+        "likely-cut",
+        likely_cut,
+        "with learned-holes: also search the hole-shape model's most likely cut",
+        TO_MEASURE
+    ),
+    switch!(
+        SlackFilling,
+        "more-likely",
+        more_likely,
+        "with likely-cut: the hole model's next 3 most likely cuts are fixed members too",
+        TO_MEASURE
+    ),
+    switch!(
+        SlackFilling,
+        "ranked-draws",
+        ranked_draws,
+        "with learned-holes: the lottery's cuts in decreasing model probability (off: at random)",
+        TO_MEASURE
+    ),
+    switch!(
+        SlackFilling,
+        "short-draws",
+        short_draws,
+        "with slack-fill: each lottery run makes several draws of 2 nodes per buffer (off: one)",
+        TO_MEASURE
+    ),
+    switch!(
+        SlackFilling,
+        "distinct-draws",
+        distinct_draws,
+        "with slack-fill: the lottery draws again instead of searching a cut twice",
+        TO_MEASURE
+    ),
+    switch!(
+        SlackFilling,
+        "draw-lead",
+        draw_lead,
+        "with slack-fill: the lottery's draws searched in the first strategy's order (off: fixed)",
+        TO_MEASURE
+    ),
+    switch!(
+        SlackFilling,
+        "double-lottery",
+        double_lottery,
+        "with slack-fill: the lottery runs twice in every round (off: once)",
+        TO_MEASURE
+    ),
+    switch!(
+        Learned,
+        "learned-backjump",
+        learned_backjump,
+        "major backtracks on (whatever major-backtrack says), each to the placement the policy model's risk head predicts caused the conflict (a model with backjump_risk: the built-in one has it)",
+        "off for the hand-made search: no major backtracks, or with major-backtrack on, the earliest placement behind the conflict"
+    ),
+    switch!(
+        Learned,
+        "learned-restarts",
+        learned_restarts,
+        "end a run early when the learned restart model predicts it will not decide",
+        "on to try the restart model on your problems (eval with and without it)"
+    ),
+    switch!(
+        Learned,
+        "learned-order",
+        learned_order,
+        "the default policy runs the built-in model's portfolio, ordered per problem by its head (off: the hand-made round robin fixed/WAT~/TAW~/TWA, one run each per round)",
+        "off when your problems are unlike those the model was trained on, to compare (eval)"
+    ),
+    switch!(
+        Learned,
+        "portfolio-shares",
+        portfolio_shares,
+        "when a learned head plans the portfolio, each strategy gets the head's share of every round's runs (off: one run each per round, in the head's order)",
+        "off to keep the head's order but give every strategy the same budget"
+    ),
+    switch!(
+        Minimise,
+        "lns",
+        lns,
+        "improve the best layout window by window (large-neighbourhood search)",
+        "off for the probes alone (the peak may stay higher), or to measure it"
+    ),
+    switch!(
+        Minimise,
+        "reinsert",
+        reinsert,
+        "with lns: take out the buffers topping the peak and put them back in other orders",
+        TO_MEASURE
+    ),
+    switch!(
+        Minimise,
+        "window-first",
+        window_first,
+        "with lns: lay out the window of the largest live totals first, the rest around it",
+        TO_MEASURE
+    ),
+    switch!(
+        Minimise,
+        "window-grow",
+        window_grow,
+        "with window-first: add the times where the rest ends too high to the window",
+        TO_MEASURE
+    ),
+    switch!(
+        Minimise,
+        "lns-obstacles",
+        lns_obstacles,
+        "with lns: the buffers a window holds joined into few fixed obstacles",
+        TO_MEASURE
+    ),
+    switch!(
+        Minimise,
+        "lns-bands",
+        lns_bands,
+        "with lns-obstacles, above 100,000 buffers: top bands first, widened over long-lived buffers",
+        TO_MEASURE
+    ),
+    switch!(
+        Minimise,
+        "window-bound",
+        window_bound,
+        "prove a lower bound above LOAD on windows of time (a tenth of the time and nodes is kept for it)",
+        "off when only the layout matters, not how far its peak may be above the best"
+    ),
+    Switch {
+        name: "cpsat",
+        layer: Layer::CpSat,
+        help: "CP-SAT beside the portfolio, at its share of the work (needs OR-tools; off by default)",
+        when: "on when OR-tools is installed and the search alone does not decide your problems",
+        external: true,
+        get: |o| o.cpsat,
+        set: |o, on| o.cpsat = on,
+    },
+    Switch {
+        name: "cpsat-gate",
+        layer: Layer::CpSat,
+        help: "with cpsat: a learned gate sets CP-SAT's share per problem (off: --cpsat-share)",
+        when: "off to set CP-SAT's share yourself with --cpsat-share",
+        external: true,
+        get: |o| o.cpsat_gate,
+        set: |o, on| o.cpsat_gate = on,
     },
 ];
 

@@ -181,6 +181,29 @@ fn version_names_the_crate_version_and_the_built_in_models() {
             && holes.ends_with("15 weights, feature schema 1)"),
         "{holes}"
     );
+    let restarts = lines.next().expect("a fourth line");
+    assert!(
+        restarts.starts_with("restart model: models/restarts.json built in (FNV-1a "),
+        "{restarts}"
+    );
+    let gate = lines.next().expect("a fifth line");
+    assert!(
+        gate.starts_with("CP-SAT gate: models/cpsat_gate.json built in (FNV-1a "),
+        "{gate}"
+    );
+    // Every model file the repository ships is named: a model added later must be too.
+    let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    for entry in std::fs::read_dir(models).expect("models/") {
+        let name = entry.expect("an entry").file_name();
+        let name = name.to_string_lossy();
+        if name.ends_with(".json") {
+            assert!(
+                long.stdout.contains(&format!("models/{name} built in")),
+                "--version does not name models/{name}: {}",
+                long.stdout
+            );
+        }
+    }
 }
 
 #[test]

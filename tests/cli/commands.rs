@@ -383,6 +383,42 @@ fn a_dash_as_the_output_is_standard_output() {
 }
 
 #[test]
+fn gen_puts_the_capacity_in_the_file_name_when_asked() {
+    // One loop makes a folder of problems at their LOAD that `solve` and `learn` read at their
+    // capacity, with no renaming.
+    let scratch = Scratch::new();
+    for seed in ["1", "2"] {
+        let pattern = format!("rand_{seed}.{{capacity}}.csv");
+        let args = [
+            "gen",
+            "random",
+            "--seed",
+            seed,
+            "--tightness",
+            "1.0",
+            "-o",
+            &pattern,
+        ];
+        let run = common::telamalloc_in(scratch.dir(), args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let capacity = run
+            .stderr
+            .lines()
+            .find_map(|line| line.strip_prefix("capacity "))
+            .expect("the capacity on standard error");
+        let file = format!("rand_{seed}.{capacity}.csv");
+        assert!(scratch.path(&file).exists(), "{file} was not written");
+        let solved = common::telamalloc_in(scratch.dir(), ["solve", file.as_str()]);
+        assert!(
+            solved.stderr.contains(&format!("capacity {capacity})")),
+            "{}",
+            solved.stderr
+        );
+    }
+    assert!(!scratch.path("rand_1.{capacity}.csv").exists());
+}
+
+#[test]
 fn gen_is_deterministic_from_the_seed() {
     for kind in ["perfect", "overlap", "random"] {
         let args =
@@ -641,10 +677,12 @@ fn collect_writes_a_log_per_problem_that_logs_reads_and_counts() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stdout.contains(&format!(
-            "1 logs (schema version {}, feature version {}): {d} decisions, {c} candidates, \
-             {t} tries, {f} on solution paths",
+            "1 log (schema version {}, feature version {}): {}, {}, {}, {f} on solution paths",
             telamalloc::solve_log::LOG_SCHEMA_VERSION,
-            telamalloc::search::FEATURE_SCHEMA_VERSION
+            telamalloc::search::FEATURE_SCHEMA_VERSION,
+            counted(d, "decision", "decisions"),
+            counted(c, "candidate", "candidates"),
+            counted(t, "try", "tries"),
         )),
         "{}",
         run.stdout
@@ -656,6 +694,11 @@ fn collect_writes_a_log_per_problem_that_logs_reads_and_counts() {
     let run = telamalloc([OsStr::new("logs"), bogus.as_os_str()]);
     assert_eq!(run.code, 2, "{}", run.stdout);
     assert!(run.stderr.contains("bogus.jsonl"), "{}", run.stderr);
+}
+
+/// `n` and the noun, singular for one, as `logs` prints counts.
+fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -704,15 +747,53 @@ fn solve_with_a_timeout_on_a_hard_problem_reports_the_limit() {
 }
 
 #[test]
+fn the_policy_help_names_the_default_portfolio() {
+    let help = telamalloc(["solve", "--help"]);
+    assert_eq!(help.code, 0, "{}", help.stderr);
+    let words: Vec<&str> = help
+        .stdout
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')')
+        .collect();
+    let network = telamalloc::learned::Network::built_in().expect("the built-in model");
+    let head = network
+        .portfolio()
+        .expect("the built-in model has a portfolio head");
+    // `fixed` is the head's slot for the model's own learned policy.
+    for strategy in head.strategies().iter().filter(|s| *s != "fixed") {
+        assert!(
+            words.contains(&strategy.as_str()),
+            "--policy's help does not name {strategy}: {}",
+            help.stdout
+        );
+    }
+    assert!(
+        help.stdout.contains("fixed/WAT~/TAW~/TWA"),
+        "{}",
+        help.stdout
+    );
+}
+
+#[test]
 fn switches_lists_every_switch_with_its_default() {
     let run = telamalloc(["switches"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let defaults = telamalloc::SearchOptions::default();
-    // A switch's first line starts with its name; its help may go on, indented, below.
+    // A layer's heading starts at the first column; a switch's first line starts, indented by
+    // two, with its name; its help and when to flip it go on, indented further, below.
+    let headings: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|line| !line.is_empty() && !line.starts_with(' '))
+        .collect();
+    let titles: Vec<&str> = telamalloc::search::LAYERS
+        .iter()
+        .map(|layer| layer.title())
+        .collect();
+    assert_eq!(headings, titles, "{}", run.stdout);
     let lines: Vec<&str> = run
         .stdout
         .lines()
-        .filter(|line| !line.starts_with(' '))
+        .filter(|line| line.starts_with("  ") && !line.starts_with("   "))
         .collect();
     let names = telamalloc::search::technique_names();
     assert_eq!(lines.len(), names.len(), "{}", run.stdout);
@@ -723,6 +804,11 @@ fn switches_lists_every_switch_with_its_default() {
         assert_eq!(words[1], if on { "on" } else { "off" }, "{line}");
         assert!(words.len() > 2, "{line}: no help");
     }
+    assert_eq!(
+        run.stdout.matches("When:").count(),
+        names.len(),
+        "every switch says when to flip it"
+    );
     // Every line of the list and of `solve --help` fits a 100-column terminal.
     let help = telamalloc(["solve", "--help"]);
     assert_eq!(help.code, 0);
