@@ -302,8 +302,8 @@ impl Window {
 mod tests {
     use super::*;
     use crate::analysis::load;
+    use crate::minimize::test_layouts::{hand_made, portfolio_of, random_400 as problem, stacked};
     use crate::problem::Buffer;
-    use crate::solver::test_layouts::{hand_made, portfolio_of, random_400 as problem, stacked};
     use crate::validate::validate;
 
     fn run(problem: &Problem, threads: usize) -> Improved {
