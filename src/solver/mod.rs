@@ -354,3 +354,25 @@ fn assert_valid(problem: &Problem, layout: &Solution, capacity: Option<u64>, who
         "internal error: {who} produced an invalid layout:\n{report}"
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fit without limits stops at the default; a node limit, a time limit or
+    /// `no_time_limit` replaces it; minimise keeps its own default (applied by minimise).
+    #[test]
+    fn a_fit_has_a_default_time_limit_unless_one_is_given_or_none_asked_for() {
+        let timeout =
+            |solver: Solver, goal: Goal| solver.limits_after_setup(goal, Duration::ZERO).timeout;
+        let fit = Goal::Fit(1);
+        assert_eq!(timeout(Solver::new(), fit), Some(DEFAULT_FIT_TIMEOUT));
+        assert_eq!(timeout(Solver::new().no_time_limit(), fit), None);
+        assert_eq!(timeout(Solver::new().nodes(10), fit), None);
+        let given = Duration::from_secs(3);
+        assert_eq!(timeout(Solver::new().timeout(given), fit), Some(given));
+        let undone = Solver::new().no_time_limit().timeout(given);
+        assert_eq!(timeout(undone, fit), Some(given));
+        assert_eq!(timeout(Solver::new(), Goal::Minimize), None);
+    }
+}
