@@ -7,6 +7,7 @@
 
 use super::by_time::ByTime;
 use super::obstacles::compressed;
+use super::options::MinimizeOptions;
 use super::part_fit::fit_part;
 use crate::outcome::Deadline;
 use crate::problem::{Problem, Solution};
@@ -54,7 +55,7 @@ struct Attempt {
 /// costs a second at a million buffers). On smaller problems the bands stay as they were: the
 /// widened ones, first or last, gave no lower peaks under the same nodes (3,000 buffers: as
 /// often higher as lower).
-fn attempts(options: &SearchOptions, target: u64, excess: u64, alone: bool) -> Vec<Attempt> {
+fn attempts(own: &MinimizeOptions, target: u64, excess: u64, alone: bool) -> Vec<Attempt> {
     let band = |k: u64| target.saturating_sub(k * excess);
     let whole = (0..=WIDENINGS).map(|widening| Attempt {
         widening,
@@ -69,7 +70,7 @@ fn attempts(options: &SearchOptions, target: u64, excess: u64, alone: bool) -> V
         };
         bands.iter().map(at).collect()
     };
-    match (options.lns_obstacles, options.lns_bands && alone) {
+    match (own.lns_obstacles, own.lns_bands && alone) {
         (true, true) => banded(&WIDENED_BANDS, true)
             .into_iter()
             .chain(whole)
@@ -127,6 +128,7 @@ pub(crate) fn improve(
         problem,
         by_time: &by_time,
         options,
+        own: MinimizeOptions::of(options),
         portfolio,
         deadline,
         per_freed,
@@ -201,6 +203,7 @@ struct Windows<'a> {
     problem: &'a Problem,
     by_time: &'a ByTime,
     options: &'a SearchOptions,
+    own: MinimizeOptions,
     portfolio: &'a dyn Fn(usize) -> PortfolioConfig,
     deadline: &'a Deadline<'a>,
     per_freed: u64,
@@ -220,7 +223,7 @@ impl Windows<'_> {
         result: &mut Improved,
     ) -> Lowering {
         let (problem, options) = (self.problem, self.options);
-        for attempt in attempts(options, target, excess, self.alone) {
+        for attempt in attempts(&self.own, target, excess, self.alone) {
             let window = self
                 .by_time
                 .around(&problem.buffers[i], WINDOW_STARTS << attempt.widening);
@@ -229,7 +232,7 @@ impl Windows<'_> {
             else {
                 continue;
             };
-            let held_most = match options.lns_obstacles {
+            let held_most = match self.own.lns_obstacles {
                 true => usize::MAX,
                 false => MOST_HELD,
             };
@@ -241,7 +244,7 @@ impl Windows<'_> {
             let (found, stats) = window.fit(
                 (problem, offsets),
                 target,
-                options,
+                (options, self.own.lns_obstacles),
                 self.portfolio,
                 (self.deadline, budget),
             );
@@ -323,11 +326,11 @@ impl Window {
         &self,
         (problem, offsets): (&Problem, &[u64]),
         target: u64,
-        options: &SearchOptions,
+        (options, obstacles): (&SearchOptions, bool),
         portfolio: &dyn Fn(usize) -> PortfolioConfig,
         (deadline, nodes): (&Deadline<'_>, u64),
     ) -> (Option<Solution>, SearchStats) {
-        let window = match options.lns_obstacles {
+        let window = match obstacles {
             true => Problem {
                 capacity: Some(target),
                 ..compressed(problem, offsets, (&self.freed, &self.held))

@@ -2,6 +2,7 @@
 //! too large for the search's model of the whole problem (above [`WHOLE_SEARCH_MOST`]
 //! buffers, which would take gigabytes), which lowers first-fit's layout to the capacity.
 
+use super::options::MinimizeOptions;
 use super::phase::MinimizePhase;
 use super::shared::{Minimized, Portfolios, WHOLE_SEARCH_MOST};
 use crate::analysis::Timeline;
@@ -29,7 +30,7 @@ pub(crate) struct Lowered {
 /// buffers, with the `lns` switch, without gaps, hints or CP-SAT.
 pub(crate) fn lowers_to_fit(options: &SearchOptions, problem: &Problem) -> bool {
     problem.len() > WHOLE_SEARCH_MOST
-        && options.lns
+        && MinimizeOptions::of(options).lns
         && !options.cpsat
         && !problem.has_gaps()
         && !problem.has_hints()

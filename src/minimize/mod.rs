@@ -7,6 +7,7 @@ mod bound;
 mod by_time;
 mod improve;
 mod obstacles;
+mod options;
 mod part_fit;
 mod phase;
 mod phases;
@@ -27,6 +28,7 @@ use crate::outcome::{Deadline, Limits};
 use crate::problem::Problem;
 use crate::search::SearchOptions;
 use bound::{can_search_at_load, prove};
+use options::MinimizeOptions;
 use phases::phases;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -67,7 +69,8 @@ pub(crate) fn minimize(
         Limits { timeout, .. } => timeout,
     };
     // The bound phase's share is kept for the end, when it can search a window at LOAD.
-    let bounding = options.window_bound && !problem.has_gaps() && enough.is_none();
+    let own = MinimizeOptions::of(options);
+    let bounding = own.window_bound && !problem.has_gaps() && enough.is_none();
     let layout_limits = match bounding && can_search_at_load(timeline) {
         true => Limits {
             timeout: timeout.map(|t| t - t / BOUND_SHARE as u32),
@@ -78,7 +81,7 @@ pub(crate) fn minimize(
     let deadline = Deadline::after(start, timeout, cancel);
     let mut minimized = phases(
         (problem, timeline),
-        options,
+        (options, own),
         portfolios,
         (start, layout_limits, &deadline),
         (cancel, enough.unwrap_or(0)),

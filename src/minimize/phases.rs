@@ -5,6 +5,7 @@
 
 use super::bound::BoundSource;
 use super::improve::improve;
+use super::options::MinimizeOptions;
 use super::phase::MinimizePhase;
 use super::reinsert::reinsert;
 use super::shared::{Minimized, Portfolios, WHOLE_SEARCH_MOST};
@@ -48,7 +49,7 @@ struct Probed {
 /// the whole solve's deadline. No phase lowers the peak below `enough` (0: as low as they get).
 pub(super) fn phases(
     (problem, timeline): (&Problem, &Timeline),
-    options: &SearchOptions,
+    (options, own): (&SearchOptions, MinimizeOptions),
     portfolios: &Portfolios<'_>,
     (start, limits, whole): (Instant, Limits, &Deadline<'_>),
     (cancel, enough): (Option<&AtomicBool>, u64),
@@ -56,13 +57,13 @@ pub(super) fn phases(
     let timeout = limits.timeout;
     let deadline = Deadline::after(start, timeout, cancel);
     let mut stats = SearchStats::default();
-    let improving = options.lns && !problem.has_gaps();
+    let improving = own.lns && !problem.has_gaps();
     let mut best = baselines(problem, improving, whole, &deadline);
     let lower = timeline.load();
     // A layout from the window of the largest live totals, with a quarter of the time and
     // nodes left (not above the probes' limit: its rest is placed over the whole problem).
     let mut limits = limits;
-    let windowed = improving && options.window_first && problem.len() <= WHOLE_SEARCH_MOST;
+    let windowed = improving && own.window_first && problem.len() <= WHOLE_SEARCH_MOST;
     if windowed && best.peak > lower {
         let share = Deadline::after(start, timeout.map(|t| part_left(start, t, 4)), cancel);
         let nodes = limits.nodes.map(|n| n / 4);
@@ -108,7 +109,7 @@ pub(super) fn phases(
         let improved = improvement(
             (problem, timeline),
             (&best.solution, lower, enough),
-            options,
+            (options, own),
             portfolios.lowering,
             (&deadline, improve_nodes),
         );
@@ -258,12 +259,12 @@ struct Improvement {
 fn improvement(
     (problem, timeline): (&Problem, &Timeline),
     (best, lower, enough): (&Solution, u64, u64),
-    options: &SearchOptions,
+    (options, own): (&SearchOptions, MinimizeOptions),
     portfolio: &dyn Fn(usize) -> PortfolioConfig,
     (deadline, nodes): (&Deadline<'_>, Option<u64>),
 ) -> Improvement {
     // Above the probes' limit the windows get half of what is left, ruin and recreate the rest.
-    let halved = options.reinsert && problem.len() > WHOLE_SEARCH_MOST;
+    let halved = own.reinsert && problem.len() > WHOLE_SEARCH_MOST;
     let windows_deadline = match (halved, deadline.at) {
         (true, Some(at)) => {
             let now = Instant::now();
@@ -300,7 +301,7 @@ fn improvement(
         };
         solution = Some((improved.solution, found_by));
     }
-    if !options.reinsert || peak <= lower.max(enough) || deadline.passed() {
+    if !own.reinsert || peak <= lower.max(enough) || deadline.passed() {
         return Improvement { solution, stats };
     }
     let from = solution.as_ref().map_or(best, |(layout, _)| layout).clone();

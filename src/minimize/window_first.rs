@@ -10,6 +10,7 @@
 //! or comes no lower.
 
 use super::by_time::{clipped_to_windows, ByTime};
+use super::options::MinimizeOptions;
 use super::part_fit::fit_part;
 use crate::analysis::Timeline;
 use crate::outcome::Deadline;
@@ -106,7 +107,10 @@ pub(crate) fn window_first(
             let built = windows_first(
                 (problem, timeline, &by_time),
                 (window, target, current),
-                (options, options.window_grow && share == SHARES[0]),
+                (
+                    options,
+                    MinimizeOptions::of(options).window_grow && share == SHARES[0],
+                ),
                 portfolio,
                 (deadline, &mut nodes, &mut result.stats),
             );
