@@ -31,7 +31,10 @@
 //! components ([`learned`]), solve logs ([`solve_log`]) and the contract with the offline
 //! trainer ([`training`]).
 
+mod assign;
 mod error;
+mod fit;
+mod minimize;
 mod outcome;
 mod policy_spec;
 mod problem;
@@ -66,7 +69,7 @@ pub use report_text::{cpsat_share_line, solution_text, spill_line, summary_lines
 pub use search::{SearchOptions, SearchStats};
 pub use solver::{
     greedy_admission, Algorithm, Allocation, BoundSource, Goal, MinimizePhase, PortfolioFactory,
-    SolveError, Solver, DEFAULT_ASSIGN_TIMEOUT, DEFAULT_MINIMIZE_TIMEOUT,
+    SolveError, Solver, DEFAULT_ASSIGN_TIMEOUT, DEFAULT_FIT_TIMEOUT, DEFAULT_MINIMIZE_TIMEOUT,
 };
 pub use validate::{validate, validate_assignment, Report, Violation};
 

@@ -1,6 +1,6 @@
 //! CP-SAT (Google OR-tools' constraint solver) as an optional exact algorithm, `--algo cpsat`,
 //! and as one more member of the search's portfolio rounds, `--with cpsat` (the front door's
-//! `cpsat_member` solves a `FitModel` once per round).
+//! `member` module solves a `FitModel` once per round).
 //!
 //! Nothing is linked at build time: OR-tools' shared library is found and loaded when first
 //! needed ([`library`]; `pip install ortools` provides it), the problem is sent as a
@@ -16,6 +16,7 @@
 //! same seed a solve is deterministic.
 
 pub mod library;
+pub(crate) mod member;
 pub mod model;
 pub mod proto;
 

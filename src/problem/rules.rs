@@ -85,6 +85,12 @@ impl Problem {
         self.check_as_written(capacity, &TimeColumns::HALF_OPEN)
     }
 
+    /// The one rule of [`Problem::check`] a part cut from a checked problem with memories can
+    /// break: fixed buffers live at the same time must not share addresses.
+    pub(crate) fn check_fixed_buffers(&self) -> Result<(), RuleBreak> {
+        check_fixed_buffers(self)
+    }
+
     /// [`Problem::check`], wording a broken rule about times in the terms of a file that writes
     /// them as `columns` say (`end (3) must not be before start (5)`).
     pub fn check_as_written(

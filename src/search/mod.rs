@@ -141,7 +141,7 @@ pub(crate) fn fit(problem: &Problem, capacity: u64, request: FitRequest<'_>) -> 
         run_judge,
         placement_risk,
     } = request;
-    // The solver gives an empty portfolio the default one (`Solver::build_portfolio`): nothing
+    // The solver gives an empty portfolio the default one (`Engine::portfolio` in `fit`): nothing
     // to run would never decide.
     debug_assert!(
         !portfolio.portfolio.policies.is_empty(),

@@ -22,7 +22,7 @@ fn minimise(problem: &Problem, options: SearchOptions, nodes: u64) -> Allocation
 
 /// The fragmentation gadget (LOAD 4, optimum 5): minimise proves its optimum, with the bound
 /// phase or without it (the probes of the whole problem prove it too; the bound phase's own
-/// proof on a window is tested beside it, in `src/solver/bound.rs`).
+/// proof on a window is tested beside it, in `src/minimize/bound.rs`).
 #[test]
 fn minimise_proves_the_gadget_needs_one_byte_over_load() {
     let problem = fragmentation_gadget();

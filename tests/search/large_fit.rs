@@ -5,6 +5,7 @@
 
 use telamalloc::analysis::Timeline;
 use telamalloc::generate::{random, RandomOptions};
+use telamalloc::search::{SearchObserver, SearchStart};
 use telamalloc::{Goal, MinimizePhase, Problem, SearchOptions, Solver, Status};
 
 /// `gen random --buffers 120000 --horizon 120000 --max-lifetime 100 --tightness 1.0 --seed 1`:
@@ -86,4 +87,34 @@ fn a_fit_above_100000_buffers_answers_as_a_fit_does() {
     let tight = solver(1, 1).solve(&problem, Goal::Fit(178_944)).unwrap();
     assert_eq!(tight.status, Status::LimitReached);
     assert!(tight.solution.is_none());
+}
+
+/// Counts the searches it is told of.
+#[derive(Default)]
+struct Starts(usize);
+
+impl SearchObserver for Starts {
+    fn on_start(&mut self, _: &SearchStart<'_>) {
+        self.0 += 1;
+    }
+}
+
+#[test]
+fn an_observer_does_not_change_the_path_above_100000_buffers() {
+    let problem = random_120k();
+    let goal = Goal::Fit(201_000);
+    let plain = solver(1, 20_000).solve(&problem, goal).unwrap();
+    let mut observer = Starts::default();
+    let observed = solver(1, 20_000)
+        .solve_observed(&problem, goal, &mut observer)
+        .unwrap();
+    assert_eq!(observed.status, plain.status);
+    assert_eq!(observed.found_by, plain.found_by);
+    assert_eq!(
+        observed.found_by,
+        Some(MinimizePhase::Guarantee { in_lanes: 0 })
+    );
+    assert_eq!(observed.solution, plain.solution, "the same layout");
+    // The lowering path searches windows cut from the problem: the observer sees none.
+    assert_eq!(observer.0, 0);
 }

@@ -7,6 +7,7 @@
 
 use super::by_time::ByTime;
 use super::obstacles::compressed;
+use super::options::MinimizeOptions;
 use super::part_fit::fit_part;
 use crate::outcome::Deadline;
 use crate::problem::{Problem, Solution};
@@ -54,7 +55,7 @@ struct Attempt {
 /// costs a second at a million buffers). On smaller problems the bands stay as they were: the
 /// widened ones, first or last, gave no lower peaks under the same nodes (3,000 buffers: as
 /// often higher as lower).
-fn attempts(options: &SearchOptions, target: u64, excess: u64, alone: bool) -> Vec<Attempt> {
+fn attempts(own: &MinimizeOptions, target: u64, excess: u64, alone: bool) -> Vec<Attempt> {
     let band = |k: u64| target.saturating_sub(k * excess);
     let whole = (0..=WIDENINGS).map(|widening| Attempt {
         widening,
@@ -69,7 +70,7 @@ fn attempts(options: &SearchOptions, target: u64, excess: u64, alone: bool) -> V
         };
         bands.iter().map(at).collect()
     };
-    match (options.lns_obstacles, options.lns_bands && alone) {
+    match (own.lns_obstacles, own.lns_bands && alone) {
         (true, true) => banded(&WIDENED_BANDS, true)
             .into_iter()
             .chain(whole)
@@ -123,6 +124,16 @@ pub(crate) fn improve(
         true => NODES_PER_FREED_ALONE,
         false => NODES_PER_FREED,
     };
+    let windows = Windows {
+        problem,
+        by_time: &by_time,
+        options,
+        own: MinimizeOptions::of(options),
+        portfolio,
+        deadline,
+        per_freed,
+        alone,
+    };
     let mut offsets = start.offsets;
     let mut result = Improved {
         solution: Solution {
@@ -151,49 +162,14 @@ pub(crate) fn improve(
             if deadline.passed() || nodes == Some(0) {
                 break 'rounds;
             }
-            let mut placed = false;
-            for attempt in attempts(options, target, peak.saturating_sub(lower), alone) {
-                let window = by_time.around(&problem.buffers[i], WINDOW_STARTS << attempt.widening);
-                let Some(window) =
-                    Window::around((problem, &by_time, &offsets), window, target, attempt)
-                else {
-                    continue;
-                };
-                let held_most = match options.lns_obstacles {
-                    true => usize::MAX,
-                    false => MOST_HELD,
-                };
-                if window.freed.len() > MOST_FREED || window.held.len() > held_most {
-                    continue; // too large for a short search
-                }
-                let budget = per_freed * window.freed.len() as u64;
-                let budget = nodes.map_or(budget, |left| left.min(budget));
-                let (found, stats) = window.fit(
-                    (problem, &offsets),
-                    target,
-                    options,
-                    portfolio,
-                    (deadline, budget),
-                );
-                result.stats.add(&stats);
-                if let Some(left) = nodes.as_mut() {
-                    *left = left.saturating_sub(stats.nodes);
-                }
-                if let Some(sub) = found {
-                    for (k, &j) in window.freed.iter().enumerate() {
-                        offsets[j] = sub.offsets[k];
-                    }
-                    result.windows += 1;
-                    placed = true;
+            let excess = peak.saturating_sub(lower);
+            match windows.lower(i, (target, excess), &mut offsets, &mut nodes, &mut result) {
+                Lowering::Placed => {}
+                Lowering::Stopped => break 'rounds,
+                Lowering::NotPlaced => {
+                    reached = false;
                     break;
                 }
-                if deadline.passed() || nodes == Some(0) {
-                    break 'rounds;
-                }
-            }
-            if !placed {
-                reached = false;
-                break;
             }
         }
         let new_peak = (0..problem.len())
@@ -210,6 +186,85 @@ pub(crate) fn improve(
     }
     result.solution = Solution { offsets };
     result
+}
+
+/// How a try at lowering one buffer ended.
+enum Lowering {
+    /// A window around it was re-placed under the target.
+    Placed,
+    /// No window around it fits under the target.
+    NotPlaced,
+    /// The deadline passed or the nodes ran out.
+    Stopped,
+}
+
+/// What the windows of [`improve`] are searched with.
+struct Windows<'a> {
+    problem: &'a Problem,
+    by_time: &'a ByTime,
+    options: &'a SearchOptions,
+    own: MinimizeOptions,
+    portfolio: &'a dyn Fn(usize) -> PortfolioConfig,
+    deadline: &'a Deadline<'a>,
+    per_freed: u64,
+    alone: bool,
+}
+
+impl Windows<'_> {
+    /// Tries the [`attempts`] at buffer `i` for `target` (`excess`: the peak's excess over the
+    /// lower bound), each window with `per_freed` nodes per freed buffer out of `nodes`; the
+    /// first that fits replaces its part of `offsets` and counts in `result`.
+    fn lower(
+        &self,
+        i: usize,
+        (target, excess): (u64, u64),
+        offsets: &mut [u64],
+        nodes: &mut Option<u64>,
+        result: &mut Improved,
+    ) -> Lowering {
+        let (problem, options) = (self.problem, self.options);
+        for attempt in attempts(&self.own, target, excess, self.alone) {
+            let window = self
+                .by_time
+                .around(&problem.buffers[i], WINDOW_STARTS << attempt.widening);
+            let Some(window) =
+                Window::around((problem, self.by_time, offsets), window, target, attempt)
+            else {
+                continue;
+            };
+            let held_most = match self.own.lns_obstacles {
+                true => usize::MAX,
+                false => MOST_HELD,
+            };
+            if window.freed.len() > MOST_FREED || window.held.len() > held_most {
+                continue; // too large for a short search
+            }
+            let budget = self.per_freed * window.freed.len() as u64;
+            let budget = nodes.map_or(budget, |left| left.min(budget));
+            let (found, stats) = window.fit(
+                (problem, offsets),
+                target,
+                (options, self.own.lns_obstacles),
+                self.portfolio,
+                (self.deadline, budget),
+            );
+            result.stats.add(&stats);
+            if let Some(left) = nodes.as_mut() {
+                *left = left.saturating_sub(stats.nodes);
+            }
+            if let Some(sub) = found {
+                for (k, &j) in window.freed.iter().enumerate() {
+                    offsets[j] = sub.offsets[k];
+                }
+                result.windows += 1;
+                return Lowering::Placed;
+            }
+            if self.deadline.passed() || *nodes == Some(0) {
+                return Lowering::Stopped;
+            }
+        }
+        Lowering::NotPlaced
+    }
 }
 
 /// A window of time: the buffers freed (living wholly inside it, free in the problem) and those
@@ -271,11 +326,11 @@ impl Window {
         &self,
         (problem, offsets): (&Problem, &[u64]),
         target: u64,
-        options: &SearchOptions,
+        (options, obstacles): (&SearchOptions, bool),
         portfolio: &dyn Fn(usize) -> PortfolioConfig,
         (deadline, nodes): (&Deadline<'_>, u64),
     ) -> (Option<Solution>, SearchStats) {
-        let window = match options.lns_obstacles {
+        let window = match obstacles {
             true => Problem {
                 capacity: Some(target),
                 ..compressed(problem, offsets, (&self.freed, &self.held))
@@ -302,8 +357,8 @@ impl Window {
 mod tests {
     use super::*;
     use crate::analysis::load;
+    use crate::minimize::test_layouts::{hand_made, portfolio_of, random_400 as problem, stacked};
     use crate::problem::Buffer;
-    use crate::solver::test_layouts::{hand_made, portfolio_of, random_400 as problem, stacked};
     use crate::validate::validate;
 
     fn run(problem: &Problem, threads: usize) -> Improved {

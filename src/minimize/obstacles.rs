@@ -98,9 +98,9 @@ fn obstacle((from, to): (u64, u64), (first, last): (u64, u64)) -> Buffer {
 mod tests {
     use super::*;
     use crate::baselines::Baseline;
+    use crate::minimize::test_layouts::random_400;
     use crate::problem::Solution;
     use crate::search::policy::mix;
-    use crate::solver::test_layouts::random_400;
     use crate::validate::validate;
 
     /// The buffers of `problem` at `offsets`, those of `freed` moved to `moved` (in order).

@@ -11,10 +11,11 @@
 //! N` bounds CP-SAT's deterministic time (over all runs) by `N` node equivalents too. The wall
 //! timeout and the cancel flag stop a solve at once.
 
+use crate::analysis::Timeline;
 use crate::cpsat::{CpSatError, CpSatStats, FitModel, Run};
-use crate::outcome::{Limits, Status};
+use crate::outcome::{trivially_infeasible, Limits, Status};
 use crate::problem::Problem;
-use crate::search::{ExternalMember, MemberEnd};
+use crate::search::{ExternalMember, MemberEnd, SearchOptions};
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -42,6 +43,36 @@ pub(crate) struct CpSatMember<'a> {
 }
 
 impl<'a> CpSatMember<'a> {
+    /// CP-SAT for the rounds of a search of `problem` under `capacity`, when the `cpsat` switch
+    /// of `options` is on, run with `seed` within `limits` from `start` and until `cancel` is
+    /// set; none when its share is 0 or a cheap proof of infeasibility applies (the search
+    /// gives it).
+    pub(crate) fn for_search(
+        problem: &Problem,
+        (timeline, capacity, start): (&Timeline, u64, Instant),
+        options: &SearchOptions,
+        (seed, limits): (u64, Limits),
+        cancel: Option<&'a AtomicBool>,
+    ) -> Result<Option<CpSatMember<'a>>, CpSatError> {
+        if !options.cpsat {
+            return Ok(None);
+        }
+        let share = if options.cpsat_gate {
+            let features = crate::search::features::problem_features_of(problem, capacity);
+            crate::learned::CpSatGate::built_in().share(&features)
+        } else {
+            options.cpsat_share
+        };
+        if share.is_nan() || share <= 0.0 {
+            return Ok(None);
+        }
+        if trivially_infeasible(problem, capacity, timeline.load()).is_some() {
+            return Ok(None);
+        }
+        let run = (seed, limits.timeout, start);
+        CpSatMember::new(problem, capacity, share, run, cancel).map(Some)
+    }
+
     /// CP-SAT for `problem` (already checked, not trivially infeasible) under `capacity`, with
     /// `share` of the search's work, run with `seed`, within `timeout` of `start` and until
     /// `cancel` is set.

@@ -10,6 +10,7 @@
 //! or comes no lower.
 
 use super::by_time::{clipped_to_windows, ByTime};
+use super::options::MinimizeOptions;
 use super::part_fit::fit_part;
 use crate::analysis::Timeline;
 use crate::outcome::Deadline;
@@ -106,7 +107,10 @@ pub(crate) fn window_first(
             let built = windows_first(
                 (problem, timeline, &by_time),
                 (window, target, current),
-                (options, options.window_grow && share == SHARES[0]),
+                (
+                    options,
+                    MinimizeOptions::of(options).window_grow && share == SHARES[0],
+                ),
                 portfolio,
                 (deadline, &mut nodes, &mut result.stats),
             );
@@ -308,8 +312,8 @@ fn around(
 mod tests {
     use super::*;
     use crate::generate::{perfect, PerfectOptions};
+    use crate::minimize::test_layouts::{hand_made, portfolio_of, stacked};
     use crate::problem::Buffer;
-    use crate::solver::test_layouts::{hand_made, portfolio_of, stacked};
     use crate::validate::validate;
 
     /// A perfect packing of 60 buffers at LOAD 1024 over steps [0, 100), then 40 small buffers
@@ -368,7 +372,7 @@ mod tests {
     /// meeting only between windows do not (the steps are needed).
     #[test]
     fn buffers_meet_over_the_joined_windows_exactly_where_they_meet() {
-        let problem = crate::solver::test_layouts::random_400();
+        let problem = crate::minimize::test_layouts::random_400();
         let meet = |a: &Buffer, b: &Buffer| a.lower < b.upper && b.lower < a.upper;
         let by_time = ByTime::new(&problem);
         let mut missed = 0;

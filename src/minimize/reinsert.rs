@@ -278,7 +278,7 @@ fn sequence(sub: &Problem, freed: usize, order: u64, h: u64, current: &[u64]) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::solver::test_layouts::{random_400 as problem, stacked};
+    use crate::minimize::test_layouts::{random_400 as problem, stacked};
     use crate::validate::validate;
 
     fn run(problem: &Problem, nodes: u64) -> Reinserted {

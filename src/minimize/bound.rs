@@ -256,9 +256,9 @@ mod tests {
     use super::*;
     use crate::analysis::load;
     use crate::generate::{random, RandomOptions};
+    use crate::minimize::test_layouts::stacked;
     use crate::policy_spec::PolicySpec;
     use crate::problem::Buffer;
-    use crate::solver::test_layouts::stacked;
 
     /// Seven buffers with LOAD 4 and optimum 5 (the search tests' fragmentation gadget), at
     /// times from `at`.
@@ -370,11 +370,11 @@ mod tests {
             let bound = run(&problem, 20_000);
             let timeline = Timeline::new(&problem);
             let options = SearchOptions::default();
-            let portfolios = super::super::minimize::Portfolios {
+            let portfolios = crate::minimize::Portfolios {
                 own: &portfolio,
                 lowering: &portfolio,
             };
-            let found = super::super::minimize::minimize(
+            let found = crate::minimize::minimize(
                 &problem,
                 &timeline,
                 &options,
