@@ -62,7 +62,8 @@ typedef struct tm_result tm_result;
 typedef struct tm_options {
     uint64_t capacity;        /* bytes; required unless minimize is set */
     int minimize;             /* nonzero: find the smallest peak instead of fitting capacity */
-    double timeout_seconds;   /* wall-clock limit; <= 0 means none, at most 1e9 (about 31 years) */
+    double timeout_seconds;   /* wall-clock limit, at most 1e9; <= 0: the library's default
+                                 (a fit 60 s, minimise 60 s, spill and memories 9 s) */
     uint64_t node_limit;      /* search nodes over all restarts and minimise's probes, never
                                  exceeded; 0 means none (minimise with a node limit and no
                                  timeout has no clock: the same answer on any machine) */

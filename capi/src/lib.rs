@@ -48,7 +48,7 @@ pub struct TmOptions {
     pub capacity: u64,
     /// Nonzero: find the smallest peak.
     pub minimize: c_int,
-    /// Wall-clock limit in seconds; <= 0 means none.
+    /// Wall-clock limit in seconds; <= 0: the library's default (a fit 60 s).
     pub timeout_seconds: f64,
     /// Search nodes over all restarts and minimise's probes, never exceeded; 0 means none
     /// (minimise with a node limit and no timeout has no clock).

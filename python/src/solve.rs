@@ -27,7 +27,8 @@ const SIGNAL_POLL: Duration = Duration::from_millis(20);
 ///   ``benefit``, else its size) within the capacity and move the rest out (``memory`` says
 ///   which). A problem with memories is always solved for the least total cost over them.
 /// - ``timeout`` (seconds, positive, at most 10**9) and ``nodes`` (search nodes over all
-///   restarts and minimise's probes, never exceeded) limit the work; none by default. Minimise
+///   restarts and minimise's probes, never exceeded) limit the work; without either a fit
+///   stops after 60 s (spill and memories 9 s). Minimise
 ///   under ``nodes`` alone has no clock: the same answer on any machine. Ctrl-C (KeyboardInterrupt) stops a solve at any
 ///   time.
 /// - ``policy``: the search's policies, as the command line's ``--policy``: ``portfolio`` (the
