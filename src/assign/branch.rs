@@ -118,19 +118,7 @@ struct Tree<'r, 'a> {
 impl<'r, 'a> Tree<'r, 'a> {
     fn new(run: &'r Run<'a>, start: Option<Placed>) -> Tree<'r, 'a> {
         let (problem, slots) = (run.problem, run.slots);
-        let mut times: Vec<u64> = problem
-            .buffers
-            .iter()
-            .flat_map(|b| [b.lower, b.upper])
-            .collect();
-        times.sort_unstable();
-        times.dedup();
-        let at = |t: u64| times.partition_point(|&x| x < t);
-        let span = problem
-            .buffers
-            .iter()
-            .map(|b| (at(b.lower), at(b.upper)))
-            .collect();
+        let (span, points) = super::slots::spans(problem);
         let buffers = &problem.buffers;
         let mut order: Vec<usize> = (0..problem.len()).collect();
         order.sort_by(|&a, &b| {
@@ -151,10 +139,10 @@ impl<'r, 'a> Tree<'r, 'a> {
             run,
             order,
             span,
-            points: times.len(),
+            points,
             totals: (0..slots.len())
                 .map(|s| match slots.capacity[s] {
-                    Some(_) => vec![0; times.len()],
+                    Some(_) => vec![0; points],
                     None => Vec::new(),
                 })
                 .collect(),

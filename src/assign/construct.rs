@@ -251,14 +251,7 @@ fn admission(
 /// `None` when one fits nowhere.
 fn load_assign(run: &Run<'_>, order: &[usize], shrink: u64) -> Option<Vec<usize>> {
     let (problem, slots) = (run.problem, run.slots);
-    let mut times: Vec<u64> = problem
-        .buffers
-        .iter()
-        .flat_map(|b| [b.lower, b.upper])
-        .collect();
-    times.sort_unstable();
-    times.dedup();
-    let at = |t: u64| times.partition_point(|&x| x < t);
+    let (spans, points) = super::slots::spans(problem);
     let mut profiles: Vec<Option<Profile>> = (0..slots.len()).map(|_| None).collect();
     let mut slot = vec![usize::MAX; problem.len()];
     for (k, &i) in order.iter().enumerate() {
@@ -266,12 +259,12 @@ fn load_assign(run: &Run<'_>, order: &[usize], shrink: u64) -> Option<Vec<usize>
             return None;
         }
         let b = &problem.buffers[i];
-        let range = at(b.lower)..at(b.upper);
+        let range = spans[i].0..spans[i].1;
         let mut within = |s: usize, target: &dyn Fn(u64) -> u64| {
             let Some(capacity) = slots.capacity[s] else {
                 return true;
             };
-            let profile = profiles[s].get_or_insert_with(|| Profile::new(times.len()));
+            let profile = profiles[s].get_or_insert_with(|| Profile::new(points));
             profile.max(range.clone()) + b.size <= target(capacity)
         };
         let chosen = slots

@@ -169,3 +169,22 @@ impl Placed {
         }
     }
 }
+
+/// Each buffer's time points `[first, end)` among the problem's distinct lowers and uppers, and
+/// how many such points there are.
+pub(super) fn spans(problem: &Problem) -> (Vec<(usize, usize)>, usize) {
+    let mut times: Vec<u64> = problem
+        .buffers
+        .iter()
+        .flat_map(|b| [b.lower, b.upper])
+        .collect();
+    times.sort_unstable();
+    times.dedup();
+    let at = |t: u64| times.partition_point(|&x| x < t);
+    let spans = problem
+        .buffers
+        .iter()
+        .map(|b| (at(b.lower), at(b.upper)))
+        .collect();
+    (spans, times.len())
+}
