@@ -119,15 +119,7 @@ impl<'r, 'a> Tree<'r, 'a> {
     fn new(run: &'r Run<'a>, start: Option<Placed>) -> Tree<'r, 'a> {
         let (problem, slots) = (run.problem, run.slots);
         let (span, points) = super::slots::spans(problem);
-        let buffers = &problem.buffers;
-        let mut order: Vec<usize> = (0..problem.len()).collect();
-        order.sort_by(|&a, &b| {
-            let free = |i: usize| buffers[i].offset.is_none();
-            free(a)
-                .cmp(&free(b))
-                .then(buffers[b].size.cmp(&buffers[a].size))
-                .then(a.cmp(&b))
-        });
+        let order = super::slots::fixed_first_by(problem, |b| b.size);
         let mut rest = vec![0u128; problem.len() + 1];
         for d in (0..problem.len()).rev() {
             let cheapest = slots.cheapest(problem, order[d]).map_or(0, |o| o.0);

@@ -5,7 +5,7 @@
 
 use super::profile::Profile;
 use super::run::{Fitted, Run};
-use super::slots::{Placed, Slots};
+use super::slots::{fixed_first_by, Placed, Slots};
 use crate::placement::{Fit, Placer};
 use crate::problem::{Assignment, Problem, Solution};
 
@@ -17,17 +17,7 @@ const MANY_SLOTS: usize = 64;
 /// The order greedy admission keeps buffers in: fixed first, then decreasing benefit, then
 /// decreasing size, then input order.
 fn greedy_order(problem: &Problem) -> Vec<usize> {
-    let buffers = &problem.buffers;
-    let mut order: Vec<usize> = (0..problem.len()).collect();
-    order.sort_by(|&a, &b| {
-        let fixed = |i: usize| buffers[i].offset.is_none();
-        fixed(a)
-            .cmp(&fixed(b))
-            .then(buffers[b].worth().cmp(&buffers[a].worth()))
-            .then(buffers[b].size.cmp(&buffers[a].size))
-            .then(a.cmp(&b))
-    });
-    order
+    fixed_first_by(problem, |b| (b.worth(), b.size))
 }
 
 /// Greedy admission on `slots`: buffers in [`greedy_order`], each at its lowest free offset in
@@ -71,7 +61,7 @@ pub(super) fn candidates(run: &Run<'_>, first: Option<Placed>) -> Option<Placed>
         return first;
     }
     let order = choosing_order(problem, slots);
-    let by_size = largest_first(problem, &order);
+    let by_size = largest_first(problem);
     let few_slots = slots.bounded().count() <= MANY_SLOTS;
     let mut best = first;
     let mut consider = |candidate: &dyn Fn() -> Option<Placed>| {
@@ -153,19 +143,10 @@ fn choosing_order(problem: &Problem, slots: &Slots) -> Vec<usize> {
     order
 }
 
-/// `order` largest first (fixed buffers first), as size-descending best fit packs.
-fn largest_first(problem: &Problem, order: &[usize]) -> Vec<usize> {
-    let buffers = &problem.buffers;
-    let mut by_size = order.to_vec();
-    by_size.sort_by(|&a, &b| {
-        let free = |i: usize| buffers[i].offset.is_none();
-        free(a)
-            .cmp(&free(b))
-            .then(buffers[b].size.cmp(&buffers[a].size))
-            .then(buffers[b].lifetime().cmp(&buffers[a].lifetime()))
-            .then(a.cmp(&b))
-    });
-    by_size
+/// Every buffer largest first (fixed buffers first, then longer first), as size-descending best
+/// fit packs.
+fn largest_first(problem: &Problem) -> Vec<usize> {
+    fixed_first_by(problem, |b| (b.size, b.lifetime()))
 }
 
 /// Each bounded slot's layout of the whole problem, made when first used.

@@ -1,7 +1,7 @@
 //! Where each buffer may go (the slots: memories, or the one capacity and "out") and what it
 //! costs there; a complete choice of places with its offsets.
 
-use crate::problem::{Assignment, Problem};
+use crate::problem::{Assignment, Buffer, Problem};
 
 /// Where a buffer can go: slots (the memories, or for the spill goal the one capacity and
 /// "out"), each with a capacity (`None`: out, no layout) and a price.
@@ -187,4 +187,15 @@ pub(super) fn spans(problem: &Problem) -> (Vec<(usize, usize)>, usize) {
         .map(|b| (at(b.lower), at(b.upper)))
         .collect();
     (spans, times.len())
+}
+
+/// Every buffer, fixed ones first, then by `key` largest first, then in input order.
+pub(super) fn fixed_first_by<K: Ord>(problem: &Problem, key: impl Fn(&Buffer) -> K) -> Vec<usize> {
+    let buffers = &problem.buffers;
+    let mut order: Vec<usize> = (0..problem.len()).collect();
+    order.sort_by_cached_key(|&i| {
+        let b = &buffers[i];
+        (b.offset.is_none(), std::cmp::Reverse(key(b)), i)
+    });
+    order
 }
