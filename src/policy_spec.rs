@@ -9,8 +9,8 @@ use crate::learned::{
     PortfolioRanker,
 };
 use crate::search::{
-    parse_policy_name, FixedPolicy, NodePolicy, PolicyName, Portfolio, PortfolioConfig,
-    PortfolioSwitches, SearchOptions, StaticOrder,
+    parse_policy_name, FixedPolicy, LearnedHooks, NodePolicy, PolicyName, Portfolio,
+    PortfolioConfig, PortfolioSwitches, SearchOptions, StaticOrder,
 };
 use std::fmt;
 use std::path::PathBuf;
@@ -301,6 +301,7 @@ pub(crate) fn configured(portfolio: Portfolio, options: &SearchOptions) -> Portf
             shares: options.portfolio_shares,
             draw_lead: options.draw_lead,
         },
+        learned: LearnedHooks::default(),
     }
 }
 

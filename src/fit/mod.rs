@@ -10,8 +10,8 @@ use crate::policy_spec::{configured, PolicySpec};
 use crate::problem::{Problem, Solution};
 use crate::search::instance::{member_entries, MEMBER_ENTRIES_MOST};
 use crate::search::{
-    self, ExternalMember, FitRequest, Outcome, Portfolio, PortfolioConfig, SearchObserver,
-    SearchOptions, SearchStats,
+    self, ExternalMember, FitRequest, LearnedHooks, Outcome, Portfolio, PortfolioConfig,
+    SearchObserver, SearchOptions, SearchStats,
 };
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -48,6 +48,8 @@ pub(crate) struct Engine<'a> {
     pub(crate) cancel: Option<&'a AtomicBool>,
     /// The network of the policy's model file, if it names one.
     pub(crate) model: Option<Arc<Network>>,
+    /// The learned parts every fit of the solve consults (from the switches and `model`).
+    pub(crate) learned: LearnedHooks,
 }
 
 /// What a fit with the search gave.
@@ -68,6 +70,13 @@ impl Engine<'_> {
     /// What the search runs on a problem of `buffers` buffers (the portfolio and its switches),
     /// and the warnings its building raised.
     pub(crate) fn portfolio(&self, buffers: usize) -> (PortfolioConfig, Vec<String>) {
+        let (mut config, warnings) = self.unhooked_portfolio(buffers);
+        config.learned = self.learned.clone();
+        (config, warnings)
+    }
+
+    /// [`Engine::portfolio`] without the learned hooks.
+    fn unhooked_portfolio(&self, buffers: usize) -> (PortfolioConfig, Vec<String>) {
         let (options, seed) = (self.options, self.seed);
         match self.policy {
             PolicySource::Spec(spec) => spec.configure(buffers, options, seed, self.model.clone()),
@@ -98,11 +107,11 @@ impl Engine<'_> {
             learned_order: false,
             ..self.options.clone()
         };
-        Some(
-            PolicySpec::Portfolio
-                .configure(buffers, &options, self.seed, None)
-                .0,
-        )
+        let mut config = PolicySpec::Portfolio
+            .configure(buffers, &options, self.seed, None)
+            .0;
+        config.learned = self.learned.clone();
+        Some(config)
     }
 
     /// Fits `problem` (which passed [`Problem::check`]; `timeline` is its timeline) under
@@ -133,9 +142,6 @@ impl Engine<'_> {
             cancel: self.cancel,
             observer: observer.map(|o| o as &mut dyn SearchObserver),
             external: member.as_ref().map(|m| m as &dyn ExternalMember),
-            hole_model: crate::learned::hole_model::lottery_weights(self.options),
-            run_judge: crate::learned::restart_model::run_judge(self.options),
-            placement_risk: crate::learned::placement_risk(self.options, self.model.as_ref()),
         };
         let result = search::fit(problem, capacity, request);
         let cpsat = match member {
@@ -196,12 +202,53 @@ mod tests {
             seed: 0,
             cancel: None,
             model: None,
+            learned: LearnedHooks::default(),
         };
         let own = engine.portfolio(100).0.portfolio.names();
         let lowering = engine
             .lowering_portfolio(100)
             .map_or_else(|| own.clone(), |p| p.portfolio.names());
         (own, lowering)
+    }
+
+    /// Whether `config` carries `network`'s risk head (the same network, not a copy).
+    fn carries(config: &PortfolioConfig, network: &Arc<Network>) -> bool {
+        let risk = config.learned.placement_risk.as_ref().expect("a risk head");
+        std::ptr::addr_eq(Arc::as_ptr(risk), Arc::as_ptr(network))
+    }
+
+    /// The network of the policy's model file is the risk head of every fit the engine runs:
+    /// the plain fit and minimise's own searches (`portfolio`, which part fits and memories'
+    /// fits use too) and minimise's lowering searches; with `learned-backjump` off, none.
+    #[test]
+    fn the_policy_files_risk_head_reaches_every_portfolio() {
+        let mut file = crate::learned::ModelFile::built_in().expect("the built-in model");
+        file.backjump_risk = Some(0.5);
+        let network = Arc::new(Network::new(&file).expect("a network"));
+        assert!(network.has_risk());
+        let policy = PolicySource::Spec(PolicySpec::Portfolio);
+        for backjump in [true, false] {
+            let options = SearchOptions {
+                learned_backjump: backjump,
+                ..SearchOptions::default()
+            };
+            let engine = Engine {
+                options: &options,
+                policy: &policy,
+                seed: 0,
+                cancel: None,
+                model: Some(network.clone()),
+                learned: crate::learned::hooks(&options, Some(&network)),
+            };
+            let own = engine.portfolio(100).0;
+            let lowering = engine.lowering_portfolio(100).expect("the hand-made one");
+            for config in [&own, &lowering, &own.for_hint_dive(100)] {
+                match backjump {
+                    true => assert!(carries(config, &network)),
+                    false => assert!(config.learned.placement_risk.is_none()),
+                }
+            }
+        }
     }
 
     /// With the default policy the probes above LOAD and the improvement windows run the

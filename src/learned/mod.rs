@@ -49,8 +49,21 @@ pub use model_file::{
     ShareSchedule, TrainingInfo, BUILT_IN_MODEL, DEFAULT_MODEL_PATH, MAX_LEAD, MODEL_FORMAT,
     MODEL_FORMAT_VERSION,
 };
-pub(crate) use network::placement_risk;
 pub use network::{Network, PortfolioNetwork};
 pub use node_policy::{fallback_warning, LearnedPolicy};
 pub use portfolio_head::PortfolioRanker;
 pub use restart_model::RestartModel;
+
+use crate::search::{LearnedHooks, SearchOptions};
+use std::sync::Arc;
+
+/// The learned hooks of one solve under `options` (each only when its switch is on): the
+/// compiled-in hole-shape and restart models, and the risk head of `model` (the network of the
+/// policy's model file) or else of the built-in model.
+pub(crate) fn hooks(options: &SearchOptions, model: Option<&Arc<Network>>) -> LearnedHooks {
+    LearnedHooks {
+        hole_model: hole_model::lottery_weights(options),
+        run_judge: restart_model::run_judge(options),
+        placement_risk: network::placement_risk(options, model),
+    }
+}

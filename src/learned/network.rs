@@ -367,16 +367,17 @@ impl PlacementRisk for Network {
 
 /// The risk head that steers major backtracks (switch `learned-backjump`): that of `model` (the
 /// policy's, else the built-in one) when the model sets `backjump_risk`.
-pub(crate) fn placement_risk<'a>(
+pub(crate) fn placement_risk(
     options: &SearchOptions,
-    model: Option<&'a Arc<Network>>,
-) -> Option<&'a dyn PlacementRisk> {
+    model: Option<&Arc<Network>>,
+) -> Option<Arc<dyn PlacementRisk + Send>> {
     if !options.learned_backjump {
         return None;
     }
-    let network: &'a Network = match model {
-        Some(network) => network,
-        None => Network::built_in_shared().as_deref().ok()?,
+    let network = match model {
+        Some(network) => network.clone(),
+        None => Network::built_in_shared().clone().ok()?,
     };
-    (network.has_risk() && network.backjump_risk.is_some()).then_some(network as &dyn PlacementRisk)
+    (network.has_risk() && network.backjump_risk.is_some())
+        .then_some(network as Arc<dyn PlacementRisk + Send>)
 }

@@ -256,8 +256,7 @@ mod tests {
     use super::*;
     use crate::analysis::load;
     use crate::generate::{random, RandomOptions};
-    use crate::minimize::test_layouts::stacked;
-    use crate::policy_spec::PolicySpec;
+    use crate::minimize::test_layouts::{portfolio_of, stacked};
     use crate::problem::Buffer;
 
     /// Seven buffers with LOAD 4 and optimum 5 (the search tests' fragmentation gadget), at
@@ -282,10 +281,7 @@ mod tests {
 
     /// The default portfolio for a problem of `buffers` buffers.
     fn portfolio(buffers: usize) -> PortfolioConfig {
-        let options = SearchOptions::default();
-        PolicySpec::Portfolio
-            .configure(buffers, &options, 0, None)
-            .0
+        portfolio_of(&SearchOptions::default())(buffers)
     }
 
     /// The bound phase on `problem` from its stacked layout and LOAD, within `nodes`.

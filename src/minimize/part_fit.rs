@@ -30,9 +30,6 @@ pub(crate) fn fit_part(
         cancel: deadline.cancel,
         observer: None,
         external: None,
-        hole_model: crate::learned::hole_model::lottery_weights(options),
-        run_judge: crate::learned::restart_model::run_judge(options),
-        placement_risk: crate::learned::placement_risk(options, None),
     };
     search::fit(part, capacity, request)
 }

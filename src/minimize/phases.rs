@@ -212,9 +212,6 @@ fn probes(
             cancel,
             observer: None,
             external: None,
-            hole_model: crate::learned::hole_model::lottery_weights(options),
-            run_judge: crate::learned::restart_model::run_judge(options),
-            placement_risk: crate::learned::placement_risk(options, None),
         };
         let result = search::fit(problem, capacity, request);
         stats.add(&result.stats);

@@ -15,9 +15,14 @@ pub(crate) fn hand_made(threads: usize) -> SearchOptions {
     }
 }
 
-/// The default portfolio of `options`, seed 0, for a problem of a given number of buffers.
+/// The default portfolio of `options`, seed 0, for a problem of a given number of buffers,
+/// with the learned hooks a solve under `options` gives it.
 pub(crate) fn portfolio_of(options: &SearchOptions) -> impl Fn(usize) -> PortfolioConfig + '_ {
-    move |buffers| PolicySpec::Portfolio.configure(buffers, options, 0, None).0
+    move |buffers| {
+        let mut config = PolicySpec::Portfolio.configure(buffers, options, 0, None).0;
+        config.learned = crate::learned::hooks(options, None);
+        config
+    }
 }
 
 /// Every buffer stacked on the one before: a valid layout, its peak the sum of the sizes.

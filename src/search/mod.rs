@@ -36,6 +36,7 @@ pub use features::{
     run_features, RunProgress, CANDIDATE_FEATURES, FEATURE_SCHEMA_VERSION, NODE_FEATURES,
     PROBLEM_FEATURES, PROBLEM_FEATURE_SCHEMA_VERSION, RUN_FEATURES, RUN_FEATURE_SCHEMA_VERSION,
 };
+pub(crate) use judge::LearnedHooks;
 pub use judge::{PlacementRisk, RunJudge};
 pub use observer::{
     RunEnded, RunObserver, RunSummary, SearchObserver, SearchStart, TryCounts, TryEnd,
@@ -109,16 +110,6 @@ pub(crate) struct FitRequest<'a> {
     /// One more member of the portfolio (with restarts on), run before or after the policies of
     /// a round as it asks, at its share of the work.
     pub(crate) external: Option<&'a dyn ExternalMember>,
-    /// The weights of the learned hole-shape model (see `slack::walk`), by which the
-    /// slack-filling lottery draws its cuts; None: its hand-made draws. The front door gives
-    /// the compiled-in model's when `learned_holes` is on.
-    pub(crate) hole_model: Option<&'a [f32]>,
-    /// The judge that may end runs early (`learned-restarts`): the front door gives the
-    /// compiled-in restart model when the switch is on.
-    pub(crate) run_judge: Option<&'a dyn RunJudge>,
-    /// The placement risk a major backtrack reads (`learned-backjump`): the front door gives
-    /// the policy model's risk head when the switch is on.
-    pub(crate) placement_risk: Option<&'a dyn PlacementRisk>,
 }
 
 /// Fits `problem` (which passed [`Problem::check`]) under `capacity` with the request's
@@ -137,9 +128,6 @@ pub(crate) fn fit(problem: &Problem, capacity: u64, request: FitRequest<'_>) -> 
         cancel,
         mut observer,
         external,
-        hole_model,
-        run_judge,
-        placement_risk,
     } = request;
     // The solver gives an empty portfolio the default one (`Engine::portfolio` in `fit`): nothing
     // to run would never decide.
@@ -178,9 +166,6 @@ pub(crate) fn fit(problem: &Problem, capacity: u64, request: FitRequest<'_>) -> 
         cancel,
         observer: None,
         external: None,
-        hole_model,
-        run_judge,
-        placement_risk,
     };
     let outcome = if let Some(why) = trivially_infeasible(problem, capacity, load) {
         Outcome::Infeasible(why)
@@ -204,9 +189,6 @@ pub(crate) fn fit(problem: &Problem, capacity: u64, request: FitRequest<'_>) -> 
                         .as_mut()
                         .map(|o| &mut **o as &mut dyn SearchObserver),
                     external,
-                    hole_model,
-                    run_judge,
-                    placement_risk,
                 };
                 let (outcome, exhausted) =
                     search_portfolio(problem, capacity, (search, stop), &mut stats);
@@ -265,6 +247,7 @@ fn search_portfolio(
     let PortfolioConfig {
         mut portfolio,
         switches,
+        learned,
     } = request.portfolio;
     // Building the instance looks at pairs of buffers (with gaps, each buffer with gaps against
     // those live with it), which on a large problem can outlast the limit.
@@ -278,7 +261,7 @@ fn search_portfolio(
     stats.portfolio = portfolio.names();
     stats.weights = weights.clone();
     // Not once the time is up: filling builds an instance per shape.
-    let slack = slack::SlackFill::new(options, request.hole_model);
+    let slack = slack::SlackFill::new(options, learned.hole_model);
     let members = if options.slack_fill && options.restarts {
         slack::members(problem, &instance, slack, &stop)
     } else {
@@ -298,8 +281,7 @@ fn search_portfolio(
         drawer: members.drawer.as_ref(),
         slack,
         switches,
-        run_judge: request.run_judge,
-        placement_risk: request.placement_risk,
+        learned: &learned,
     };
     match portfolio::run(&instance, options, portfolio.policies, settings, stats) {
         portfolio::Verdict::Found(offsets) => (Outcome::Found(Solution { offsets }), false),

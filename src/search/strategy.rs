@@ -4,6 +4,7 @@
 
 use super::features::{problem_features, PROBLEM_FEATURES};
 use super::instance::Instance;
+use super::judge::LearnedHooks;
 use super::policy::{FixedPolicy, NodePolicy, StaticOrder};
 
 /// What a strategy ranker sees of a whole problem before the search starts.
@@ -158,6 +159,8 @@ pub(crate) struct PortfolioConfig {
     pub(crate) portfolio: Portfolio,
     /// How the search runs them.
     pub(crate) switches: PortfolioSwitches,
+    /// The learned parts its runs consult (the solve's, built once by the front door).
+    pub(crate) learned: LearnedHooks,
 }
 
 impl PortfolioConfig {
@@ -168,6 +171,7 @@ impl PortfolioConfig {
         PortfolioConfig {
             portfolio: Portfolio::round_robin(buffers, self.switches.conflict_boost, 0),
             switches: self.switches,
+            learned: self.learned.clone(),
         }
     }
 }

@@ -5,23 +5,22 @@
 use super::{Allocation, Goal, Solver, DEFAULT_ASSIGN_TIMEOUT};
 use crate::analysis::Timeline;
 use crate::assign::{self, Fitted};
-use crate::learned::Network;
+use crate::fit::Engine;
 use crate::outcome::{Deadline, Limits, Status};
 use crate::problem::Problem;
 use crate::validate::validate_assignment;
-use std::sync::Arc;
 use std::time::Instant;
 
 impl Solver {
     /// [`Goal::Spill`] and [`Goal::Memories`] for `problem` (checked): a place for every
-    /// buffer, each memory fitted by this solver's algorithm (`model`: the policy's network,
-    /// read once); the answer validated like every layout.
+    /// buffer, each memory fitted by this solver's algorithm with the solve's `engine`; the
+    /// answer validated like every layout.
     pub(super) fn assign(
         &self,
         problem: &Problem,
         goal: Goal,
         start: Instant,
-        model: Option<Arc<Network>>,
+        engine: &Engine<'_>,
     ) -> Allocation {
         let (slots, capacity) = match goal {
             Goal::Spill(c) if problem.memories.is_empty() => {
@@ -41,7 +40,7 @@ impl Solver {
         let deadline = Deadline::after(start, limit, self.cancel.as_deref());
         let fit = |sub: &Problem, capacity: u64, nodes: Option<u64>| {
             let timeout = limit.map(|t| t.saturating_sub(start.elapsed()));
-            self.fit_memory(sub, capacity, Limits { timeout, nodes }, model.clone())
+            self.fit_memory(sub, capacity, Limits { timeout, nodes }, engine)
         };
         let answer = assign::solve(problem, &slots, (&deadline, self.limits.nodes), &fit);
         let load = Timeline::new(problem).load();
@@ -80,7 +79,7 @@ impl Solver {
         sub: &Problem,
         capacity: u64,
         limits: Limits,
-        model: Option<Arc<Network>>,
+        engine: &Engine<'_>,
     ) -> (Fitted, u64) {
         if sub.check_fixed_buffers().is_err() {
             return (Fitted::DoesNot, 0);
@@ -91,7 +90,7 @@ impl Solver {
             sub,
             Goal::Fit(capacity),
             (&timeline, start, limits),
-            model,
+            engine,
             None,
         );
         match answer {

@@ -15,14 +15,15 @@ use std::sync::Arc;
 use std::time::Instant;
 
 impl Solver {
-    /// What every search of one solve runs with; `model`: the network of the policy's model
-    /// file, read once per solve.
+    /// What every search of one solve runs with, built once per solve; `model`: the network
+    /// of the policy's model file, read once per solve.
     pub(super) fn engine(&self, model: Option<Arc<Network>>) -> Engine<'_> {
         Engine {
             options: &self.options,
             policy: &self.policy,
             seed: self.seed,
             cancel: self.cancel.as_deref(),
+            learned: crate::learned::hooks(&self.options, model.as_ref()),
             model,
         }
     }
@@ -36,12 +37,11 @@ impl Solver {
         problem: &Problem,
         goal: Goal,
         (timeline, start, limits): (&Timeline, Instant, Limits),
-        model: Option<Arc<Network>>,
+        engine: &Engine<'_>,
         observer: Option<&mut dyn SearchObserver>,
     ) -> Result<(Allocation, Option<Solution>), SolveError> {
         let load = timeline.load();
         let mut allocation = Allocation::nothing_yet(Status::LimitReached, load);
-        let engine = self.engine(model);
         let layout = match (self.algorithm, goal) {
             (Algorithm::Baseline(baseline), _) => {
                 let deadline = Deadline::after(start, limits.timeout, self.cancel.as_deref());
@@ -56,7 +56,7 @@ impl Solver {
             // problem itself: the observer sees none of them.
             (Algorithm::Search, Goal::Fit(c)) if lowers_to_fit(&self.options, problem) => {
                 let lowered =
-                    fit_by_lowering(&engine, problem, (timeline, c), limits_left(limits, start));
+                    fit_by_lowering(engine, problem, (timeline, c), limits_left(limits, start));
                 allocation.status = lowered.status;
                 allocation.found_by = lowered.found_by;
                 allocation.search = lowered.stats;
@@ -76,7 +76,7 @@ impl Solver {
             }
             (Algorithm::Search, Goal::Minimize) => {
                 let limits = limits_left(limits, start);
-                let (result, warnings) = minimized(&engine, problem, timeline, (limits, None));
+                let (result, warnings) = minimized(engine, problem, timeline, (limits, None));
                 allocation.warnings = warnings;
                 allocation.status = Status::Solved;
                 allocation.found_by = Some(result.phase);

@@ -302,15 +302,15 @@ impl Solver {
             // not fit".
             let model = self.load_policy_model()?;
             self.check_library()?;
-            return Ok(self.assign(problem, goal, start, model));
+            return Ok(self.assign(problem, goal, start, &self.engine(model)));
         }
-        let model = self.load_policy_model()?;
+        let engine = self.engine(self.load_policy_model()?);
         let timeline = Timeline::new(problem);
         // The limits from `start`, with room left for the validator, which checks the answer
         // after the allocator stops.
         let limits = self.limits_after_setup(goal, start.elapsed());
         let setup = (&timeline, start, limits);
-        let (mut allocation, layout) = self.dispatch(problem, goal, setup, model, observer)?;
+        let (mut allocation, layout) = self.dispatch(problem, goal, setup, &engine, observer)?;
         if let Some(layout) = layout {
             assert_valid(problem, &layout, capacity, self.algorithm.name());
             allocation.peak = Some(layout.peak(problem));

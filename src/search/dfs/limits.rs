@@ -2,7 +2,6 @@
 //! at every node with the clock read at an adaptive stride.
 
 use crate::outcome::Deadline;
-use crate::search::{PlacementRisk, RunJudge};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -27,11 +26,6 @@ pub struct RunLimits<'a> {
     /// The lowest index of a run that decided in this round, and this run's index: the run
     /// stops once a run before it has decided.
     pub outranked: Option<(&'a AtomicUsize, usize)>,
-    /// The judge that may end this run early (switch `learned-restarts`), for a run the
-    /// portfolio lets end early.
-    pub run_judge: Option<&'a dyn RunJudge>,
-    /// The placement risk that chooses major backtracks' targets (switch `learned-backjump`).
-    pub placement_risk: Option<&'a dyn PlacementRisk>,
 }
 
 /// How often a run reads the clock (for the deadline, and whether an earlier run of its round
@@ -144,8 +138,6 @@ mod tests {
             nodes,
             stop,
             outranked: None,
-            run_judge: None,
-            placement_risk: None,
         }
     }
 

@@ -26,6 +26,7 @@ pub use limits::{RunLimits, Stop};
 use super::edge_finding::EdgeFinder;
 use super::features::run_features;
 use super::instance::Instance;
+use super::judge::RunHooks;
 use super::observer::RunObserver;
 use super::options::SearchOptions;
 use super::policy::{Candidate, NodePolicy, NodeView};
@@ -105,18 +106,18 @@ impl<'a> Searcher<'a> {
         state: &'a mut State,
         options: &'a SearchOptions,
         policy: &'a mut dyn NodePolicy,
-        limits: RunLimits<'a>,
+        (limits, learned): (RunLimits<'a>, RunHooks<'a>),
         observer: Option<Box<dyn RunObserver>>,
         failed_nodes: &'a mut HashSet<u128>,
     ) -> Searcher<'a> {
         let n = instance.sizes.len();
-        let culprits = (limits.placement_risk).map(|judge| Culprits::new(judge, n));
+        let culprits = (learned.placement_risk).map(|judge| Culprits::new(judge, n));
         // The risk head reads the conflict counts too.
         let counted = observer.is_some() || policy.reads_conflicts() || culprits.is_some();
         let checkpoints = Checkpoints::new(
             instance.free.len(),
             limits.nodes,
-            limits.run_judge,
+            learned.run_judge,
             observer.is_some(),
         );
         let edge = options.edge_finding.then(|| EdgeFinder::new(instance));

@@ -14,7 +14,7 @@ mod worker;
 
 use super::external::ExternalMember;
 use super::instance::Instance;
-use super::judge::{PlacementRisk, RunJudge};
+use super::judge::LearnedHooks;
 use super::observer::{RunEnded, RunSummary, SearchObserver};
 use super::options::SearchOptions;
 use super::policy::NodePolicy;
@@ -63,11 +63,9 @@ pub struct RunSettings<'a> {
     /// The portfolio switches (the fixed policy's boosting and the lottery's lead order for the
     /// members the search makes itself).
     pub switches: PortfolioSwitches,
-    /// The judge (switch `learned-restarts`): it may end the runs within their worker's
-    /// largest budget so far.
-    pub run_judge: Option<&'a dyn RunJudge>,
-    /// The placement risk of major backtracks (switch `learned-backjump`).
-    pub placement_risk: Option<&'a dyn PlacementRisk>,
+    /// The learned parts the runs consult: the judge (switch `learned-restarts`) may end the
+    /// runs within their worker's largest budget so far.
+    pub learned: &'a LearnedHooks,
 }
 
 /// Runs the portfolio until a verdict, on a stack deep enough for its search (see
@@ -291,8 +289,7 @@ impl Rounds<'_, '_> {
             slack: &self.settings.slack,
             budgets: &plan.budgets,
             may_end_early: &plan.may_end_early,
-            run_judge: self.settings.run_judge,
-            placement_risk: self.settings.placement_risk,
+            learned: self.settings.learned,
             stop: self.settings.stop,
         };
         match &self.pool {

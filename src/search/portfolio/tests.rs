@@ -12,6 +12,7 @@ use crate::search::slack::lottery::draw_budget;
 use crate::search::slack::walk::sorted_cut;
 use crate::search::slack::{Lottery, Members};
 use crate::search::strategy::Portfolio;
+use crate::search::RunJudge;
 use std::sync::Mutex;
 use worker::{lead_order, run_draws, Kind};
 
@@ -36,10 +37,16 @@ fn plain_settings<'a>(node_limit: Option<u64>) -> RunSettings<'a> {
         drawer: None,
         slack: SlackFill::default(),
         switches: PLAIN_SWITCHES,
-        run_judge: None,
-        placement_risk: None,
+        learned: &NO_HOOKS,
     }
 }
+
+/// No learned part.
+static NO_HOOKS: LearnedHooks = LearnedHooks {
+    hole_model: None,
+    run_judge: None,
+    placement_risk: None,
+};
 
 /// Proves "infeasible" once granted `threshold` node equivalents; records its budgets. Its
 /// share is 4 policies: as much as the four policies of the round robin together.
@@ -168,8 +175,7 @@ fn logged_run(
         drawer: None,
         slack: SlackFill::new(options, None),
         switches: crate::policy_spec::configured(Portfolio::new(Vec::new()), options).switches,
-        run_judge: None,
-        placement_risk: None,
+        learned: &NO_HOOKS,
     };
     let policies = Portfolio::round_robin(instance.sizes.len(), true, 0).policies;
     let verdict = run(
@@ -345,10 +351,9 @@ fn a_lottery_run_makes_short_draws_until_its_budget_is_spent() {
             nodes: budget,
             stop: Deadline::none(),
             outranked: None,
-            run_judge: None,
-            placement_risk: None,
         };
         let how = (&options, false);
+        let limits = (limits, NO_HOOKS.for_run(false));
         let (end, stats, _) = run_draws(&instance, how, &mut worker, limits, (None, per_draw));
         assert!(
             matches!(end, RunEnd::Budget),
@@ -648,11 +653,15 @@ fn the_restart_model_ends_only_runs_within_their_workers_largest_budget() {
     let instance = instance();
     let n = instance.free.len();
     let options = SearchOptions::default();
-    let model = dooming_model();
+    let model: &'static dyn RunJudge = Box::leak(Box::new(dooming_model()));
+    let learned = LearnedHooks {
+        run_judge: Some(model),
+        ..LearnedHooks::default()
+    };
     let mut log = RunLog(Vec::new());
     let settings = RunSettings {
         observer: Some(&mut log),
-        run_judge: Some(&model),
+        learned: &learned,
         ..plain_settings(Some(40_000))
     };
     let policies = Portfolio::round_robin(instance.sizes.len(), true, 0).policies;

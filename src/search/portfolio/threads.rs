@@ -10,7 +10,7 @@ use crate::search::observer::RunObserver;
 use crate::search::options::SearchOptions;
 use crate::search::slack::{lottery::draw_budget, SlackFill};
 use crate::search::stats::SearchStats;
-use crate::search::{PlacementRisk, RunJudge};
+use crate::search::LearnedHooks;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -74,10 +74,8 @@ pub(super) struct Round<'a> {
     pub(super) budgets: &'a [u64],
     /// Whether each run may end early (see `Rounds::largest_budgets`).
     pub(super) may_end_early: &'a [bool],
-    /// The judge of the runs that may end early.
-    pub(super) run_judge: Option<&'a dyn RunJudge>,
-    /// The placement risk of every run's major backtracks.
-    pub(super) placement_risk: Option<&'a dyn PlacementRisk>,
+    /// The learned parts of the runs (the judge only for the runs that may end early).
+    pub(super) learned: &'a LearnedHooks,
     pub(super) stop: Deadline<'a>,
 }
 
@@ -96,9 +94,8 @@ impl Round<'_> {
                     nodes: self.budgets[i],
                     stop: self.stop,
                     outranked,
-                    run_judge: self.run_judge.filter(|_| self.may_end_early[i]),
-                    placement_risk: self.placement_risk,
                 };
+                let limits = (limits, self.learned.for_run(self.may_end_early[i]));
                 let how = (self.options, self.slack.distinct_draws);
                 let (end, stats, observer) = match worker.kind {
                     Kind::Lottery { .. } => {

@@ -5,6 +5,7 @@
 use crate::outcome::{Deadline, Infeasibility};
 use crate::search::dfs::{Flow, RunLimits, Searcher, Stop};
 use crate::search::instance::Instance;
+use crate::search::judge::RunHooks;
 use crate::search::observer::RunObserver;
 use crate::search::options::SearchOptions;
 use crate::search::policy::{FixedPolicy, NodePolicy, StaticOrder};
@@ -214,7 +215,7 @@ pub(super) fn run_one(
     instance: &Instance,
     (options, distinct): (&SearchOptions, bool),
     worker: &mut Worker<'_>,
-    limits: RunLimits<'_>,
+    (limits, learned): (RunLimits<'_>, RunHooks<'_>),
     observer: Option<Box<dyn RunObserver>>,
 ) -> (RunEnd, SearchStats, Option<Box<dyn RunObserver>>) {
     if limits
@@ -248,7 +249,7 @@ pub(super) fn run_one(
         state,
         options,
         policy.as_mut(),
-        limits,
+        (limits, learned),
         observer,
         failed_nodes,
     );
@@ -273,7 +274,7 @@ pub(super) fn run_draws(
     instance: &Instance,
     (options, distinct): (&SearchOptions, bool),
     worker: &mut Worker<'_>,
-    limits: RunLimits<'_>,
+    (limits, learned): (RunLimits<'_>, RunHooks<'_>),
     (mut observer, per_draw): (Option<Box<dyn RunObserver>>, u64),
 ) -> (RunEnd, SearchStats, Option<Box<dyn RunObserver>>) {
     let mut total = SearchStats::default();
@@ -281,8 +282,13 @@ pub(super) fn run_draws(
     loop {
         let nodes = left.min(per_draw);
         let draw_limits = RunLimits { nodes, ..limits };
-        let (end, stats, returned) =
-            run_one(instance, (options, distinct), worker, draw_limits, observer);
+        let (end, stats, returned) = run_one(
+            instance,
+            (options, distinct),
+            worker,
+            (draw_limits, learned),
+            observer,
+        );
         observer = returned;
         total.add(&stats);
         left = left.saturating_sub(stats.nodes.max(1));
