@@ -966,12 +966,20 @@ fn the_risk_of_one_row_is_the_batched_risk() {
 fn learned_backjumps_jump_and_keep_the_verdicts() {
     // Major backtracks land at the placements a random risk head finds riskiest; the failure
     // budget still doubles, so every verdict is the fixed policy's and every solution is valid.
+    // The same model under the hand-made rule (major backtracks to the earliest placement
+    // behind the conflict, the risk head unread) searches otherwise: the head's answers move
+    // the jumps.
     let shape = TinyShape {
         max_buffers: 16,
         max_size: 12,
         horizon: 10,
     };
-    let mut majors = 0;
+    let by_rule = SearchOptions {
+        major_backtrack: true,
+        learned_backjump: false,
+        ..options(true)
+    };
+    let (mut majors, mut rule_majors, mut moved) = (0, 0, 0);
     for seed in 0..80u64 {
         let p = tiny_problem(seed, shape);
         let load = naive_load(&p);
@@ -1003,13 +1011,27 @@ fn learned_backjumps_jump_and_keep_the_verdicts() {
                 assert!(validate(&p, solution, Some(capacity)).is_valid());
             }
             majors += learned.stats.major_backtracks;
+            let rule = Solver::new()
+                .options(by_rule.clone())
+                .limits(limits(2_000_000))
+                .policy(PolicySpec::Learned {
+                    model: Some(path.clone()),
+                });
+            let rule = Searched::of(rule.solve(&p, Goal::Fit(capacity)).expect("solves"));
+            assert_eq!(rule.status, fixed.status, "seed {seed} capacity {capacity}");
+            rule_majors += rule.stats.major_backtracks;
+            moved += usize::from(
+                (rule.stats.nodes, rule.stats.minor_backtracks)
+                    != (learned.stats.nodes, learned.stats.minor_backtracks),
+            );
         }
         std::fs::remove_file(&path).ok();
     }
     assert!(
-        majors > 0,
-        "no major backtrack: the test misses the backjumps"
+        majors > 0 && rule_majors > 0,
+        "no major backtrack: the test misses the backjumps ({majors}, {rule_majors})"
     );
+    assert!(moved > 0, "the risk head never changed a jump");
     // A threshold needs a risk head, and lies in [0, 1].
     let mut no_head = random_mlp(1, 0.0);
     no_head.backjump_risk = Some(0.5);
