@@ -639,9 +639,9 @@ fn a_policy_model_file_that_cannot_be_used_is_an_error() {
     }
 }
 
-/// A time limit that is not a positive number of at most 10^9 seconds is a usage error (exit 2,
-/// a message naming the flag and, when too large, the maximum), never a panic, in every command
-/// that takes one; 10^9 seconds itself is accepted. From about 9.3e18 seconds the deadline used
+/// A time limit that is neither 0 (none) nor a positive number of at most 10^9 seconds is a
+/// usage error (exit 2, a message naming the flag and, when too large, the maximum), never a
+/// panic, in every command that takes one; 10^9 seconds itself is accepted. From about 9.3e18 seconds the deadline used
 /// to overflow the clock and panic (exit 101).
 #[test]
 fn timeouts_that_do_not_fit_are_rejected() {
@@ -664,14 +664,20 @@ fn timeouts_that_do_not_fit_are_rejected() {
         ("1000000001", "is too large (at most 1000000000 seconds"),
         (
             "NaN",
-            "must be a positive, finite number of seconds, not NaN",
+            "must be 0 (no time limit) or a positive, finite number of seconds, not NaN",
         ),
         (
             "inf",
-            "must be a positive, finite number of seconds, not inf",
+            "must be 0 (no time limit) or a positive, finite number of seconds, not inf",
         ),
-        ("-1", "must be a positive, finite number of seconds, not -1"),
-        ("0", "must be a positive, finite number of seconds, not 0"),
+        (
+            "-inf",
+            "must be 0 (no time limit) or a positive, finite number of seconds, not -inf",
+        ),
+        (
+            "-1",
+            "must be 0 (no time limit) or a positive, finite number of seconds, not -1",
+        ),
     ];
     for command in commands {
         for (value, why) in bad {
@@ -698,6 +704,61 @@ fn timeouts_that_do_not_fit_are_rejected() {
         "{}",
         run.stderr
     );
+}
+
+/// `--timeout 0` is no time limit: a fit runs until it decides in every command that takes
+/// the flag (exit 0 on a small problem). Minimise, spill and memories improve until a limit,
+/// so there it needs `--nodes` (a usage error without, exit 2 and a message saying why).
+#[test]
+fn timeout_0_is_no_time_limit_and_needs_nodes_to_improve() {
+    let tiny = example("tiny.12.csv");
+    let tiny = tiny.to_str().expect("UTF-8 path");
+    let scratch = Scratch::new();
+    let out = scratch.path("out");
+    let out = out.to_str().expect("UTF-8 path");
+    let memories = scratch.file("mem.csv", "id,capacity,cost\nsram,12,1\ndram,64,20\n");
+    let memories = memories.to_str().expect("UTF-8 path");
+    let fits: [&[&str]; 6] = [
+        &["solve", tiny],
+        &["solve", tiny, "--algo", "tflite"],
+        &["solve", tiny, "--minimize", "--nodes", "1000"],
+        &["bench", tiny, "--algo", "search,xla"],
+        &["eval", tiny],
+        &["collect", tiny, "--out", out],
+    ];
+    for command in fits {
+        let mut args = command.to_vec();
+        args.extend(["--timeout", "0"]);
+        let run = telamalloc(&args);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+    }
+    let run = telamalloc(["solve", tiny, "--timeout", "0"]);
+    assert!(
+        run.stderr.contains("solved by search: peak 12"),
+        "{}",
+        run.stderr
+    );
+    let improving: [&[&str]; 4] = [
+        &["solve", tiny, "--minimize"],
+        &["solve", tiny, "--spill"],
+        &["solve", tiny, "--memories", memories],
+        &["bench", tiny, "--algo", "search", "--minimize"],
+    ];
+    for command in improving {
+        let mut args = command.to_vec();
+        args.extend(["--timeout", "0"]);
+        let run = telamalloc(&args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("--timeout 0 (no time limit) needs --nodes N"),
+            "{args:?}: {}",
+            run.stderr
+        );
+        args.extend(["--nodes", "1000"]);
+        let run = telamalloc(&args);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+    }
 }
 
 /// `--threads` takes 1 to 1024 in every command (each thread is started before the work: a
