@@ -63,7 +63,7 @@ impl Limits {
     /// ```
     pub fn timeout_or_none_from_secs(seconds: f64) -> Result<Option<Duration>, String> {
         match seconds {
-            s if s == 0.0 => Ok(None),
+            0.0 => Ok(None),
             s if s.is_finite() && s > 0.0 => Limits::timeout_from_secs(s).map(Some),
             s => Err(format!(
                 "must be 0 (no time limit) or a positive, finite number of seconds, not {s}"
