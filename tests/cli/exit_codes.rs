@@ -711,53 +711,51 @@ fn timeouts_that_do_not_fit_are_rejected() {
 /// so there it needs `--nodes` (a usage error without, exit 2 and a message saying why).
 #[test]
 fn timeout_0_is_no_time_limit_and_needs_nodes_to_improve() {
-    let tiny = example("tiny.12.csv");
-    let tiny = tiny.to_str().expect("UTF-8 path");
     let scratch = Scratch::new();
-    let out = scratch.path("out");
-    let out = out.to_str().expect("UTF-8 path");
+    let tiny = example("tiny.12.csv")
+        .to_str()
+        .expect("UTF-8 path")
+        .to_string();
+    let out = scratch
+        .path("out")
+        .to_str()
+        .expect("UTF-8 path")
+        .to_string();
     let memories = scratch.file("mem.csv", "id,capacity,cost\nsram,12,1\ndram,64,20\n");
     let memories = memories.to_str().expect("UTF-8 path");
+    let run = |command: &[&str], nodes: Option<&str>| {
+        let mut args = vec![command[0], &tiny];
+        args.extend(&command[1..]);
+        args.extend(["--timeout", "0"]);
+        args.extend(nodes.map(|n| ["--nodes", n]).iter().flatten());
+        (telamalloc(&args), args.join(" "))
+    };
     let fits: [&[&str]; 6] = [
-        &["solve", tiny],
-        &["solve", tiny, "--algo", "tflite"],
-        &["solve", tiny, "--minimize", "--nodes", "1000"],
-        &["bench", tiny, "--algo", "search,xla"],
-        &["eval", tiny],
-        &["collect", tiny, "--out", out],
+        &["solve"],
+        &["solve", "--algo", "tflite"],
+        &["solve", "--minimize", "--nodes", "1000"],
+        &["bench", "--algo", "search,xla"],
+        &["eval"],
+        &["collect", "--out", &out],
     ];
     for command in fits {
-        let mut args = command.to_vec();
-        args.extend(["--timeout", "0"]);
-        let run = telamalloc(&args);
-        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        let (ran, args) = run(command, None);
+        assert_eq!(ran.code, 0, "{args}: {}", ran.stderr);
+        assert!(command != ["solve"] || ran.stderr.contains("solved by search: peak 12"));
     }
-    let run = telamalloc(["solve", tiny, "--timeout", "0"]);
-    assert!(
-        run.stderr.contains("solved by search: peak 12"),
-        "{}",
-        run.stderr
-    );
     let improving: [&[&str]; 4] = [
-        &["solve", tiny, "--minimize"],
-        &["solve", tiny, "--spill"],
-        &["solve", tiny, "--memories", memories],
-        &["bench", tiny, "--algo", "search", "--minimize"],
+        &["solve", "--minimize"],
+        &["solve", "--spill"],
+        &["solve", "--memories", memories],
+        &["bench", "--algo", "search", "--minimize"],
     ];
     for command in improving {
-        let mut args = command.to_vec();
-        args.extend(["--timeout", "0"]);
-        let run = telamalloc(&args);
-        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
-        assert!(
-            run.stderr
-                .contains("--timeout 0 (no time limit) needs --nodes N"),
-            "{args:?}: {}",
-            run.stderr
-        );
-        args.extend(["--nodes", "1000"]);
-        let run = telamalloc(&args);
-        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        let (ran, args) = run(command, None);
+        assert_eq!(ran.code, 2, "{args}: {}", ran.stderr);
+        let why = "--timeout 0 (no time limit) needs --nodes N";
+        assert!(ran.stderr.contains(why), "{args}: {}", ran.stderr);
+        let (ran, args) = run(command, Some("1000"));
+        assert_eq!(ran.code, 0, "{args}: {}", ran.stderr);
     }
 }
 
