@@ -48,6 +48,28 @@ impl Limits {
         }
         Ok(Duration::from_secs_f64(seconds))
     }
+
+    /// [`Limits::timeout_from_secs`] where 0 asks for no time limit (`None`; then
+    /// [`Solver::no_time_limit`](crate::Solver::no_time_limit) for a fit): the rule of the
+    /// command line's `--timeout` and Python's `timeout`. Otherwise (negative, NaN, infinite
+    /// or too long) the error says why, in words meant to follow the option's name:
+    ///
+    /// ```
+    /// use telamalloc::Limits;
+    /// assert_eq!(Limits::timeout_or_none_from_secs(0.0), Ok(None));
+    /// assert_eq!(Limits::timeout_or_none_from_secs(2.0).unwrap().unwrap().as_secs(), 2);
+    /// let why = Limits::timeout_or_none_from_secs(-1.0).unwrap_err();
+    /// assert_eq!(why, "must be 0 (no time limit) or a positive, finite number of seconds, not -1");
+    /// ```
+    pub fn timeout_or_none_from_secs(seconds: f64) -> Result<Option<Duration>, String> {
+        match seconds {
+            0.0 => Ok(None),
+            s if s.is_finite() && s > 0.0 => Limits::timeout_from_secs(s).map(Some),
+            s => Err(format!(
+                "must be 0 (no time limit) or a positive, finite number of seconds, not {s}"
+            )),
+        }
+    }
 }
 
 /// Why a problem has no solution.

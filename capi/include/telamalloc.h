@@ -58,12 +58,20 @@ typedef enum tm_status {
 typedef struct tm_problem tm_problem;
 typedef struct tm_result tm_result;
 
+/* A timeout_seconds that asks for no time limit (any negative value does, as poll's -1 does):
+ * a fit then runs until it decides, which on a hard problem may take very long. Minimise, spill
+ * and memories improve their answer until a limit stops them, so they take it only with a
+ * node_limit (TM_ERROR_INVALID_OPTION without one). 0, as tm_options_default and a
+ * zero-initialised tm_options leave it, is the library's default limit instead. */
+#define TELAMALLOC_NO_TIME_LIMIT (-1.0)
+
 /* Options of a solve; start from tm_options_default. */
 typedef struct tm_options {
     uint64_t capacity;        /* bytes; required unless minimize is set */
     int minimize;             /* nonzero: find the smallest peak instead of fitting capacity */
-    double timeout_seconds;   /* wall-clock limit, at most 1e9; <= 0: the library's default
-                                 (a fit 60 s, minimise 60 s, spill and memories 9 s) */
+    double timeout_seconds;   /* wall-clock limit, at most 1e9; 0: the library's default
+                                 (a fit 60 s, minimise 60 s, spill and memories 9 s);
+                                 negative (TELAMALLOC_NO_TIME_LIMIT): none; NaN: an error */
     uint64_t node_limit;      /* search nodes over all restarts and minimise's probes, never
                                  exceeded; 0 means none (minimise with a node limit and no
                                  timeout has no clock: the same answer on any machine) */
@@ -76,7 +84,8 @@ typedef struct tm_options {
     uint64_t seed;            /* the same seed gives the same answer */
 } tm_options;
 
-/* Fills *options with the defaults: no capacity, fit, no limits, the default search. */
+/* Fills *options with the defaults: no capacity, fit, the library's default limits, the
+ * default search. */
 void tm_options_default(tm_options *options);
 
 /* A problem of n buffers from arrays of n values each. alignment may be NULL (all 1; otherwise

@@ -40,6 +40,10 @@ pub enum TmStatus {
     HeuristicExceeded = 3,
 }
 
+/// `TELAMALLOC_NO_TIME_LIMIT` of the header: a `timeout_seconds` that asks for no time limit
+/// (any negative value does).
+pub const TM_NO_TIME_LIMIT: f64 = -1.0;
+
 /// `tm_options` of the header.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -48,7 +52,9 @@ pub struct TmOptions {
     pub capacity: u64,
     /// Nonzero: find the smallest peak.
     pub minimize: c_int,
-    /// Wall-clock limit in seconds; <= 0: the library's default (a fit 60 s).
+    /// Wall-clock limit in seconds; 0: the library's default (a fit 60 s); negative
+    /// ([`TM_NO_TIME_LIMIT`]): none, a fit runs until it decides (minimise, spill and memories
+    /// only with a node limit).
     pub timeout_seconds: f64,
     /// Search nodes over all restarts and minimise's probes, never exceeded; 0 means none
     /// (minimise with a node limit and no timeout has no clock).
@@ -344,11 +350,28 @@ unsafe fn solver_of(options: &TmOptions) -> Result<(Solver, Goal), TmError> {
         let timeout = Limits::timeout_from_secs(seconds)
             .map_err(|why| invalid(format!("timeout_seconds {why}")))?;
         solver = solver.timeout(timeout);
+    } else if seconds < 0.0 {
+        solver = solver.no_time_limit();
     }
     if options.node_limit > 0 {
         solver = solver.nodes(options.node_limit);
     }
     Ok((solver, goal))
+}
+
+/// Rejects no time limit (a negative `timeout_seconds`) without a node limit for a goal that
+/// improves its answer until a limit stops it: the library would keep the goal's default time
+/// limit, and with neither limit its search could run for ever.
+fn no_time_limit_allowed(options: &TmOptions, goal: Goal) -> Result<(), TmError> {
+    if options.timeout_seconds < 0.0 && options.node_limit == 0 && goal.improves_until_a_limit() {
+        return Err(fail(
+            TmError::InvalidOption,
+            "timeout_seconds < 0 (TELAMALLOC_NO_TIME_LIMIT) needs a node_limit with minimize, \
+             tm_solve_spill or memories: they improve their answer until a limit stops them, \
+             and their search may not end on a hard problem",
+        ));
+    }
+    Ok(())
 }
 
 /// Solves `problem` under `options` into `*result` (a problem with memories: the least total
@@ -420,6 +443,9 @@ unsafe fn solve_for(
             Goal::Fit(capacity) if spill => Goal::Spill(capacity),
             goal => goal,
         };
+        if let Err(code) = no_time_limit_allowed(&options, goal) {
+            return code;
+        }
         let allocation = match solver.solve(problem, goal) {
             Ok(allocation) => allocation,
             Err(e) => return fail(TmError::InvalidProblem, &e.to_string()),
@@ -622,4 +648,44 @@ pub extern "C" fn tm_version() -> *const c_char {
             Err(_) => panic!("the version has no NUL byte"),
         };
     VERSION.as_ptr()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The solver `timeout_seconds` configures, as its debug text shows it.
+    fn configured(timeout_seconds: f64, node_limit: u64) -> String {
+        let mut options = std::mem::MaybeUninit::<TmOptions>::uninit();
+        // SAFETY: room for a tm_options; filled before it is read.
+        let mut options = unsafe {
+            tm_options_default(options.as_mut_ptr());
+            options.assume_init()
+        };
+        (options.capacity, options.timeout_seconds) = (8, timeout_seconds);
+        options.node_limit = node_limit;
+        // SAFETY: no option strings.
+        let (solver, _) = unsafe { solver_of(&options) }.expect("valid options");
+        format!("{solver:?}")
+    }
+
+    /// 0 (a zero-initialised `tm_options`) keeps the library's defaults, a negative value asks
+    /// for no time limit, a positive one sets it.
+    #[test]
+    fn a_negative_timeout_is_no_time_limit_and_0_the_default() {
+        let default = configured(0.0, 0);
+        assert!(default.contains("timeout: None, nodes: None"), "{default}");
+        assert!(default.contains("no_time_limit: false"), "{default}");
+        for seconds in [TM_NO_TIME_LIMIT, -0.5, f64::NEG_INFINITY] {
+            let none = configured(seconds, 0);
+            assert!(none.contains("no_time_limit: true"), "{seconds}: {none}");
+            assert!(none.contains("timeout: None"), "{seconds}: {none}");
+        }
+        let with_nodes = configured(TM_NO_TIME_LIMIT, 100);
+        assert!(with_nodes.contains("nodes: Some(100)"), "{with_nodes}");
+        assert!(with_nodes.contains("no_time_limit: true"), "{with_nodes}");
+        let two = configured(2.0, 0);
+        assert!(two.contains("timeout: Some(2s)"), "{two}");
+        assert!(two.contains("no_time_limit: false"), "{two}");
+    }
 }

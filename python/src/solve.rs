@@ -28,9 +28,10 @@ const SIGNAL_POLL: Duration = Duration::from_millis(20);
 ///   which). A problem with memories is always solved for the least total cost over them.
 /// - ``timeout`` (seconds, positive, at most 10**9) and ``nodes`` (search nodes over all
 ///   restarts and minimise's probes, never exceeded) limit the work; without either a fit
-///   stops after 60 s (spill and memories 9 s). Minimise
-///   under ``nodes`` alone has no clock: the same answer on any machine. Ctrl-C (KeyboardInterrupt) stops a solve at any
-///   time.
+///   stops after 60 s (spill and memories 9 s). ``timeout=0`` is no time limit: a fit runs
+///   until it decides; minimise, spill and memories, which improve until a limit, take it
+///   only with ``nodes``. Minimise under ``nodes`` alone has no clock: the same answer on any
+///   machine. Ctrl-C (KeyboardInterrupt) stops a solve at any time.
 /// - ``policy``: the search's policies, as the command line's ``--policy``: ``portfolio`` (the
 ///   default round robin), ``fixed``, an order word (``WAT``, ``TWA+``), ``learned`` (the shipped
 ///   model, built into the package: no file is read) or a model file ``PATH.json``.
@@ -74,7 +75,7 @@ pub fn solve(
     let cancel = Arc::new(AtomicBool::new(false));
     let mut solver = solver(algo, policy, threads, seed)?.cancel_flag(cancel.clone());
     if let Some(seconds) = timeout {
-        solver = solver.timeout(positive_duration(seconds)?);
+        solver = with_timeout(solver, seconds, goal, nodes)?;
     }
     if let Some(nodes) = nodes {
         solver = solver.nodes(nodes);
@@ -153,10 +154,21 @@ fn solver(algo: &str, policy: &str, threads: u64, seed: u64) -> PyResult<Solver>
         .seed(seed))
 }
 
-/// A positive, finite number of seconds, at most [`Limits::MAX_TIMEOUT_SECONDS`], as a duration
-/// (the rules of the command line's `--timeout` and the C ABI's `timeout_seconds`).
-fn positive_duration(seconds: f64) -> PyResult<Duration> {
-    Limits::timeout_from_secs(seconds).map_err(|why| error(format!("timeout {why}")))
+/// `solver` with `timeout=seconds`: a positive, finite number of seconds, at most
+/// [`Limits::MAX_TIMEOUT_SECONDS`], or 0 for no time limit (the rules of the command line's
+/// `--timeout`), which a goal that improves until a limit takes only with a node limit.
+fn with_timeout(solver: Solver, seconds: f64, goal: Goal, nodes: Option<u64>) -> PyResult<Solver> {
+    let timeout = Limits::timeout_or_none_from_secs(seconds)
+        .map_err(|why| error(format!("timeout {why}")))?;
+    match timeout {
+        Some(timeout) => Ok(solver.timeout(timeout)),
+        None if goal.improves_until_a_limit() && nodes.is_none() => Err(error(
+            "timeout=0 (no time limit) needs nodes=N with minimize=True, spill=True or \
+             memories: they improve their answer until a limit stops them, and their search \
+             may not end on a hard problem (or give timeout in seconds)",
+        )),
+        None => Ok(solver.no_time_limit()),
+    }
 }
 
 /// Set once the worker is done (or has panicked).

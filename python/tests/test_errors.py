@@ -82,7 +82,7 @@ def test_solve_options():
         "(a round robin, e.g. TWA/TWA~/TWA+)"
     )
     assert message(lambda: telamalloc.solve(problem, timeout=-1)) == (
-        "timeout must be a positive, finite number of seconds, not -1"
+        "timeout must be 0 (no time limit) or a positive, finite number of seconds, not -1"
     )
     assert message(lambda: telamalloc.solve(problem, capacity=0)) == (
         "capacity must be greater than 0"

@@ -136,8 +136,11 @@ def test_bad_storage_bases_are_errors():
         plan_specs(16, [Spec(64, None, None)])
     with pytest.raises(ValueError, match="not a multiple of the alignment 16"):
         plan_specs(16, [big, Spec(16, 0, 1, base=big, base_offset=8)])
-    with pytest.raises(ValueError, match="timeout"):
+    with pytest.raises(ValueError, match=r"timeout=0 \(no time limit\) needs nodes=N"):
         plan_specs(16, [big], timeout=0)
+    for bad in [-1, float("nan")]:
+        with pytest.raises(ValueError, match="timeout must be positive seconds, 0"):
+            plan_specs(16, [big], timeout=bad)
 
 
 def test_reserved_bytes_and_padding():
@@ -179,6 +182,13 @@ def test_random_graphs_are_valid_deterministic_and_never_worse_than_a_baseline()
     memory = first.memories[1]
     baseline = telamalloc.solve(memory.problem, minimize=True, algo="tflite")
     assert memory.load <= first.bufsizes[1] <= baseline.peak * 16
+
+
+def test_no_time_limit_with_a_node_limit_plans_as_the_node_limit_alone():
+    specs = random_specs(60, seed=3)
+    unlimited = plan_specs(16, specs, timeout=0, nodes=5000)
+    check(unlimited, 16)
+    assert unlimited.placements == plan_specs(16, specs, timeout=None, nodes=5000).placements
 
 
 def test_a_tiny_time_limit_still_gives_a_plan():

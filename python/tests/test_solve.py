@@ -160,6 +160,29 @@ def test_a_timeout_stops_the_search(data):
     assert result.elapsed < 2
 
 
+def test_timeout_0_is_no_time_limit_and_needs_nodes_to_improve():
+    problem = telamalloc.read_csv(EXAMPLES / "tiny.12.csv")
+    result = telamalloc.solve(problem, timeout=0)
+    assert result.status == "solved", result.message
+    assert telamalloc.validate(problem, result.offsets, capacity=12)
+    with_memories = telamalloc.Problem(
+        [("a", 0, 2, 4), ("b", 0, 2, 8)], memories=[("sram", 12, 1), ("dram", 64, 20)]
+    )
+    for solved, options in [
+        (problem, {"minimize": True}),
+        (problem, {"spill": True}),
+        (with_memories, {}),
+    ]:
+        with pytest.raises(telamalloc.TelamallocError) as raised:
+            telamalloc.solve(solved, timeout=0, **options)
+        assert str(raised.value).startswith("timeout=0 (no time limit) needs nodes=N"), options
+        result = telamalloc.solve(solved, timeout=0, nodes=10000, **options)
+        assert result.status == "solved", (options, result.message)
+    for bad in [-1, -0.5, float("nan"), float("inf"), float("-inf")]:
+        with pytest.raises(telamalloc.TelamallocError, match="must be 0 \\(no time limit\\) or a"):
+            telamalloc.solve(problem, timeout=bad)
+
+
 def test_problem_properties():
     problem = telamalloc.read_csv(EXAMPLES / "tiny.12.csv")
     assert problem.load == 12 and problem.capacity == 12 and problem.horizon == 21

@@ -49,6 +49,7 @@ pub fn run(args: BenchArgs) -> Result<i32, CliError> {
     if files.is_empty() {
         return Err(CliError::Usage("no problem files found".into()));
     }
+    args.limit.check_goal(args.minimize)?;
     let limits = args.limit.limits()?;
     if args.footprint {
         return footprint(&files, &args.algo, args.seed, limits.timeout, &args.json);
@@ -56,14 +57,14 @@ pub fn run(args: BenchArgs) -> Result<i32, CliError> {
     let mut solvers = Vec::new();
     for name in &args.algo {
         let solver = args.search.solver(super::search_args::algorithm(name)?)?;
-        solvers.push((name.clone(), solver.limits(limits).seed(args.seed)));
+        solvers.push((
+            name.clone(),
+            args.limit.solver(solver, limits).seed(args.seed),
+        ));
     }
     if args.ablation {
-        let base = args
-            .search
-            .solver(telamalloc::Algorithm::Search)?
-            .limits(limits)
-            .seed(args.seed);
+        let search = args.search.solver(telamalloc::Algorithm::Search)?;
+        let base = args.limit.solver(search, limits).seed(args.seed);
         solvers.retain(|(name, _)| name != "search");
         solvers.extend(bench::ablation(&base));
     }

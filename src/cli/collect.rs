@@ -45,8 +45,8 @@ pub fn run(args: CollectArgs) -> Result<i32, CliError> {
             heuristic_first: false,
             ..SearchOptions::default()
         })
-        .policy(args.policy.clone().unwrap_or_default())
-        .limits(args.limit.limits()?);
+        .policy(args.policy.clone().unwrap_or_default());
+    let solver = args.limit.solver(solver, args.limit.limits()?);
     let bar = super::progress_bar(problems.len(), "problems");
     let collected = collect_logs(
         &problems,

@@ -58,10 +58,10 @@ pub fn run(args: EvalArgs) -> Result<i32, CliError> {
     };
     args.switches.apply(&mut options)?;
     let algorithm = super::search_args::algorithm(&args.algo)?;
-    let solver = Solver::new()
-        .algorithm(algorithm)
-        .options(options)
-        .limits(args.limit.limits_or(10.0)?)
+    let solver = Solver::new().algorithm(algorithm).options(options);
+    let solver = args
+        .limit
+        .solver(solver, args.limit.limits_or(10.0)?)
         .seed(args.seed);
     solver.check_available()?;
     // CP-SAT has no policies: one run per problem.

@@ -91,11 +91,11 @@ pub fn run(args: SolveArgs) -> Result<i32, CliError> {
         Some(path) => Format::from_path(path),
         None => Format::Csv,
     };
+    args.limit.check_goal(goal.improves_until_a_limit())?;
     let limits = limits_left(&args.limit, format, started)?;
     let solver = args
-        .search
-        .solver(algorithm)?
-        .limits(limits)
+        .limit
+        .solver(args.search.solver(algorithm)?, limits)
         .seed(args.seed);
     let result = match &args.record {
         None => solver.solve(&problem, goal)?,

@@ -75,6 +75,15 @@ impl Goal {
         problem.capacity.map(Goal::Fit)
     }
 
+    /// Whether the goal improves its answer until a limit stops it (minimise, spill and
+    /// memories) rather than stopping once it decides (a fit). Such a goal keeps its default
+    /// time limit under [`Solver::no_time_limit`]: each of its steps may be a full search,
+    /// which on a hard problem need not end in any useful time. The front ends accept "no
+    /// time limit" for it only with a node limit.
+    pub fn improves_until_a_limit(self) -> bool {
+        !matches!(self, Goal::Fit(_))
+    }
+
     /// The spill goal for a problem: its memories if it has some, else keep the most within its
     /// capacity; `None` without a capacity.
     pub fn spill_for(problem: &Problem) -> Option<Goal> {
@@ -124,6 +133,7 @@ impl fmt::Debug for Solver {
             .field("options", &self.options)
             .field("policy", &self.policy_name())
             .field("limits", &self.limits)
+            .field("no_time_limit", &self.no_time_limit)
             .field("seed", &self.seed)
             .finish()
     }
@@ -215,8 +225,9 @@ impl Solver {
 
     /// No time limit for a fit: without one (and without a node limit) a fit stops at
     /// [`DEFAULT_FIT_TIMEOUT`], and with this it runs until it decides, which on a hard problem
-    /// may take very long. Minimise, spill and memories improve their answer until a limit,
-    /// so they keep their default time limits. [`Solver::timeout`] undoes it.
+    /// may take very long. Minimise, spill and memories improve their answer until a limit
+    /// ([`Goal::improves_until_a_limit`]), so they keep their default time limits.
+    /// [`Solver::timeout`] undoes it.
     ///
     /// ```
     /// use telamalloc::{Buffer, Goal, Problem, Solver, Status};
@@ -374,5 +385,22 @@ mod tests {
         let undone = Solver::new().no_time_limit().timeout(given);
         assert_eq!(timeout(undone, fit), Some(given));
         assert_eq!(timeout(Solver::new(), Goal::Minimize), None);
+    }
+
+    /// The configuration's debug text shows whether no time limit was asked for (the front
+    /// ends' tests read it), and only a fit runs without one.
+    #[test]
+    fn no_time_limit_shows_in_the_debug_text_and_applies_to_a_fit_only() {
+        let text = |solver: Solver| format!("{solver:?}");
+        assert!(text(Solver::new().no_time_limit()).contains("no_time_limit: true"));
+        assert!(text(Solver::new()).contains("no_time_limit: false"));
+        let undone = Solver::new()
+            .no_time_limit()
+            .timeout(Duration::from_secs(1));
+        assert!(text(undone).contains("no_time_limit: false"));
+        assert!(!Goal::Fit(1).improves_until_a_limit());
+        for goal in [Goal::Minimize, Goal::Spill(1), Goal::Memories] {
+            assert!(goal.improves_until_a_limit(), "{goal:?}");
+        }
     }
 }

@@ -639,9 +639,9 @@ fn a_policy_model_file_that_cannot_be_used_is_an_error() {
     }
 }
 
-/// A time limit that is not a positive number of at most 10^9 seconds is a usage error (exit 2,
-/// a message naming the flag and, when too large, the maximum), never a panic, in every command
-/// that takes one; 10^9 seconds itself is accepted. From about 9.3e18 seconds the deadline used
+/// A time limit that is neither 0 (none) nor a positive number of at most 10^9 seconds is a
+/// usage error (exit 2, a message naming the flag and, when too large, the maximum), never a
+/// panic, in every command that takes one; 10^9 seconds itself is accepted. From about 9.3e18 seconds the deadline used
 /// to overflow the clock and panic (exit 101).
 #[test]
 fn timeouts_that_do_not_fit_are_rejected() {
@@ -664,14 +664,20 @@ fn timeouts_that_do_not_fit_are_rejected() {
         ("1000000001", "is too large (at most 1000000000 seconds"),
         (
             "NaN",
-            "must be a positive, finite number of seconds, not NaN",
+            "must be 0 (no time limit) or a positive, finite number of seconds, not NaN",
         ),
         (
             "inf",
-            "must be a positive, finite number of seconds, not inf",
+            "must be 0 (no time limit) or a positive, finite number of seconds, not inf",
         ),
-        ("-1", "must be a positive, finite number of seconds, not -1"),
-        ("0", "must be a positive, finite number of seconds, not 0"),
+        (
+            "-inf",
+            "must be 0 (no time limit) or a positive, finite number of seconds, not -inf",
+        ),
+        (
+            "-1",
+            "must be 0 (no time limit) or a positive, finite number of seconds, not -1",
+        ),
     ];
     for command in commands {
         for (value, why) in bad {
@@ -698,6 +704,59 @@ fn timeouts_that_do_not_fit_are_rejected() {
         "{}",
         run.stderr
     );
+}
+
+/// `--timeout 0` is no time limit: a fit runs until it decides in every command that takes
+/// the flag (exit 0 on a small problem). Minimise, spill and memories improve until a limit,
+/// so there it needs `--nodes` (a usage error without, exit 2 and a message saying why).
+#[test]
+fn timeout_0_is_no_time_limit_and_needs_nodes_to_improve() {
+    let scratch = Scratch::new();
+    let tiny = example("tiny.12.csv")
+        .to_str()
+        .expect("UTF-8 path")
+        .to_string();
+    let out = scratch
+        .path("out")
+        .to_str()
+        .expect("UTF-8 path")
+        .to_string();
+    let memories = scratch.file("mem.csv", "id,capacity,cost\nsram,12,1\ndram,64,20\n");
+    let memories = memories.to_str().expect("UTF-8 path");
+    let run = |command: &[&str], nodes: Option<&str>| {
+        let mut args = vec![command[0], &tiny];
+        args.extend(&command[1..]);
+        args.extend(["--timeout", "0"]);
+        args.extend(nodes.map(|n| ["--nodes", n]).iter().flatten());
+        (telamalloc(&args), args.join(" "))
+    };
+    let fits: [&[&str]; 6] = [
+        &["solve"],
+        &["solve", "--algo", "tflite"],
+        &["solve", "--minimize", "--nodes", "1000"],
+        &["bench", "--algo", "search,xla"],
+        &["eval"],
+        &["collect", "--out", &out],
+    ];
+    for command in fits {
+        let (ran, args) = run(command, None);
+        assert_eq!(ran.code, 0, "{args}: {}", ran.stderr);
+        assert!(command != ["solve"] || ran.stderr.contains("solved by search: peak 12"));
+    }
+    let improving: [&[&str]; 4] = [
+        &["solve", "--minimize"],
+        &["solve", "--spill"],
+        &["solve", "--memories", memories],
+        &["bench", "--algo", "search", "--minimize"],
+    ];
+    for command in improving {
+        let (ran, args) = run(command, None);
+        assert_eq!(ran.code, 2, "{args}: {}", ran.stderr);
+        let why = "--timeout 0 (no time limit) needs --nodes N";
+        assert!(ran.stderr.contains(why), "{args}: {}", ran.stderr);
+        let (ran, args) = run(command, Some("1000"));
+        assert_eq!(ran.code, 0, "{args}: {}", ran.stderr);
+    }
 }
 
 /// `--threads` takes 1 to 1024 in every command (each thread is started before the work: a

@@ -228,8 +228,8 @@ def solve(
     spill: bool = False,
 ) -> Allocation:
     """Finds an offset for every buffer under the capacity (default: the problem's own), or
-    the smallest peak with ``minimize=True``. ``timeout`` is positive, at most 10**9 seconds;
-    ``nodes`` is a total over restarts and minimise's probes, never exceeded (minimise under
+    the smallest peak with ``minimize=True``. ``timeout`` is positive, at most 10**9 seconds,
+    or 0 for none (minimise, spill and memories only with ``nodes``); ``nodes`` is a total over restarts and minimise's probes, never exceeded (minimise under
     ``nodes`` alone has no clock); ``threads`` 1 to 1024. The GIL is released while it runs; Ctrl-C (KeyboardInterrupt) stops
     it."""
 

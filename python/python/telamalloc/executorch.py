@@ -149,7 +149,8 @@ def plan_specs(
     ``input_sizes[mem_id]`` bytes at the start of a memory are left free; ``extra_padding`` is
     added to each memory's size. ``timeout`` (seconds, None for telamalloc's own 60 s) is shared
     by all memory ids; ``nodes`` (search nodes per memory id) makes the plan the same on any
-    machine when given without a timeout. Raises ``ValueError`` for a bad alignment, padding or
+    machine when given without a timeout. ``timeout=0`` is no time limit, only with ``nodes``:
+    each memory is minimised, which improves until a limit stops it. Raises ``ValueError`` for a bad alignment, padding or
     timeout, a spec without a lifetime, a storage base that is not among ``specs``, a cycle of
     bases, a ``storage_base_offset`` that is not a multiple of the alignment or a spec that does
     not fit in its base, and ``TelamallocError`` for a bad node limit.
@@ -159,8 +160,13 @@ def plan_specs(
         raise ValueError(f"alignment must be a positive integer, not {alignment!r}")
     if extra_padding < 0:
         raise ValueError(f"extra_padding must not be negative, not {extra_padding}")
-    if timeout is not None and not timeout > 0:
-        raise ValueError(f"timeout must be positive seconds or None, not {timeout!r}")
+    if timeout is not None and not timeout >= 0:
+        raise ValueError(f"timeout must be positive seconds, 0 (none) or None, not {timeout!r}")
+    if timeout == 0 and nodes is None:
+        raise ValueError(
+            "timeout=0 (no time limit) needs nodes=N: each memory is minimised, which improves"
+            " until a limit stops it"
+        )
     unique: list[Any] = []
     index: dict[int, int] = {}
     for spec in specs:
@@ -180,8 +186,10 @@ def plan_specs(
         base = 0
         if input_sizes is not None and mem_id < len(input_sizes):
             base = _round_up(int(input_sizes[mem_id]), alignment)
-        left = None if timeout is None else max(timeout - (time.monotonic() - start), 0.0)
-        share = None if left is None else max(left / (len(ids) - k), 1e-3)
+        share = timeout  # None (the default) or 0 (none)
+        if timeout:
+            left = max(timeout - (time.monotonic() - start), 0.0)
+            share = max(left / (len(ids) - k), 1e-3)
         memory, local = _plan_memory(
             mem_id,
             [(spans[i], unique[i].allocated_memory) for i in owners],
@@ -209,8 +217,8 @@ class Planner:
     ``greedy`` (``alignment, specs, graph_module, graph_signature, extra_padding``); it returns
     ExecuTorch's ``MemoryAlgoResult`` without changing a spec's memory id or offset (the suite
     writes the plan it keeps). ``timeout``: seconds for one graph, every memory id together
-    (None: telamalloc's own 60 s); ``nodes``: search nodes per memory id (alone, without
-    a timeout: the same plan on any machine). Each call's ``Plan`` is appended to ``plans``."""
+    (None: telamalloc's own 60 s; 0: none, only with ``nodes``); ``nodes``: search nodes per
+    memory id (alone, without a timeout: the same plan on any machine). Each call's ``Plan`` is appended to ``plans``."""
 
     def __init__(self, timeout: float | None = DEFAULT_TIMEOUT, nodes: int | None = None):
         self.timeout = timeout
