@@ -70,6 +70,29 @@ impl Limits {
             )),
         }
     }
+
+    /// The time limit to run under: the one given, or `default` when neither a time nor a node
+    /// limit is (a node limit alone sets no clock):
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use telamalloc::Limits;
+    /// let minute = Duration::from_secs(60);
+    /// assert_eq!(Limits::default().timeout_or(minute), Some(minute));
+    /// let nodes = Limits { timeout: None, nodes: Some(1000) };
+    /// assert_eq!(nodes.timeout_or(minute), None);
+    /// let given = Limits { timeout: Some(Duration::from_secs(2)), nodes: None };
+    /// assert_eq!(given.timeout_or(minute), Some(Duration::from_secs(2)));
+    /// ```
+    pub fn timeout_or(self, default: Duration) -> Option<Duration> {
+        match self {
+            Limits {
+                timeout: None,
+                nodes: None,
+            } => Some(default),
+            Limits { timeout, .. } => timeout,
+        }
+    }
 }
 
 /// Why a problem has no solution.

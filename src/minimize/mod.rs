@@ -61,13 +61,7 @@ pub(crate) fn minimize(
     cancel: Option<&AtomicBool>,
 ) -> Minimized {
     let start = Instant::now();
-    let timeout = match limits {
-        Limits {
-            timeout: None,
-            nodes: None,
-        } => Some(DEFAULT_TIMEOUT),
-        Limits { timeout, .. } => timeout,
-    };
+    let timeout = limits.timeout_or(DEFAULT_TIMEOUT);
     // The bound phase's share is kept for the end, when it can search a window at LOAD.
     let own = MinimizeOptions::of(options);
     let bounding = own.window_bound && !problem.has_gaps() && enough.is_none();

@@ -63,7 +63,7 @@ impl Solver {
         let answer = match goal {
             Goal::Fit(capacity) => cpsat::fit(problem, capacity, load, &run)?,
             Goal::Minimize => {
-                run.limits.timeout = Some(limits.timeout.unwrap_or(DEFAULT_MINIMIZE_TIMEOUT));
+                run.limits.timeout = limits.timeout_or(DEFAULT_MINIMIZE_TIMEOUT);
                 cpsat::minimize(problem, load, &run)?
             }
             Goal::Spill(_) | Goal::Memories => unreachable!("answered by assign"),

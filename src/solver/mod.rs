@@ -339,15 +339,9 @@ impl Solver {
     /// 0.065 s for the setup at 200,000 buffers), so that the answer comes within the limit.
     /// The node limit is as given.
     fn limits_after_setup(&self, goal: Goal, setup: Duration) -> Limits {
-        let timeout = match (goal, self.limits) {
-            (
-                Goal::Fit(_),
-                Limits {
-                    timeout: None,
-                    nodes: None,
-                },
-            ) if !self.no_time_limit => Some(DEFAULT_FIT_TIMEOUT),
-            (_, limits) => limits.timeout,
+        let timeout = match goal {
+            Goal::Fit(_) if !self.no_time_limit => self.limits.timeout_or(DEFAULT_FIT_TIMEOUT),
+            _ => self.limits.timeout,
         };
         Limits {
             timeout: timeout.map(|t| t.saturating_sub(setup)),
