@@ -6,6 +6,12 @@
 //! runs cut off by their budget) say nothing about which candidate is best and are left out of
 //! the ranking data.
 //!
+//! Corrective ranking (`Labels::Corrective`): only the decisions on the solution path where a
+//! try before the one that found the solution failed (its subtree was exhausted): the example
+//! holds the failed candidates and the found one, in the logging policy's order, and the target
+//! is the found one. Each such node says which candidate the logging order got wrong; a decision
+//! solved by its first try says nothing about its other candidates and is left out.
+//!
 //! Risk: every try whose outcome is known (`found` = 0, `failed` or `unwound` = 1) of the ranking
 //! decisions, plus the tries of up to `failed_per_log` other decisions per log (drawn with the
 //! seed), so that refuted subtrees, where every candidate fails, are represented too.
@@ -119,6 +125,40 @@ pub fn log_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
+/// Where the ranking labels come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Labels {
+    /// Every decision on the solution path; the target is the candidate the path took.
+    Path,
+    /// The decisions on the solution path where an earlier try failed: the found candidate
+    /// over the failed ones (see the module documentation).
+    Corrective,
+}
+
+/// The corrective example of `decision`: its failed candidates and the found one (the target),
+/// in the logging order; `None` when no try failed before the one that found the solution.
+fn corrective_example(decision: &Decision, found: usize) -> Option<RankExample> {
+    let failed = |c: usize| {
+        decision
+            .tries
+            .iter()
+            .any(|t| t.candidate as usize == c && t.result == TryResult::Failed)
+    };
+    let kept: Vec<usize> = (0..decision.candidates.len())
+        .filter(|&c| c == found || failed(c))
+        .collect();
+    if kept.len() < 2 {
+        return None;
+    }
+    Some(RankExample {
+        features: kept
+            .iter()
+            .flat_map(|&c| decision.candidates[c].features.iter().copied())
+            .collect(),
+        target: kept.iter().position(|&c| c == found).expect("kept"),
+    })
+}
+
 /// Which policies' decisions to learn from.
 #[derive(Clone, Debug)]
 pub struct PolicyFilter(Option<Vec<String>>);
@@ -142,10 +182,11 @@ impl PolicyFilter {
 }
 
 /// Reads every log of `dir` into a dataset, keeping the decisions of the policies `filter`
-/// keeps.
+/// keeps, with ranking targets from `labels`.
 pub fn read_dir(
     dir: &Path,
     filter: &PolicyFilter,
+    labels: Labels,
     failed_per_log: usize,
     seed: u64,
 ) -> Result<Dataset, String> {
@@ -206,14 +247,18 @@ pub fn read_dir(
                 .map(|t| t.candidate as usize);
             match found {
                 Some(target) if target < decision.candidates.len() => {
-                    data.rank.push(RankExample {
-                        features: decision
-                            .candidates
-                            .iter()
-                            .flat_map(|c| c.features.iter().copied())
-                            .collect(),
-                        target,
-                    });
+                    let example = match labels {
+                        Labels::Path => Some(RankExample {
+                            features: decision
+                                .candidates
+                                .iter()
+                                .flat_map(|c| c.features.iter().copied())
+                                .collect(),
+                            target,
+                        }),
+                        Labels::Corrective => corrective_example(decision, target),
+                    };
+                    data.rank.extend(example);
                     push_risk(&mut data.risk, decision, true);
                 }
                 _ => {
@@ -289,4 +334,55 @@ pub fn normalisation(data: &Dataset) -> (Vec<f32>, Vec<f32>) {
         })
         .collect();
     (mean, std)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use telamalloc::training::{CandidateRecord, TryRecord};
+
+    /// A decision of four candidates (features: the candidate's index) with the given tries.
+    fn decision(tries: &[(u32, TryResult)]) -> Decision {
+        Decision {
+            run: 0,
+            policy: "fixed".into(),
+            node: 0,
+            depth: 0,
+            unplaced: 4,
+            features: vec![],
+            candidates: (0..4)
+                .map(|i| CandidateRecord {
+                    buffer: i,
+                    offset: 0,
+                    rank: i,
+                    features: vec![i as f32; WIDTH],
+                })
+                .collect(),
+            tries: tries
+                .iter()
+                .map(|&(candidate, result)| TryRecord {
+                    candidate,
+                    nodes_below: 1,
+                    failures_below: 0,
+                    majors_below: 0,
+                    result,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_corrective_example_holds_the_failed_tries_and_the_found_one() {
+        use TryResult::{Failed, Found, Unwound};
+        // 0 failed, 1 was unwound by a backjump (no verdict), 3 found: 0 and 3 kept, 3 the target.
+        let example = corrective_example(&decision(&[(0, Failed), (1, Unwound), (3, Found)]), 3)
+            .expect("a failed try before the found one");
+        let firsts: Vec<f32> = example.features.chunks(WIDTH).map(|c| c[0]).collect();
+        assert_eq!(firsts, vec![0.0, 3.0]);
+        assert_eq!(example.target, 1);
+        // Found at the first try: nothing to correct.
+        assert!(corrective_example(&decision(&[(0, Found)]), 0).is_none());
+        // Only unwound tries before it: no refuted sibling, no example.
+        assert!(corrective_example(&decision(&[(0, Unwound), (2, Found)]), 2).is_none());
+    }
 }

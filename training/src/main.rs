@@ -92,6 +92,19 @@ struct Args {
     /// learned policy starts from the fixed policy's order, so by default only its decisions.
     #[arg(long, default_value = "fixed", value_delimiter = ',')]
     policies: Vec<String>,
+    /// Where the ranking labels come from: `path` (every decision on the solution path) or
+    /// `corrective` (the found candidate over the failed ones where the first try failed).
+    #[arg(long, value_enum, default_value = "path")]
+    labels: data::Labels,
+    /// Train only a score head on this model file's trunk (its normalisation, hidden layers,
+    /// risk head and every other field are kept): the written file is the base with the new
+    /// candidate head, `rank_candidates` on.
+    #[arg(long)]
+    base: Option<PathBuf>,
+    /// The confidence margin written to the file (default: the one with the best training
+    /// top-1).
+    #[arg(long)]
+    margin: Option<f32>,
     /// A description of the data, stored in the model file.
     #[arg(long, default_value = "")]
     data_description: String,
@@ -129,10 +142,21 @@ fn run(args: Args) -> Result<(), String> {
         return Err("--hidden widths, --batch and --epochs must be positive".into());
     }
     let filter = data::PolicyFilter::new(&args.policies);
-    let train = data::read_dir(&args.logs, &filter, args.failed_per_log, args.seed)?;
+    let base = match &args.base {
+        Some(path) => Some(ModelFile::load(path).map_err(|e| format!("{}: {e}", path.display()))?),
+        None => None,
+    };
+    let train = data::read_dir(
+        &args.logs,
+        &filter,
+        args.labels,
+        args.failed_per_log,
+        args.seed,
+    )?;
     let valid = data::read_dir(
         &args.validation_logs,
         &filter,
+        args.labels,
         args.failed_per_log,
         args.seed ^ 0x5eed,
     )?;
@@ -160,16 +184,32 @@ fn run(args: Args) -> Result<(), String> {
                 .into(),
         );
     }
-    let (mean, std) = data::normalisation(&train);
+    let (mean, std) = match &base {
+        Some(b) => (b.normalisation.mean.clone(), b.normalisation.std.clone()),
+        None => data::normalisation(&train),
+    };
     let device = Device::flex().autodiff();
     device.seed(args.seed);
     let mut rng = StdRng::seed_from_u64(args.seed);
-    let mut network = net::PolicyNet::new(&args.hidden, args.initial_prior, &mut rng, &device);
+    let mut network = match &base {
+        Some(b) => net::PolicyNet::frozen_trunk(b, &mut rng, &device),
+        None => net::PolicyNet::new(&args.hidden, args.initial_prior, &mut rng, &device),
+    };
     let mut optim = AdamConfig::new().init();
-    let with_risk = args.risk_weight > 0.0 && !train.risk.is_empty();
+    let with_risk = base.is_none() && args.risk_weight > 0.0 && !train.risk.is_empty();
 
     let model_file = |network: &net::PolicyNet, margin: f32| -> ModelFile {
         let (hidden, score, risk, prior) = network.export();
+        let order_prior = if args.no_prior { 0.0 } else { prior };
+        if let Some(b) = &base {
+            return ModelFile {
+                score,
+                confidence_margin: margin,
+                order_prior,
+                rank_candidates: true,
+                ..b.clone()
+            };
+        }
         ModelFile {
             format: MODEL_FORMAT.into(),
             format_version: MODEL_FORMAT_VERSION,
@@ -183,7 +223,7 @@ fn run(args: Args) -> Result<(), String> {
             score,
             risk: with_risk.then_some(risk),
             confidence_margin: margin,
-            order_prior: if args.no_prior { 0.0 } else { prior },
+            order_prior,
             rank_candidates: true,
             postpone_risk: None,
             backjump_risk: None,
@@ -228,7 +268,7 @@ fn run(args: Args) -> Result<(), String> {
                 &risk,
                 args.hard_weight,
                 !args.no_prior,
-                args.risk_weight,
+                if with_risk { args.risk_weight } else { 0.0 },
                 args.lr,
                 (&mean, &std),
                 &device,
@@ -292,7 +332,9 @@ fn run(args: Args) -> Result<(), String> {
     let v = eval::rank_metrics(&scorer, &valid);
     let t = eval::rank_metrics(&scorer, &train);
     // The margin is chosen on the training data, so that the validation figures stay honest.
-    let (margin, _, _) = eval::choose_margin(&t.margins);
+    let margin = args
+        .margin
+        .unwrap_or_else(|| eval::choose_margin(&t.margins).0);
     let (hybrid_top1, confident) = eval::policy_top1(&v.margins, margin);
     model.confidence_margin = margin;
     let (auc, auc_on_path) = if with_risk {
@@ -330,16 +372,29 @@ fn run(args: Args) -> Result<(), String> {
     if let Some(auc) = auc_on_path {
         put("validation_risk_auc_on_path", auc);
     }
-    model.metrics = metrics;
-    model.training = TrainingInfo {
-        data_hash: format!("{:016x}", train.hash),
-        validation_hash: format!("{:016x}", valid.hash),
-        data: args.data_description.clone(),
-        logs: train.logs as u64,
-        examples: train.rank.len() as u64,
-        epochs: epochs_run as u64,
-        seed: args.seed,
-    };
+    if base.is_some() {
+        // The trunk's training is the base's; the new head's data go into the description.
+        model.metrics.extend(metrics);
+        model.training.data = format!(
+            "{}; candidate head: {} ({:?} labels, data hash {:016x}, {} examples)",
+            model.training.data,
+            args.data_description,
+            args.labels,
+            train.hash,
+            train.rank.len()
+        );
+    } else {
+        model.metrics = metrics;
+        model.training = TrainingInfo {
+            data_hash: format!("{:016x}", train.hash),
+            validation_hash: format!("{:016x}", valid.hash),
+            data: args.data_description.clone(),
+            logs: train.logs as u64,
+            examples: train.rank.len() as u64,
+            epochs: epochs_run as u64,
+            seed: args.seed,
+        };
+    }
     model.check().map_err(|e| format!("exported model: {e}"))?;
 
     println!();

@@ -9,7 +9,7 @@ use burn::tensor::activation::{log_softmax, relu, softplus};
 use burn::tensor::{Device, Tensor, TensorData};
 use rand::rngs::StdRng;
 use rand::RngExt;
-use telamalloc::training::DenseLayer;
+use telamalloc::training::{DenseLayer, ModelFile};
 
 /// The policy network.
 #[derive(Module, Debug)]
@@ -54,6 +54,26 @@ impl PolicyNet {
         }
     }
 
+    /// The network of `model`'s trunk and heads (a fresh risk head from `rng` when it has
+    /// none), with its trunk and risk head frozen: only the score head and the order prior train.
+    pub fn frozen_trunk(model: &ModelFile, rng: &mut StdRng, device: &Device) -> PolicyNet {
+        let width = model.hidden.last().map_or(WIDTH, |l| l.outputs);
+        PolicyNet {
+            hidden: model
+                .hidden
+                .iter()
+                .map(|l| linear(l, device).no_grad())
+                .collect(),
+            score: linear(&model.score, device),
+            risk: model
+                .risk
+                .as_ref()
+                .map_or_else(|| layer(width, 1, rng, device), |l| linear(l, device))
+                .no_grad(),
+            prior: Param::from_data(TensorData::new(vec![model.order_prior], [1]), device),
+        }
+    }
+
     fn trunk(&self, x: Tensor<2>) -> Tensor<2> {
         self.hidden.iter().fold(x, |h, l| relu(l.forward(h)))
     }
@@ -75,6 +95,21 @@ impl PolicyNet {
     }
 }
 
+/// The burn layer of a core layer (the inverse of [`dense`]).
+pub fn linear(l: &DenseLayer, device: &Device) -> Linear {
+    Linear {
+        weight: Param::from_data(
+            TensorData::new(l.weights.clone(), [l.inputs, l.outputs]),
+            device,
+        ),
+        bias: Some(Param::from_data(
+            TensorData::new(l.bias.clone(), [l.outputs]),
+            device,
+        )),
+    }
+}
+
+/// The core layer of a burn layer.
 pub fn dense(l: &Linear) -> DenseLayer {
     let [inputs, outputs] = l.weight.val().dims();
     DenseLayer {
