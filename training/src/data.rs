@@ -135,9 +135,10 @@ pub enum Labels {
     Corrective,
 }
 
-/// The corrective example of `decision`: its failed candidates and the found one (the target),
-/// in the logging order; `None` when no try failed before the one that found the solution.
-fn corrective_example(decision: &Decision, found: usize) -> Option<RankExample> {
+/// The ranking example of `decision` whose try of candidate `found` found the solution, under
+/// `labels`: every candidate (path), or the failed candidates and the found one (corrective;
+/// `None` when no try failed before it); the target is the found one, in the logging order.
+fn rank_example(decision: &Decision, found: usize, labels: Labels) -> Option<RankExample> {
     let failed = |c: usize| {
         decision
             .tries
@@ -145,9 +146,9 @@ fn corrective_example(decision: &Decision, found: usize) -> Option<RankExample> 
             .any(|t| t.candidate as usize == c && t.result == TryResult::Failed)
     };
     let kept: Vec<usize> = (0..decision.candidates.len())
-        .filter(|&c| c == found || failed(c))
+        .filter(|&c| labels == Labels::Path || c == found || failed(c))
         .collect();
-    if kept.len() < 2 {
+    if labels == Labels::Corrective && kept.len() < 2 {
         return None;
     }
     Some(RankExample {
@@ -247,18 +248,7 @@ pub fn read_dir(
                 .map(|t| t.candidate as usize);
             match found {
                 Some(target) if target < decision.candidates.len() => {
-                    let example = match labels {
-                        Labels::Path => Some(RankExample {
-                            features: decision
-                                .candidates
-                                .iter()
-                                .flat_map(|c| c.features.iter().copied())
-                                .collect(),
-                            target,
-                        }),
-                        Labels::Corrective => corrective_example(decision, target),
-                    };
-                    data.rank.extend(example);
+                    data.rank.extend(rank_example(decision, target, labels));
                     push_risk(&mut data.risk, decision, true);
                 }
                 _ => {
@@ -375,14 +365,23 @@ mod tests {
     fn a_corrective_example_holds_the_failed_tries_and_the_found_one() {
         use TryResult::{Failed, Found, Unwound};
         // 0 failed, 1 was unwound by a backjump (no verdict), 3 found: 0 and 3 kept, 3 the target.
-        let example = corrective_example(&decision(&[(0, Failed), (1, Unwound), (3, Found)]), 3)
-            .expect("a failed try before the found one");
+        let example = rank_example(
+            &decision(&[(0, Failed), (1, Unwound), (3, Found)]),
+            3,
+            Labels::Corrective,
+        )
+        .expect("a failed try before the found one");
         let firsts: Vec<f32> = example.features.chunks(WIDTH).map(|c| c[0]).collect();
         assert_eq!(firsts, vec![0.0, 3.0]);
         assert_eq!(example.target, 1);
         // Found at the first try: nothing to correct.
-        assert!(corrective_example(&decision(&[(0, Found)]), 0).is_none());
+        assert!(rank_example(&decision(&[(0, Found)]), 0, Labels::Corrective).is_none());
         // Only unwound tries before it: no refuted sibling, no example.
-        assert!(corrective_example(&decision(&[(0, Unwound), (2, Found)]), 2).is_none());
+        assert!(rank_example(
+            &decision(&[(0, Unwound), (2, Found)]),
+            2,
+            Labels::Corrective
+        )
+        .is_none());
     }
 }

@@ -164,6 +164,14 @@ impl Figures {
 /// Paired bootstrap resamples behind [`Figures::win_confidence`].
 const RESAMPLES: usize = 2000;
 
+/// The best candidate of `figures` (the shipped default's first, then the candidates'): the
+/// most decided, then the fewest PAR2 nodes, the first of equals; its index in `figures`.
+fn best_candidate(figures: &[Figures]) -> usize {
+    (1..figures.len())
+        .min_by_key(|&i| (figures[i].rank_key(), i))
+        .expect("at least one candidate")
+}
+
 /// The three disjoint parts of the loop's problems.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Part {
@@ -485,9 +493,7 @@ pub fn run(args: LearnArgs) -> Result<(), String> {
         args.seed,
     );
     let (candidates, figures) = choose(&args, &parts, &solver, &train_races, &mut report)?;
-    let best = (1..figures.len())
-        .min_by_key(|&i| (figures[i].rank_key(), i))
-        .expect("at least one candidate");
+    let best = best_candidate(&figures);
     let kept = &candidates[best - 1];
     let chosen_gate = figures[best].beats(&figures[0]);
     // The reporting part: the kept candidate against the shipped default, nothing chosen.
@@ -743,11 +749,7 @@ fn choose(
         .iter()
         .map(|p| Figures::of(&p.to_string(), &side_by_side, args.nodes))
         .collect();
-    // The first stage's best: the most decided, then the fewest PAR2 nodes (the first of equals).
-    let first_best = (1..figures.len())
-        .min_by_key(|&i| (figures[i].rank_key(), i))
-        .map(|i| candidates[i - 1].file.clone())
-        .expect("at least one candidate");
+    let first_best = candidates[best_candidate(&figures) - 1].file.clone();
 
     // The second stage: ranking and risk heads from the training problems' solve logs, used by
     // the first stage's best.
